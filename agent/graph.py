@@ -1,0 +1,184 @@
+"""The twin's decision graph: recall -> reason -> act -> ground, with one retry and an embedded fallback.
+
+    recall   the persona's memories most relevant to this page and history
+    reason   the brain writes a first-person rationale and proposes an action (one brain call)
+    act      the proposal is made concrete for this page (a near-miss name resolved to the candidate's)
+    ground   the action must be doable here; if not, the reason goes back to the brain once, then the
+             embedded brain answers instead and the result says why (`fallback_used`, `fallback_reason`)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Mapping, Protocol
+
+from langgraph.graph import END, START, StateGraph
+
+from agent.brains.base import Brain, BrainError, TwinContext, Usage
+from agent.click_types import infer_click_type
+from agent.grounding import grounding_error, normalise
+from agent.history import Step
+from agent.observation import EMPTY_OBSERVATION, Observation
+from agent.options import PredictOptions
+from agent.prediction import Prediction
+from agent.recall_query import recall_query
+from agent.state import TwinState
+from personas.memory_types import Memory
+from personas.persona import Persona
+
+FALLBACK_BRAIN = "embedded"
+
+
+class MemorySource(Protocol):
+    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
+
+
+def _without_rationales(history: list[Step]) -> list[Step]:
+    return [step.model_copy(update={"rationale": None}) for step in history]
+
+
+class TwinGraph:
+    """One compiled graph shared by every request; brains and memory are injected, never global."""
+
+    def __init__(self, brains: Mapping[str, Brain], memory: MemorySource | None) -> None:
+        if FALLBACK_BRAIN not in brains:
+            raise ValueError("the embedded brain is required: it is the fallback")
+        self._brains = dict(brains)
+        self._memory = memory
+        self._graph = self._build()
+
+    @property
+    def brains(self) -> list[str]:
+        return sorted(self._brains)
+
+    def _build(self):
+        graph = StateGraph(TwinState)
+        graph.add_node("recall", self._recall)
+        graph.add_node("reason", self._reason)
+        graph.add_node("act", self._act)
+        graph.add_node("ground", self._ground)
+        graph.add_node("fallback", self._fallback)
+        graph.add_edge(START, "recall")
+        graph.add_edge("recall", "reason")
+        graph.add_conditional_edges("reason", self._after_reason, {"act": "act", "fallback": "fallback"})
+        graph.add_edge("act", "ground")
+        graph.add_conditional_edges("ground", self._after_ground, {"done": END, "retry": "reason", "fallback": "fallback"})
+        graph.add_edge("fallback", END)
+        return graph.compile()
+
+    # ---- nodes ----------------------------------------------------------------------------------
+
+    async def _recall(self, state: TwinState) -> dict:
+        options, persona = state["options"], state.get("persona")
+        if persona is None or options.ablate_persona or options.ablate_memory or self._memory is None or options.memories_k == 0:
+            return {"memories": []}
+        query = recall_query(state["observation"], state["history"])
+        memories = await asyncio.to_thread(self._memory.recall, persona.id, query, options.memories_k)
+        return {"memories": memories}
+
+    def _context(self, state: TwinState, feedback: str | None) -> TwinContext:
+        options = state["options"]
+        history = _without_rationales(state["history"]) if options.ablate_rationale else state["history"]
+        return TwinContext(
+            persona=None if options.ablate_persona else state.get("persona"),
+            memories=state.get("memories", []),
+            observation=state["observation"],
+            history=history,
+            mode=options.mode,
+            seed=options.seed,
+            feedback=feedback,
+            model=state.get("model"),
+        )
+
+    async def _reason(self, state: TwinState) -> dict:
+        brain = self._brains[state["brain"]]
+        attempts = state.get("attempts", 0) + 1
+        try:
+            decision = await brain.decide(self._context(state, state.get("feedback")))
+        except BrainError as error:
+            return {"decision": None, "attempts": attempts, "fallback_reason": f"{brain.name} brain failed: {error}"}
+        return {"decision": decision, "attempts": attempts, "usage": state.get("usage", Usage()).add(decision.usage)}
+
+    def _after_reason(self, state: TwinState) -> str:
+        return "act" if state.get("decision") is not None else "fallback"
+
+    async def _act(self, state: TwinState) -> dict:
+        return {"action": normalise(state["decision"].action, state["observation"])}
+
+    async def _ground(self, state: TwinState) -> dict:
+        action = state["action"]
+        error = grounding_error(action, state["observation"])
+        if error is None:
+            return {"feedback": None, "answered_by": state["brain"]}
+        return {"feedback": f"Your previous answer {action.model_dump_json()} was rejected: {error}."}
+
+    def _after_ground(self, state: TwinState) -> str:
+        if state.get("feedback") is None:
+            return "done"
+        if state["attempts"] <= state["options"].max_retries:
+            return "retry"
+        return "fallback"
+
+    async def _fallback(self, state: TwinState) -> dict:
+        reason = state.get("fallback_reason")
+        if reason is None:
+            reason = f"invalid action after {state['attempts']} attempt(s): {state['feedback']}"
+        decision = await self._brains[FALLBACK_BRAIN].decide(self._context(state, None))
+        return {
+            "decision": decision,
+            "action": decision.action,
+            "fallback_reason": reason,
+            "answered_by": FALLBACK_BRAIN,
+            "fell_back": True,
+            "usage": state.get("usage", Usage()).add(decision.usage),
+        }
+
+    # ---- entry point ----------------------------------------------------------------------------
+
+    async def predict(
+        self,
+        *,
+        persona: Persona | None,
+        observation: Observation = EMPTY_OBSERVATION,
+        history: list[Step] | None = None,
+        brain: str = FALLBACK_BRAIN,
+        model: str | None = None,
+        options: PredictOptions | None = None,
+    ) -> Prediction:
+        if brain not in self._brains:
+            raise ValueError(f"unknown brain '{brain}'; available: {', '.join(self.brains)}")
+        started = time.perf_counter()
+        state: TwinState = await self._graph.ainvoke(
+            {
+                "persona": persona,
+                "observation": observation,
+                "history": list(history or []),
+                "options": options or PredictOptions(),
+                "brain": brain,
+                "model": model,
+                "attempts": 0,
+                "usage": Usage(),
+            }
+        )
+        decision, action = state["decision"], state["action"]
+        candidate = observation.by_name.get(action.name) if action.type == "click" else None
+        click_type = None
+        if action.type == "click":
+            click_type = candidate.click_type if candidate else infer_click_type(action.name)
+        fallback_used = state.get("fell_back", False)
+        return Prediction(
+            action=action,
+            rationale=decision.rationale,
+            click_type=click_type,
+            brain=state["answered_by"],
+            requested_brain=brain,
+            model=decision.model,
+            fallback_used=fallback_used,
+            fallback_reason=state.get("fallback_reason") if fallback_used else None,
+            attempts=state["attempts"],
+            memories=state.get("memories", []),
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            usage=state["usage"],
+            details=decision.details,
+        )

@@ -1,0 +1,44 @@
+"""Grounding: an action must be something this page lets the person do."""
+
+from __future__ import annotations
+
+import re
+
+from agent.actions import Action, ClickAction, InputAction
+from agent.observation import Observation
+
+_SPACES = re.compile(r"\s+")
+
+
+def resolve_name(name: str, observation: Observation) -> str:
+    """Map a near-miss (quotes, spaces, a candidate's visible text) to the candidate's exact name."""
+    if name in observation.by_name or observation.empty:
+        return name
+    cleaned = name.strip().strip("'\"`").strip()
+    if cleaned in observation.by_name:
+        return cleaned
+    folded = _SPACES.sub(" ", cleaned).lower()
+    for candidate in observation.candidates:
+        if candidate.name.lower() == folded or (candidate.text and candidate.text.lower() == folded):
+            return candidate.name
+    return cleaned
+
+
+def normalise(action: Action, observation: Observation) -> Action:
+    if isinstance(action, ClickAction):
+        return ClickAction(name=resolve_name(action.name, observation))
+    if isinstance(action, InputAction):
+        return InputAction(name=resolve_name(action.name, observation), text=action.text)
+    return action
+
+
+def grounding_error(action: Action, observation: Observation) -> str | None:
+    """Why the action cannot be done on this page, or None when it can (page-free: any well-formed action)."""
+    if action.type == "terminate" or observation.empty:
+        return None
+    candidate = observation.by_name.get(action.name)
+    if candidate is None:
+        return f"'{action.name}' is not an element of this page"
+    if action.type == "input" and candidate.kind != "input":
+        return f"'{action.name}' is not a text field; it can only be clicked"
+    return None

@@ -1,0 +1,31 @@
+"""What flows through the twin's graph for one prediction."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from agent.actions import Action
+from agent.brains.base import Decision, Usage
+from agent.history import Step
+from agent.observation import Observation
+from agent.options import PredictOptions
+from personas.memory_types import Memory
+from personas.persona import Persona
+
+
+class TwinState(TypedDict, total=False):
+    persona: Persona | None
+    observation: Observation
+    history: list[Step]
+    options: PredictOptions
+    brain: str                  # the brain asked first
+    model: str | None
+    memories: list[Memory]
+    decision: Decision | None   # the brain's latest proposal (reason)
+    action: Action | None       # that proposal made concrete for this page (act)
+    feedback: str | None        # why the last action was rejected (ground)
+    attempts: int
+    usage: Usage
+    fallback_reason: str | None
+    answered_by: str            # the brain whose action stands
+    fell_back: bool             # the fallback node answered

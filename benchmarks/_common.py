@@ -1,0 +1,37 @@
+"""Helpers shared by the benchmark scripts: where results go, percentiles, machine facts."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
+sys.path.insert(0, str(REPO))
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def write_result(name: str, result: dict) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    result = {
+        "benchmark": name,
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        **result,
+    }
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return path

@@ -1,0 +1,51 @@
+"""The FastAPI application: settings in, services built once at start-up, routers per resource."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI, Request, status
+from fastapi.responses import JSONResponse
+
+from service.container import build_services
+from service.routes import health, personas, predict
+from service.security import require_api_key
+from service.settings import Settings
+
+_BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        app.state.services = build_services(settings)
+        yield
+
+    app = FastAPI(
+        title="twinsim",
+        version="0.1.0",
+        summary="Persona-conditioned digital twins of online shoppers.",
+        description=(
+            "Predicts a real person's next action on a shopping page (click, type or leave) with a first-person "
+            "rationale, from their survey, Big Five scores and interview. Evaluated on OPeRA "
+            "(Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > settings.max_page_bytes * 2 + _BODY_SLACK:
+            return JSONResponse({"detail": f"request body over {settings.max_page_bytes * 2 + _BODY_SLACK} bytes"},
+                                status_code=status.HTTP_413_CONTENT_TOO_LARGE)
+        return await call_next(request)
+
+    secured = [Depends(require_api_key)]
+    app.include_router(health.router)
+    app.include_router(personas.router, dependencies=secured)
+    app.include_router(predict.router, dependencies=secured)
+    return app

@@ -1,0 +1,176 @@
+"""The `twinsim` command: serve the API, import personas, predict, run the demo, calibrate, evaluate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from pydantic import TypeAdapter, ValidationError
+from rich.console import Console
+
+from service.settings import Settings
+
+app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
+app.add_typer(personas_app, name="personas")
+console = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def _services(warm: bool = False):
+    from service.container import build_services
+
+    return build_services(Settings(), warm=warm)
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
+    """Run the HTTP API (uvicorn)."""
+    import uvicorn
+
+    uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=Settings().log_level)
+
+
+@personas_app.command("import")
+def import_personas(files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML.")) -> None:
+    """Import personas; a persona with an existing id is replaced whole."""
+    from personas.sources import PersonaSourceError, load_personas
+
+    loaded = []
+    for path in files:
+        if not path.exists():
+            fail(f"{path}: no such file")
+        try:
+            loaded.extend(load_personas(path))
+        except (PersonaSourceError, ValidationError, ValueError) as error:
+            fail(f"{path}: {error}")
+    services = _services()
+    for persona in loaded:
+        count = services.store.put_persona(persona)
+        console.print(f"imported [bold]{persona.id}[/bold] ({count} memories)")
+    console.print(f"{len(loaded)} persona(s) in {services.store_description}")
+
+
+@personas_app.command("list")
+def list_personas() -> None:
+    """List stored personas."""
+    for summary in _services().store.list_personas():
+        console.print(f"{summary.id}\t{summary.source}\t{summary.memories} memories\t{summary.updated_at}")
+
+
+def _read_history(path: Optional[Path]):
+    from agent.history import Step
+
+    if path is None:
+        return []
+    try:
+        data = json.loads(path.read_text())
+        return TypeAdapter(list[Step]).validate_python(data)
+    except (OSError, json.JSONDecodeError) as error:
+        fail(f"{path}: {error}")
+    except ValidationError as error:
+        fail(f"{path}: invalid history: {error}")
+
+
+def _print_prediction(prediction, persona_id: str) -> None:
+    console.print(f"[bold]twin {persona_id}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
+    if prediction.fallback_used:
+        console.print(f"[yellow]fallback:[/yellow] {prediction.fallback_reason}")
+    console.print(f"[cyan]rationale:[/cyan] {prediction.rationale}")
+    console.print(f"[green]action:[/green] {prediction.action.model_dump_json()}  click type: {prediction.click_type}")
+    for memory in prediction.memories[:3]:
+        console.print(f"  [dim]memory ({memory.kind}, {memory.score}):[/dim] {memory.text[:140]}")
+
+
+@app.command()
+def predict(
+    persona: str = typer.Option(..., "--persona", help="Persona id."),
+    page: Optional[Path] = typer.Option(None, "--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free."),
+    url: Optional[str] = typer.Option(None, "--url", help="The page's URL, when known."),
+    history: Optional[Path] = typer.Option(None, "--history", help="JSON list of steps: [{action, rationale?}, ...]."),
+    brain: str = typer.Option("embedded", "--brain"),
+    model: Optional[str] = typer.Option(None, "--model"),
+    as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
+) -> None:
+    """Predict a persona's next action on a page."""
+    from personas.memory_store import PersonaNotFound
+    from service.routes.predict import observe
+    from service.schemas import Page
+
+    settings = Settings()
+    html = None
+    if page is not None:
+        try:
+            html = page.read_text(errors="replace")
+        except OSError as error:
+            fail(f"{page}: {error}")
+    steps = _read_history(history)
+    services = _services()
+    if brain not in services.graph.brains:
+        fail(f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
+    is_simplified = html is not None and ' name="' in html and "data-asin" not in html
+    try:
+        observation = observe(Page(simplified_html=html if is_simplified else None,
+                                   html=None if is_simplified else html, url=url), settings.max_page_bytes)
+    except Exception as error:  # HTTPException from the size check
+        fail(getattr(error, "detail", str(error)))
+    try:
+        persona_obj = services.store.get_persona(persona)
+    except PersonaNotFound:
+        fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
+    except ValueError as error:
+        fail(str(error))
+    prediction = asyncio.run(services.graph.predict(persona=persona_obj, observation=observation, history=steps,
+                                                    brain=brain, model=model))
+    if as_json:
+        print(prediction.model_dump_json(indent=2))
+    else:
+        _print_prediction(prediction, persona)
+
+
+@app.command()
+def demo() -> None:
+    """Import the OPeRA sample users, then let each twin act on a realistic search-results page (offline)."""
+    from service.demo import run_demo
+
+    run_demo(console)
+
+
+@app.command()
+def calibrate(
+    timelines: Optional[Path] = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
+    personas: Optional[Path] = typer.Option(None, help="personas.jsonl (default: the shared data)."),
+    actions: Optional[Path] = typer.Option(None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."),
+    users: Optional[Path] = typer.Option(None, help="The OPeRA user table matching --actions."),
+    out: Path = typer.Option(..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."),
+    seed: int = typer.Option(0),
+) -> None:
+    """Fit the embedded brain's behaviour model on recorded sessions."""
+    from agent.behaviour.calibrate import calibrate as fit
+
+    for path in (timelines, personas, actions, users):
+        if path is not None and not path.exists():
+            fail(f"{path}: no such file")
+    try:
+        report = fit(timelines=timelines, personas=personas, actions=actions, users=users, out=out, seed=seed)
+    except ValueError as error:
+        fail(str(error))
+    console.print_json(json.dumps(report, default=str))
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

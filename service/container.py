@@ -1,0 +1,50 @@
+"""Assembles the long-lived parts (memory store, brains, graph) once, for the app and the CLI alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.brains.base import Brain
+from agent.brains.baselines import MajorityBrain, RepeatPreviousBrain
+from agent.brains.embedded import EmbeddedBrain
+from agent.brains.llm import LLMBrain
+from agent.graph import TwinGraph
+from agent.llm_client import LLMClient
+from personas.memory_store import MemoryStore, open_memory_store
+from service.settings import Settings
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: MemoryStore
+    graph: TwinGraph
+    llm: LLMClient
+
+    @property
+    def store_description(self) -> str:
+        return f"chroma server {self.settings.chroma_url}" if self.settings.chroma_url else f"embedded chroma at {self.settings.chroma_path}"
+
+
+def build_llm_client(settings: Settings) -> LLMClient:
+    return LLMClient(
+        api_base=settings.llm_api_base,
+        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        timeout_s=settings.llm_timeout_s,
+        retries=settings.llm_retries,
+        concurrency=settings.llm_concurrency,
+    )
+
+
+def build_services(settings: Settings, *, warm: bool = True) -> Services:
+    store = open_memory_store(path=settings.chroma_path, url=settings.chroma_url)
+    if warm:
+        store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
+    llm = build_llm_client(settings)
+    brains: dict[str, Brain] = {
+        "embedded": EmbeddedBrain(),
+        "llm": LLMBrain(llm, default_model=settings.llm_model),
+        "repeat-previous": RepeatPreviousBrain(),
+        "majority": MajorityBrain(),
+    }
+    return Services(settings=settings, store=store, graph=TwinGraph(brains, memory=store), llm=llm)

@@ -1,0 +1,56 @@
+"""`twinsim demo`: the main job on the embedded default, offline: real OPeRA users become twins and act on a page."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.history import Step
+from agent.observation import parse_page
+from agent.sample_pages import sample_page
+from personas.sources import load_personas
+from service.container import build_services
+from service.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
+
+
+def demo_people() -> list:
+    """The two real OPeRA user-table rows (full survey and interview) when shared/ is beside the repo."""
+    sample = SHARED_OPERA / "users_sample.csv"
+    if sample.exists():
+        return load_personas(sample)
+    return load_personas(Path(__file__).resolve().parents[1] / "personas" / "examples" / "maria.yaml")
+
+
+def run_demo(console: Console) -> None:
+    settings = Settings()
+    console.print("[bold]twinsim demo[/bold]: embedded brain, no API key, no network. "
+                  "Personas: OPeRA (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0).")
+    services = build_services(settings)
+    people = demo_people()
+    for persona in people:
+        count = services.store.put_persona(persona)
+        console.print(f"imported [bold]{persona.id}[/bold]: {count} memories ({persona.big_five.method} Big Five)")
+
+    url = "https://www.amazon.com/s?k=usb+c+cable"
+    observation = parse_page(sample_page("search_results.html"), url=url)
+    history = [
+        Step(action={"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+             rationale="I need a longer charging cable for my desk."),
+        Step(action={"type": "click", "name": "nav_bar.search_button"}),
+    ]
+    console.print(f"\npage: search results for 'usb c cable' ({len(observation.candidates)} elements); "
+                  "history: typed the query, clicked search\n")
+    for persona in people:
+        prediction = asyncio.run(services.graph.predict(persona=persona, observation=observation, history=history))
+        console.print(f"[bold]twin {persona.id[:8]}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
+        console.print(f"  [cyan]rationale:[/cyan] {prediction.rationale}")
+        console.print(f"  [green]action:[/green] {prediction.action.model_dump_json()} (click type {prediction.click_type})")
+        for memory in prediction.memories[:2]:
+            console.print(f"  [dim]recalled ({memory.kind}, {memory.score:.2f}): {memory.text[:110]}[/dim]")
+    console.print(f"\nstore: {services.store_description}. Next: `twinsim serve` and POST /predict (see README).")

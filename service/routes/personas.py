@@ -1,0 +1,98 @@
+"""Personas and their memories: import, read, delete, remember, recall."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Response, status
+from pydantic import ValidationError
+
+from personas.memory_store import PersonaNotFound
+from personas.memory_types import Memory
+from personas.persona import PersonaId
+from personas.sources import PersonaSourceError, persona_from_record
+from service.dependencies import services_dep
+from service.errors import validation_detail
+from service.schemas import MemoryIn, PersonaCreated, PersonaListItem
+
+router = APIRouter(prefix="/personas", tags=["personas"])
+
+_NATIVE_EXAMPLE = {
+    "id": "maria-lopez",
+    "name": "Maria",
+    "demographics": {"gender": "Female", "age": "35-44 years old", "city": "Austin"},
+    "shopping": {"frequency": "Once a week", "monthly_spend": "150", "prime": True},
+    "preferences": {"review_engagement": 5, "price_consciousness": 4, "impulsiveness": 2},
+    "big_five": {"levels": {"conscientiousness": "High", "extraversion": "Medium"}},
+    "self_description": "I am a nurse and a mother of two. I buy most household things online.",
+}
+
+
+@router.post("", response_model=PersonaCreated, status_code=status.HTTP_201_CREATED)
+async def import_persona(
+    record: dict = Body(..., openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}}),
+    services=Depends(services_dep),
+) -> PersonaCreated:
+    """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
+    try:
+        persona = persona_from_record(record)
+    except ValidationError as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from error
+    except (PersonaSourceError, ValueError) as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from error
+    replaced = await asyncio.to_thread(services.store.has_persona, persona.id)
+    count = await asyncio.to_thread(services.store.put_persona, persona)
+    return PersonaCreated(id=persona.id, memories=count, replaced=replaced)
+
+
+@router.get("", response_model=list[PersonaListItem])
+async def list_personas(
+    limit: int = Query(1000, ge=1, le=10_000), offset: int = Query(0, ge=0), services=Depends(services_dep)
+) -> list[PersonaListItem]:
+    summaries = await asyncio.to_thread(services.store.list_personas, limit, offset)
+    return [PersonaListItem(**vars(s)) for s in summaries]
+
+
+def _not_found(persona_id: str) -> HTTPException:
+    return HTTPException(status.HTTP_404_NOT_FOUND, f"persona '{persona_id}' not found")
+
+
+@router.get("/{persona_id}")
+async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> dict:
+    try:
+        persona = await asyncio.to_thread(services.store.get_persona, persona_id)
+    except PersonaNotFound:
+        raise _not_found(persona_id) from None
+    return persona.model_dump(mode="json")
+
+
+@router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) -> Response:
+    try:
+        await asyncio.to_thread(services.store.delete_persona, persona_id)
+    except PersonaNotFound:
+        raise _not_found(persona_id) from None
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED)
+async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(services_dep)) -> Memory:
+    try:
+        return await asyncio.to_thread(services.store.add_memory, persona_id, memory.text, memory.kind)
+    except PersonaNotFound:
+        raise _not_found(persona_id) from None
+
+
+@router.get("/{persona_id}/memories", response_model=list[Memory])
+async def memories(
+    persona_id: PersonaId,
+    q: str | None = Query(None, max_length=4000, description="Recall by meaning; without q, list in stored order."),
+    k: int = Query(5, ge=1, le=200),
+    services=Depends(services_dep),
+) -> list[Memory]:
+    try:
+        if q:
+            return await asyncio.to_thread(services.store.recall, persona_id, q, k)
+        return await asyncio.to_thread(services.store.list_memories, persona_id, None, k)
+    except PersonaNotFound:
+        raise _not_found(persona_id) from None

@@ -1,0 +1,52 @@
+"""POST /predict: one persona, one page, the history so far -> the next action and why."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends, HTTPException, status
+
+from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
+from agent.prediction import Prediction
+from personas.memory_store import PersonaNotFound
+from service.dependencies import services_dep
+from service.schemas import Page, PredictRequest
+
+router = APIRouter(tags=["predict"])
+
+
+def observe(page: Page | None, max_bytes: int) -> Observation:
+    """The page as the twin reads it; raw HTML is simplified first. Oversized pages are refused (413)."""
+    if page is None:
+        return EMPTY_OBSERVATION
+    html = page.simplified_html
+    if page.html and not html:
+        if len(page.html.encode()) > max_bytes:
+            raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"page.html is over {max_bytes} bytes")
+        from agent.simplifier import simplify
+
+        html = simplify(page.html, url=page.url)
+    if html and len(html.encode()) > max_bytes:
+        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"page.simplified_html is over {max_bytes} bytes")
+    return parse_page(html, url=page.url)
+
+
+@router.post("/predict", response_model=Prediction)
+async def predict(request: PredictRequest, services=Depends(services_dep)) -> Prediction:
+    settings = services.settings
+    brain = request.brain or settings.default_brain
+    if brain not in services.graph.brains:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
+    observation = await asyncio.to_thread(observe, request.page, settings.max_page_bytes)
+    try:
+        persona = await asyncio.to_thread(services.store.get_persona, request.persona_id)
+    except PersonaNotFound:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"persona '{request.persona_id}' not found") from None
+    return await services.graph.predict(
+        persona=persona,
+        observation=observation,
+        history=request.history,
+        brain=brain,
+        model=request.model,
+        options=request.options,
+    )

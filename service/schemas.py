@@ -1,0 +1,82 @@
+"""Request and response bodies of the HTTP API (separate from storage and agent types)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.history import Step
+from agent.options import PredictOptions
+from personas.persona import PersonaId
+
+_EXAMPLE_PAGE = (
+    '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text" value="usb c cable">'
+    '<input name="nav_bar.search_button" type="submit" value="Go"></div>'
+    '<div name="search_results.anker_usb_c_cable_6ft"><a name="search_results.anker_usb_c_cable_6ft.product_name">'
+    'Anker USB C Cable, 6ft</a><span name="search_results.anker_usb_c_cable_6ft.product_price">$12.99</span>'
+    '<button name="search_results.anker_usb_c_cable_6ft.add_to_cart">Add to cart</button></div></body></html>'
+)
+
+
+class Page(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    simplified_html: str | None = Field(None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids.")
+    html: str | None = Field(None, description="Raw HTML; simplified to the OPeRA form before the twin reads it.")
+    url: str | None = Field(None, max_length=8192)
+
+
+class PredictRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "persona_id": "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9",
+                    "page": {"simplified_html": _EXAMPLE_PAGE, "url": "https://www.amazon.com/s?k=usb+c+cable"},
+                    "history": [
+                        {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+                         "rationale": "I need a longer cable for my desk."},
+                        {"action": {"type": "click", "name": "nav_bar.search_button"}},
+                    ],
+                    "brain": "embedded",
+                }
+            ]
+        },
+    )
+
+    persona_id: PersonaId
+    page: Page | None = Field(None, description="The page in front of the twin; absent or empty means page-free prediction.")
+    history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first.")
+    brain: str | None = Field(None, description="embedded (default), llm, repeat-previous or majority.")
+    model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
+    options: PredictOptions = Field(default_factory=PredictOptions)
+
+
+class MemoryIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": "I returned the 3ft cable: too short.", "kind": "event"}]})
+
+    text: str = Field(..., min_length=1, max_length=20_000)
+    kind: Literal["event", "interview", "preference", "profile"] = "event"
+
+
+class PersonaCreated(BaseModel):
+    id: str
+    memories: int
+    replaced: bool
+
+
+class PersonaListItem(BaseModel):
+    id: str
+    name: str | None
+    source: str
+    memories: int
+    updated_at: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    personas: int
+    brains: list[str]
+    store: str

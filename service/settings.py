@@ -1,0 +1,30 @@
+"""All service settings in one place, read from TWINSIM_* environment variables (or a .env file)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TWINSIM_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(Path(".twinsim"), description="Where the embedded Chroma store and run artefacts live.")
+    chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
+    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz needs X-API-Key or a Bearer token.")
+    max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
+    default_brain: str = Field("embedded")
+    llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
+    llm_api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1.")
+    llm_api_key: SecretStr | None = Field(None, description="Key for the LLM provider (else the provider's own env var).")
+    llm_timeout_s: float = Field(30.0, gt=0, le=600)
+    llm_retries: int = Field(2, ge=0, le=10)
+    llm_concurrency: int = Field(8, ge=1, le=256)
+    log_level: str = Field("info")
+
+    @cached_property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"

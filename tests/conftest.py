@@ -1,0 +1,40 @@
+"""Shared fixtures: the real OPeRA sample data, a real embedded Chroma store, the app on a temp data dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
+PAGES = REPO / "tests" / "fixtures" / "pages"
+
+
+@pytest.fixture(scope="session")
+def opera_dir() -> Path:
+    if not (SHARED_OPERA / "users_sample.csv").exists():
+        pytest.fail(f"the shared OPeRA data is missing at {SHARED_OPERA} (set TWINSIM_SHARED_DIR)")
+    return SHARED_OPERA
+
+
+@pytest.fixture(scope="session")
+def sample_users(opera_dir: Path):
+    from personas.sources.opera_user_table import read_user_table
+
+    return read_user_table(opera_dir / "users_sample.csv")
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    from personas.memory_store import open_memory_store
+
+    return open_memory_store(path=tmp_path / "chroma")
+
+
+def page(name: str) -> str:
+    return (PAGES / name).read_text()

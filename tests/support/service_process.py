@@ -1,0 +1,72 @@
+"""Run the real service as a separate process on loopback, for restart and multi-replica tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServiceProcess:
+    """`uvicorn service.main:app` in a subprocess; `with ServiceProcess(env) as svc: svc.url`."""
+
+    def __init__(self, env: dict[str, str], startup_timeout_s: float = 90.0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._env = {**os.environ, "HF_HUB_OFFLINE": "1", **env}
+        self._timeout = startup_timeout_s
+        self._proc: subprocess.Popen | None = None
+        self.ready_after_s: float | None = None
+
+    def start(self) -> "ServiceProcess":
+        started = time.perf_counter()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "service.main:app", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "warning"],
+            cwd=REPO, env=self._env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        deadline = started + self._timeout
+        while time.perf_counter() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"service exited early:\n{self._proc.stdout.read().decode(errors='replace')}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
+                    self.ready_after_s = time.perf_counter() - started
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise TimeoutError(f"service not ready after {self._timeout} s")
+
+    def stop(self, kill: bool = False) -> None:
+        if self._proc and self._proc.poll() is None:
+            self._proc.kill() if kill else self._proc.terminate()
+            try:
+                self._proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def __enter__(self) -> "ServiceProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
