@@ -1,0 +1,75 @@
+"""Raw shop HTML -> OPeRA-style simplified HTML with dotted semantic `name`s, which the twins read.
+
+Users test their own sites, not OPeRA's recorded pages (Wang et al. 2025, arXiv 2506.05606,
+CC-BY-4.0). A page is matched to a declarative recipe (Amazon search results, product detail, cart;
+by URL and landmarks) that reproduces OPeRA's names; any other page goes through the generic
+fallback, which names every interactive element by its landmark or section and a slug of its text.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser
+
+from agent.simplifier.amazon_recipes import AMAZON_RECIPES
+from agent.simplifier.dom import parse_clean, text_of
+from agent.simplifier.generic import guess_page_type, simplify_generic
+from agent.simplifier.recipes import Recipe, apply_recipe, detect_recipe, page_title
+
+RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
+
+
+@dataclass(frozen=True, slots=True)
+class SimplifiedPage:
+    """The simplified page and how it was made."""
+
+    html: str                # OPeRA-style simplified HTML
+    recipe: str              # recipe name, or "generic"
+    page_type: str           # search_results / product / cart / checkout / home / other
+    names: list[str]         # the semantic names produced, in document order, all unique
+
+
+def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, ...] = RECIPES) -> SimplifiedPage:
+    """Simplify a raw page. Broken HTML is parsed leniently; an empty page gives an empty body."""
+    if not isinstance(raw_html, str):
+        raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
+    tree = parse_clean(raw_html)
+    recipe = detect_recipe(tree, url, recipes)
+    if recipe is None:
+        run = simplify_generic(tree)
+        title = _title(tree)
+        return SimplifiedPage(_document(title, run.parts), "generic", guess_page_type(tree, url), run.names.in_order)
+
+    result = apply_recipe(tree, recipe)
+    title = page_title(tree, recipe) or _title(tree)
+    parts = result.parts
+    page_type: str = recipe.page_type
+    if recipe.generic_rest:
+        for root in reversed(result.roots):
+            root.decompose()
+        parts = parts + simplify_generic(tree, result.names, result.used).parts
+        page_type = guess_page_type(tree, url)
+    return SimplifiedPage(_document(title, parts), recipe.name, page_type, result.names.in_order)
+
+
+def simplify(raw_html: str, url: str | None = None) -> str:
+    """Just the simplified HTML."""
+    return simplify_html(raw_html, url).html
+
+
+def _title(tree: LexborHTMLParser) -> str:
+    for selector in ("title", "h1"):
+        node = tree.css_first(selector)
+        if node is not None and (text := text_of(node)):
+            return text
+    return ""
+
+
+def _document(title: str, parts: list[str]) -> str:
+    head = f"<title>{html.escape(title, quote=False)}</title>" if title else ""
+    return f"<html><head>{head}</head><body>{''.join(parts)}</body></html>"
+
+
+__all__ = ["SimplifiedPage", "simplify_html", "simplify", "RECIPES"]

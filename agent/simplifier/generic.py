@@ -1,0 +1,300 @@
+"""The generic fallback: any shop page, no recipe. Keep what a shopper sees, name what they can act on.
+
+Interactive elements (links, buttons, inputs, selects, text areas, ARIA widgets, onclick targets) get a
+dotted name: the path of the landmarks and sections around them (header, nav, main, footer, a product
+card named by its heading, ...) and a slug of their text or label, e.g. `main.blue_mug.add_to_cart`.
+Names come from text, never from positions, so reloading the page gives the same names; repeats get a
+stable `_2`, `_3` in document order. Visible text (titles, prices, ratings) is kept as text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from urllib.parse import urlparse
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from agent.simplifier.dom import attr, fold, label_of, text_of
+from agent.simplifier.slug import UniqueNames, join_name, slugify
+
+SLUG_MAX = 40
+CLICKABLE_ROLES = {"button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
+                   "menuitemradio", "option", "switch", "treeitem", "slider", "spinbutton"}
+TYPING_ROLES = {"textbox", "searchbox", "combobox"}
+TEXT_INPUT_TYPES = {"text", "search", "email", "tel", "number", "password", "url", "date", "datetime-local",
+                    "month", "week", "time", ""}
+LANDMARK_TAGS = {"header": "header", "nav": "nav", "main": "main", "aside": "sidebar", "footer": "footer",
+                 "form": "form", "dialog": "dialog"}
+LANDMARK_ROLES = {"banner": "header", "navigation": "nav", "main": "main", "complementary": "sidebar",
+                  "contentinfo": "footer", "search": "search", "dialog": "dialog", "form": "form"}
+SECTION_TAGS = {"section", "article", "fieldset"}
+HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+INLINE_TAGS = {"span", "b", "strong", "em", "i", "small", "label", "sup", "sub", "abbr", "time", "data", "mark",
+               "s", "del", "ins", "u", "font", "bdi", "bdo", "q", "cite", "code", "kbd", "var", "big", "wbr",
+               "br", "img", "picture", "source", "meter", "progress", "output"}
+CARD_CLASS = re.compile(r"(?:^|[\s_-])(?:product|card|item|tile|result|offer)s?(?:$|[\s_-])", re.IGNORECASE)
+CARD_HEADING = "h1, h2, h3, h4, h5, h6, legend, [itemprop=name], [class*=title], [class*=name]"
+_SELECTED = ' selected=""'
+GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
+
+
+@dataclass
+class GenericRun:
+    """What the generic walk produced: HTML parts and the names it claimed."""
+
+    parts: list[str] = field(default_factory=list)
+    names: UniqueNames = field(default_factory=UniqueNames)
+
+
+def simplify_generic(tree: LexborHTMLParser, names: UniqueNames | None = None,
+                     skip: frozenset[int] | set[int] = frozenset()) -> GenericRun:
+    """Walk the body and emit the simplified HTML; nodes whose mem_id is in `skip` were already emitted."""
+    run = GenericRun(names=names or UniqueNames())
+    for node in reversed(tree.css(GENERIC_HIDDEN)):
+        node.decompose()
+    start = tree.body or tree.root
+    if start is None:
+        return run
+    walker = _Walker(tree, run, _label_map(tree), skip)
+    walker.walk(start, ())
+    walker.flush()
+    return run
+
+
+def guess_page_type(tree: LexborHTMLParser, url: str | None) -> str:
+    """A coarse page type from the URL and the page (search_results / product / cart / checkout / home / other)."""
+    path = urlparse(url).path.lower() if url else ""
+    query = urlparse(url).query.lower() if url else ""
+    if re.search(r"checkout", path):
+        return "checkout"
+    if re.search(r"(?:^|/)(?:cart|basket|bag|trolley)(?:/|$|\.)", path):
+        return "cart"
+    if re.search(r"(?:^|/)(?:search|s)(?:/|$)", path) or re.search(r"(?:^|&)(?:q|k|query|search)=", query):
+        return "search_results"
+    if re.search(r"(?:^|/)(?:product|products|p|dp|item|items)(?:/|$)", path):
+        return "product"
+    buttons = [text_of(n).lower() for n in tree.css("button, input[type=submit], a[role=button]")]
+    add_buttons = sum(("add to cart" in b or "add to basket" in b or "add to bag" in b) for b in buttons)
+    if add_buttons == 1 and tree.css_first("h1") is not None:
+        return "product"
+    if add_buttons > 1:
+        return "search_results"
+    if url and path in ("", "/"):
+        return "home"
+    return "other"
+
+
+def _label_map(tree: LexborHTMLParser) -> dict[str, str]:
+    """`<label for=id>` texts, so inputs are named by what the shopper reads next to them."""
+    labels: dict[str, str] = {}
+    for label in tree.css("label[for]"):
+        target = label.attributes.get("for") or ""
+        if target and (text := text_of(label, 80)):
+            labels.setdefault(target, text)
+    return labels
+
+
+class _Walker:
+    """Depth-first walk; inline content gathers in a buffer that block boundaries flush as <p>."""
+
+    def __init__(self, tree: LexborHTMLParser, run: GenericRun, labels: dict[str, str],
+                 skip: frozenset[int] | set[int]) -> None:
+        self.tree = tree
+        self.skip = skip
+        self.run = run
+        self.labels = labels
+        self.buffer: list[str] = []
+        self.buffer_has_text = False
+
+    # -- structure --
+
+    def walk(self, root: LexborNode, path: tuple[str, ...]) -> None:
+        """Iterative (an explicit stack), so broken pages nested thousands deep cannot overflow Python's stack."""
+        stack: list[tuple[Iterator[LexborNode], tuple[str, ...], Callable[[], None] | None]] = [
+            (iter(root.iter(include_text=True)), path, None)]
+        while stack:
+            children, path, on_exit = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                if on_exit is not None:
+                    on_exit()
+                continue
+            tag = child.tag
+            if tag == "-text":
+                self._text(child.text_content or "")
+            elif tag in ("-comment", "-doctype") or tag is None or child.mem_id in self.skip:
+                continue
+            elif _is_interactive(child):
+                self._interactive(child, path)
+            elif (part := _section_part(child, self.tree)) is not None:
+                self.flush()
+                out_tag = child.tag if child.tag in LANDMARK_TAGS or child.tag in SECTION_TAGS else "div"
+                self.run.parts.append(f"<{out_tag}>")
+                # A card nested in a card of the same title adds nothing to the name.
+                inner = path if path and path[-1] == part else path + (part,)
+                stack.append((iter(child.iter(include_text=True)), inner,
+                              partial(self._close_section, len(self.run.parts) - 1, out_tag)))
+            elif tag in HEADING_TAGS:
+                self.flush()
+                stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, tag)))
+            elif tag in INLINE_TAGS:
+                self._aria_text(child)
+                stack.append((iter(child.iter(include_text=True)), path, None))
+            else:  # block-level or unknown: a boundary around its content
+                self.flush()
+                self._aria_text(child)
+                stack.append((iter(child.iter(include_text=True)), path, self.flush))
+
+    def _close_section(self, start: int, tag: str) -> None:
+        self.flush()
+        if len(self.run.parts) == start + 1:
+            del self.run.parts[start:]  # nothing inside: no empty shell
+        else:
+            self.run.parts.append(f"</{tag}>")
+
+    def flush(self, wrap: str = "p") -> None:
+        if self.buffer and self.buffer_has_text:
+            self.run.parts.append(f"<{wrap}>{''.join(self.buffer).strip()}</{wrap}>")
+        elif self.buffer:  # only named elements, no loose text: no wrapper needed
+            self.run.parts.extend(self.buffer)
+        self.buffer = []
+        self.buffer_has_text = False
+
+    def _text(self, raw: str) -> None:
+        text = fold(raw, None)
+        if not text:
+            if self.buffer and not self.buffer[-1].endswith(" "):
+                self.buffer.append(" ")
+            return
+        lead = " " if raw[:1].isspace() and self.buffer else ""
+        trail = " " if raw[-1:].isspace() else ""
+        self.buffer.append(lead + html.escape(text, quote=False) + trail)
+        self.buffer_has_text = True
+
+    def _aria_text(self, node: LexborNode) -> None:
+        """A label that says what symbols show ("Rated 4.5 out of 5" on a row of stars) is kept as text."""
+        label = node.attributes.get("aria-label")
+        if label and (label := fold(label)) and label not in text_of(node, None):
+            self._text(f" {label} ")
+
+    # -- interactive elements --
+
+    def _interactive(self, node: LexborNode, path: tuple[str, ...]) -> None:
+        text = self._visible_text(node)
+        label = self._label(node)
+        part = slugify(text, SLUG_MAX) or slugify(label, SLUG_MAX) or _fallback_part(node)
+        if path and part == path[-1]:
+            # A card's own title link or image: "main.blue_mug.title" / ".image", not "main.blue_mug.blue_mug".
+            part = "title" if text else "image" if node.css_first("img") is not None else "link"
+        name = self.run.names.claim(join_name(".".join(path) or "page", part))
+        self.buffer.append(self._render(node, name, text, label))
+
+    def _visible_text(self, node: LexborNode) -> str:
+        if node.tag in ("input", "select", "textarea"):
+            return ""
+        return text_of(node)
+
+    def _label(self, node: LexborNode) -> str:
+        if node.tag in ("input", "select", "textarea"):
+            node_id = node.attributes.get("id") or ""
+            if node_id and node_id in self.labels:
+                return self.labels[node_id]
+            wrapping = _ancestor(node, "label")
+            if wrapping is not None and (text := text_of(wrapping, 80)):
+                return text
+            return label_of(node, self.tree) or attr(node, "name") or node_id
+        own = attr(node, "aria-label") or (label_of(node, self.tree) if "aria-labelledby" in node.attributes else "")
+        if own:
+            return own
+        return "" if text_of(node) else label_of(node, self.tree)  # icon-only controls: alt text, title
+
+    def _render(self, node: LexborNode, name: str, text: str, label: str) -> str:
+        esc = html.escape
+        kind = (node.attributes.get("type") or "").lower()
+        role = (node.attributes.get("role") or "").lower()
+        if node.tag == "textarea":
+            return f'<textarea name="{esc(name)}" aria-label="{esc(label)}">{esc(text_of(node), quote=False)}</textarea>'
+        if node.tag == "select":
+            options = "".join(
+                f"<option{_SELECTED if 'selected' in o.attributes else ''}>{esc(t, quote=False)}</option>"
+                for o in node.css("option")[:60] if (t := text_of(o, 80))
+            )
+            return f'<select name="{esc(name)}" aria-label="{esc(label)}">{options}</select>'
+        if (node.tag == "input" and kind in TEXT_INPUT_TYPES) or role in TYPING_ROLES:
+            value = attr(node, "value") if node.tag == "input" else text
+            placeholder = attr(node, "placeholder")
+            extra = f' placeholder="{esc(placeholder)}"' if placeholder else ""
+            return (f'<input name="{esc(name)}" type="{esc(kind or "text")}" value="{esc(value)}"'
+                    f' aria-label="{esc(label)}"{extra}>')
+        if node.tag == "input" and kind in ("checkbox", "radio"):
+            # The visible label text sits next to it already; the box carries it as its accessible name.
+            checked = "true" if "checked" in node.attributes else "false"
+            return (f'<span name="{esc(name)}" role="{kind}" aria-checked="{checked}"'
+                    f' aria-label="{esc(label)}"></span>')
+        tag = "a" if node.tag == "a" else "button" if node.tag in ("button", "input") else "span"
+        shown = text or label
+        role_attr = f' role="{esc(role)}"' if role and tag == "span" else ""
+        label_attr = f' aria-label="{esc(label)}"' if label and label != shown else ""
+        if "disabled" in node.attributes or node.attributes.get("aria-disabled") == "true":
+            label_attr += ' aria-disabled="true"'
+        return f'<{tag} name="{esc(name)}"{role_attr}{label_attr}>{esc(shown, quote=False)}</{tag}>'
+
+
+def _is_interactive(node: LexborNode) -> bool:
+    tag = node.tag
+    attrs = node.attributes
+    if tag == "a":
+        return "href" in attrs or "onclick" in attrs or "role" in attrs
+    if tag in ("button", "select", "textarea", "summary"):
+        return True
+    if tag == "input":
+        return (attrs.get("type") or "").lower() != "hidden"
+    role = (attrs.get("role") or "").lower()
+    return role in CLICKABLE_ROLES or role in TYPING_ROLES or "onclick" in attrs or attrs.get("contenteditable") == "true"
+
+
+def _section_part(node: LexborNode, tree: LexborHTMLParser) -> str | None:
+    """The name part a landmark or section contributes, or None when the element is not one."""
+    tag = node.tag
+    role = (node.attributes.get("role") or "").lower()
+    default = LANDMARK_TAGS.get(tag) or LANDMARK_ROLES.get(role)
+    is_card = tag in SECTION_TAGS or "itemscope" in node.attributes or (
+        tag in ("div", "li") and CARD_CLASS.search(node.attributes.get("class") or "") is not None
+    )
+    if default is None and not is_card:
+        return None
+    own_label = slugify(label_of(node, tree) if ("aria-label" in node.attributes or
+                                                  "aria-labelledby" in node.attributes) else "", SLUG_MAX)
+    if default is not None:
+        return own_label or default
+    heading = next((h for h in node.css(CARD_HEADING) if h.mem_id != node.mem_id and text_of(h, 120)), None)
+    heading_part = slugify(text_of(heading, 120), SLUG_MAX) if heading is not None else ""
+    part = heading_part or own_label or slugify(node.attributes.get("id"), SLUG_MAX)
+    return part or None
+
+
+def _fallback_part(node: LexborNode) -> str:
+    """A name part for an element with no text or label: its href's last path segment, else its kind."""
+    href = node.attributes.get("href") or ""
+    if href and not href.startswith(("javascript:", "#")):
+        segment = [s for s in urlparse(href).path.split("/") if s]
+        if segment and (slug := slugify(segment[-1], SLUG_MAX)):
+            return slug
+    role = (node.attributes.get("role") or "").lower()
+    return {"a": "link", "button": "button", "select": "select", "textarea": "text_area",
+            "input": "input"}.get(node.tag or "", role or "control")
+
+
+def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == tag:
+            return parent
+        parent = parent.parent
+    return None
+
