@@ -92,7 +92,9 @@ class MemoryStore:
         generation = uuid.uuid4().hex
         now = _now()
         texts = persona_memory_texts(persona)
-        vectors = self.embedder.embed([text for _, text in texts] + [core_profile_text(persona)])
+        vectors = self.embedder.embed([text for _, text in texts] + [core_profile_text(persona) or persona.id])
+        profile_vector = vectors[-1]
+        vectors = vectors[:-1]
         ids = [f"{persona.id}:{generation}:{i:05d}" for i in range(len(texts))]
         metadatas = [
             {"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
@@ -108,7 +110,7 @@ class MemoryStore:
             )
         self._personas.upsert(  # the commit point: from here on the new generation is the persona
             ids=[persona.id],
-            embeddings=[vectors[-1].tolist()],
+            embeddings=[profile_vector.tolist()],
             documents=[persona.model_dump_json()],
             metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
                         "source": persona.source, "name": persona.name or ""}],

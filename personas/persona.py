@@ -49,9 +49,10 @@ BIG_FIVE_TRAITS: tuple[str, ...] = (
     "intellect",
 )
 
-BigFiveLevel = Literal["Low", "Medium", "High", "Extremely high"]
+# "Extremely low" occurs in the real OPeRA release (10 of 235 reported levels in personas.jsonl).
+BigFiveLevel = Literal["Extremely low", "Low", "Medium", "High", "Extremely high"]
 # Where a reported level sits on the 0..1 scale of an IPIP-50 trait sum ((sum - 10) / 40).
-LEVEL_TO_UNIT: dict[str, float] = {"Low": 0.3, "Medium": 0.5, "High": 0.7, "Extremely high": 0.88}
+LEVEL_TO_UNIT: dict[str, float] = {"Extremely low": 0.12, "Low": 0.3, "Medium": 0.5, "High": 0.7, "Extremely high": 0.88}
 
 Likert = Annotated[int, Field(ge=1, le=5)]
 

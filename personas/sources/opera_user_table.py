@@ -1,0 +1,237 @@
+"""Reader of the OPeRA user table: one row per real person with survey, raw survey and interview.
+
+Columns: user_id, survey, raw_survey, interview_transcript, interview_transcript_processed (the JSON
+columns are JSON strings in CSV; parquet and JSONL may hold them as objects already). The format is
+OPeRA's (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0): `OPeRA_filtered/user/{train,test}/*.parquet`,
+so a user with the full dataset can point `read_user_table` at that directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from personas.persona import BigFive, Demographics, Persona, ShoppingHabits, validate_persona_id
+from personas.sources import PersonaSourceError, iter_jsonl
+from personas.survey import big_five, preferences_from_raw_survey, preferences_from_statements
+
+SOURCE = "opera_user_table"
+REQUIRED_COLUMNS = ("user_id",)
+STATEMENTS_KEY = "To what extent do you agree with the following statements"
+
+_DEMOGRAPHIC_FIELDS = {
+    "gender": "Gender",
+    "age": "Age",
+    "city": "City",
+    "education": "Education level",
+    "living_situation": "Living situation",
+    "income": "Yearly household income or stipend",
+    "employment": "Employment status",
+}
+_YES = {"yes", "y", "true", "1"}
+_NO = {"no", "n", "false", "0"}
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
+
+
+def _text(value: Any) -> str | None:
+    """A free-text answer, stripped; blanks (and pandas NaN) become None."""
+    return None if _blank(value) else str(value).strip()
+
+
+def _json_object(value: Any, field: str) -> dict[str, Any]:
+    """A JSON column as a dict: a JSON string, or already an object (parquet/JSONL); blank -> {}."""
+    if _blank(value):
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if not isinstance(value, str):
+        raise PersonaSourceError(f"expected a JSON object, got {type(value).__name__}", field=field)
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise PersonaSourceError(f"malformed JSON ({error.msg}; character {error.pos})", field=field) from None
+    if isinstance(parsed, str):  # double-encoded, as OPeRA's page_meta sometimes is
+        return _json_object(parsed, field)
+    if not isinstance(parsed, dict):
+        raise PersonaSourceError(f"expected a JSON object, got a JSON {type(parsed).__name__}", field=field)
+    return parsed
+
+
+def _group(survey: Mapping[str, Any], name: str) -> dict[str, Any]:
+    value = survey.get(name)
+    if _blank(value):
+        return {}
+    if not isinstance(value, Mapping):
+        raise PersonaSourceError(f"expected an object, got {type(value).__name__}", field=f"survey.{name}")
+    return dict(value)
+
+
+def parse_prime(value: Any, field: str) -> bool | None:
+    """'Yes' / 'No' (any case) -> True / False; blank -> None."""
+    if isinstance(value, bool):
+        return value
+    text = _text(value)
+    if text is None:
+        return None
+    if text.lower() in _YES:
+        return True
+    if text.lower() in _NO:
+        return False
+    raise PersonaSourceError(f"expected 'Yes' or 'No', got {value!r}", field=field)
+
+
+def _preferences(shopping: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> dict[str, int]:
+    statements = shopping.get(STATEMENTS_KEY)
+    field = f"survey.Shopping Preference.{STATEMENTS_KEY}"
+    if not _blank(statements) and not isinstance(statements, Mapping):
+        raise PersonaSourceError(f"expected an object, got {type(statements).__name__}", field=field)
+    try:
+        if statements:
+            return preferences_from_statements(statements)
+        return preferences_from_raw_survey(raw_survey)
+    except ValueError as error:
+        raise PersonaSourceError(str(error), field=field if statements else "raw_survey") from None
+
+
+def _big_five(personality: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> BigFive:
+    levels = personality.get("Big Five Scores")
+    if not _blank(levels) and not isinstance(levels, Mapping):
+        raise PersonaSourceError(f"expected an object, got {type(levels).__name__}", field="survey.Personality.Big Five Scores")
+    try:
+        return big_five(raw_survey, levels or {})
+    except ValueError as error:
+        field = "raw_survey" if raw_survey else "survey.Personality.Big Five Scores"
+        raise PersonaSourceError(str(error), field=field) from None
+
+
+def persona_from_user_row(row: Mapping[str, Any]) -> Persona:
+    """One user-table row -> Persona (IPIP-50 Big Five from raw_survey when answered, else reported levels)."""
+    user_id = _text(row.get("user_id"))
+    if user_id is None:
+        raise PersonaSourceError("missing user_id", field="user_id")
+    try:
+        validate_persona_id(user_id)
+    except ValueError as error:
+        raise PersonaSourceError(f"{error} (got {user_id!r})", field="user_id") from None
+
+    survey = _json_object(row.get("survey"), "survey")
+    raw_survey = _json_object(row.get("raw_survey"), "raw_survey")
+    demographic = _group(survey, "Demographic Information")
+    shopping = _group(survey, "Shopping Preference")
+    personality = _group(survey, "Personality")
+    mbti = _text(personality.get("MBTI personality type"))
+
+    return Persona(
+        id=user_id,
+        source=SOURCE,
+        demographics=Demographics(**{ours: _text(demographic.get(theirs)) for ours, theirs in _DEMOGRAPHIC_FIELDS.items()}),
+        shopping=ShoppingHabits(
+            frequency=_text(shopping.get("Online shopping frequency")),
+            monthly_spend=_text(shopping.get("Monthly online shopping spend $")),
+            prime=parse_prime(shopping.get("Amazon Prime membership"), "survey.Shopping Preference.Amazon Prime membership"),
+        ),
+        preferences=_preferences(shopping, raw_survey),
+        big_five=_big_five(personality, raw_survey),
+        mbti=mbti.upper() if mbti else None,
+        self_description=_text(_group(survey, "Self Description").get("Two sentence description")),
+        interview_summary=_text(row.get("interview_transcript_processed")),
+        transcript=_text(row.get("interview_transcript")),
+    )
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+def _raise_csv_field_limit() -> None:
+    """Transcripts run to tens of kilobytes, past csv's 128 KB default on the full data."""
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:
+            limit //= 10
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    _raise_csv_field_limit()
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise PersonaSourceError(f"missing column(s) {missing}; found {reader.fieldnames}", path=path, location="header",
+                                     field=missing[0])
+        start = reader.line_num + 1
+        for number, row in enumerate(reader, start=1):
+            yield f"row {number} (line {start})", row
+            start = reader.line_num + 1
+
+
+def _parquet_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(path.rglob("*.parquet"))
+        if not files:
+            raise PersonaSourceError("no *.parquet files in this directory", path=path)
+        return files
+    return [path]
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    for file in _parquet_files(path):
+        try:
+            table = pq.read_table(file)
+        except Exception as error:  # pyarrow raises several types for unreadable files
+            raise PersonaSourceError(f"not a readable parquet file ({error})", path=file) from error
+        missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
+        if missing:
+            raise PersonaSourceError(f"missing column(s) {missing}; found {table.column_names}", path=file, field=missing[0])
+        for number, row in enumerate(table.to_pylist(), start=1):
+            yield file, f"row {number}", row
+
+
+def _rows(path: Path) -> Iterator[tuple[Path, str, Mapping[str, Any]]]:
+    suffix = path.suffix.lower()
+    if path.is_dir() or suffix == ".parquet":
+        yield from _parquet_rows(path)
+    elif suffix == ".csv":
+        for location, row in _csv_rows(path):
+            yield path, location, row
+    elif suffix == ".jsonl":
+        for number, record in iter_jsonl(path):
+            yield path, f"line {number}", record
+    else:
+        raise PersonaSourceError(f"a user table must be .csv, .jsonl, .parquet or a directory of parquet, not {suffix!r}",
+                                 path=path)
+
+
+def read_user_table(path: str | Path) -> list[Persona]:
+    """Every row of an OPeRA user table. A user seen twice (e.g. in train and test) is kept once if identical."""
+    path = Path(path)
+    if not path.exists():
+        raise PersonaSourceError("no such file or directory", path=path)
+    personas: dict[str, Persona] = {}
+    for file, location, row in _rows(path):
+        try:
+            persona = persona_from_user_row(row)
+        except PersonaSourceError as error:
+            raise error.at(path=file, location=location) from None
+        except ValidationError as error:  # a value that does not fit the Persona schema
+            raise PersonaSourceError.from_validation(error, path=file, location=location) from error
+        earlier = personas.get(persona.id)
+        if earlier is not None and earlier != persona:
+            raise PersonaSourceError(f"user_id {persona.id} appears twice with different contents", path=file,
+                                     location=location, field="user_id")
+        personas.setdefault(persona.id, persona)
+    return list(personas.values())
