@@ -168,6 +168,38 @@ def calibrate(
     console.print_json(json.dumps(report, default=str))
 
 
+@app.command("eval")
+def evaluate(
+    actions: Path = typer.Option(..., "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."),
+    users: Path = typer.Option(..., "--users", help="OPeRA user table, personas.jsonl, or native personas."),
+    brain: str = typer.Option("embedded", "--brain", help="embedded, llm, repeat-previous or majority."),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
+    ablate: str = typer.Option("", "--ablate", help="Comma-separated: persona, rationale, memory."),
+    sessions: str = typer.Option("", "--sessions", help="Comma-separated session ids to evaluate (default: all)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate at most N sessions."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the JSON report here."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
+    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
+) -> None:
+    """Replay recorded sessions and score the twins' predictions as the OPeRA paper does."""
+    from service.evaluation import run_eval_command
+
+    ablations = frozenset(a.strip() for a in ablate.split(",") if a.strip())
+    session_ids = [s.strip() for s in sessions.split(",") if s.strip()] or None
+    try:
+        report = run_eval_command(actions=actions, users=users, brain=brain, model=model, ablate=ablations,
+                                  sessions=session_ids, limit=limit, concurrency=concurrency, out=out, html=html,
+                                  checkpoint=checkpoint, console=console)
+    except ValueError as error:
+        fail(str(error))
+    metrics = report["metrics"]
+    for key in ("n", "exact_match", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1",
+                "fine_grained_accuracy", "outcome_accuracy", "outcome_weighted_f1"):
+        value = metrics.get(key)
+        console.print(f"{key:>26}: {value if value is None or key == 'n' else f'{value:.4f}'}")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent.brains.base import Brain
 from agent.brains.baselines import MajorityBrain, RepeatPreviousBrain
@@ -10,6 +11,7 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
 from agent.graph import TwinGraph
 from agent.llm_client import LLMClient
+from agent.response_cache import ResponseCache
 from personas.memory_store import MemoryStore, open_memory_store
 from service.settings import Settings
 
@@ -26,14 +28,25 @@ class Services:
         return f"chroma server {self.settings.chroma_url}" if self.settings.chroma_url else f"embedded chroma at {self.settings.chroma_path}"
 
 
-def build_llm_client(settings: Settings) -> LLMClient:
+def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMClient:
+    """One client per process; with a cache path, identical prompts are answered from disk (eval, experiments)."""
     return LLMClient(
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
         timeout_s=settings.llm_timeout_s,
         retries=settings.llm_retries,
         concurrency=settings.llm_concurrency,
+        cache=ResponseCache(cache_path) if cache_path else None,
     )
+
+
+def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
+    return {
+        "embedded": EmbeddedBrain(),
+        "llm": LLMBrain(llm, default_model=settings.llm_model),
+        "repeat-previous": RepeatPreviousBrain(),
+        "majority": MajorityBrain(),
+    }
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:
@@ -41,10 +54,4 @@ def build_services(settings: Settings, *, warm: bool = True) -> Services:
     if warm:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
     llm = build_llm_client(settings)
-    brains: dict[str, Brain] = {
-        "embedded": EmbeddedBrain(),
-        "llm": LLMBrain(llm, default_model=settings.llm_model),
-        "repeat-previous": RepeatPreviousBrain(),
-        "majority": MajorityBrain(),
-    }
-    return Services(settings=settings, store=store, graph=TwinGraph(brains, memory=store), llm=llm)
+    return Services(settings=settings, store=store, graph=TwinGraph(build_brains(settings, llm), memory=store), llm=llm)

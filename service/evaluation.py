@@ -1,0 +1,80 @@
+"""`twinsim eval`: load recorded sessions and personas, replay them through the twin graph, write reports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+from tqdm import tqdm
+
+from agent.evaluation.recorded_sessions import read_action_table
+from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
+from agent.graph import TwinGraph
+from personas.memory_store import open_memory_store
+from personas.sources import PersonaSourceError, load_personas
+from service.container import build_brains, build_llm_client
+from service.settings import Settings
+
+
+def _eval_store(settings: Settings, personas: list, console: Console):
+    """A store kept beside the user's own (data_dir/eval-store), so evaluations never touch it; re-imports only changes."""
+    store = open_memory_store(path=settings.data_dir / "eval-store")
+    for persona in personas:
+        if not store.has_persona(persona.id) or store.get_persona(persona.id) != persona:
+            store.put_persona(persona)
+    console.print(f"{len(personas)} personas ready in {settings.data_dir / 'eval-store'}")
+    return store
+
+
+def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | None, ablate: frozenset[str],
+                     sessions: list[str] | None, limit: int | None, concurrency: int, out: Path | None,
+                     html: Path | None, checkpoint: Path | None, console: Console) -> dict:
+    unknown = ablate - set(ABLATIONS)
+    if unknown:
+        raise ValueError(f"unknown ablation(s) {sorted(unknown)}; choose from {', '.join(ABLATIONS)}")
+    for path, what in ((actions, "--actions"), (users, "--users")):
+        if not path.exists():
+            raise ValueError(f"{what} {path}: no such file or directory")
+    settings = Settings()
+    llm = build_llm_client(settings, cache_path=settings.data_dir / "llm-cache.sqlite")
+    brains = build_brains(settings, llm)
+    if brain not in brains:
+        raise ValueError(f"unknown brain '{brain}'; available: {', '.join(sorted(brains))}")
+    if brain == "llm" and not (model or settings.llm_model):
+        raise ValueError("--brain llm needs --model (or TWINSIM_LLM_MODEL)")
+    recorded = read_action_table(actions, sessions=set(sessions) if sessions else None, limit=limit)
+    if not recorded:
+        raise ValueError(f"{actions}: no sessions to evaluate (check --sessions)")
+    try:
+        personas = load_personas(users)
+    except (PersonaSourceError, ValidationError) as error:
+        raise ValueError(f"{users}: {error}") from error
+    needs_memory = not ({"persona", "memory"} & ablate)
+    store = _eval_store(settings, personas, console) if needs_memory else None
+    graph = TwinGraph(brains, memory=store)
+    if checkpoint is None and out is not None:
+        checkpoint = out.with_suffix(".checkpoint.jsonl")
+    config = EvalConfig(brain=brain, model=model or (settings.llm_model if brain == "llm" else None), ablate=ablate,
+                        concurrency=concurrency, checkpoint=checkpoint,
+                        fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
+                                           "sessions": sessions, "limit": limit})
+    total = sum(len(s.steps) for s in recorded)
+    console.print(f"evaluating {total} steps of {len(recorded)} sessions with the {brain} brain"
+                  + (f" ({config.model})" if config.model else "") + (f", ablations: {sorted(ablate)}" if ablate else ""))
+    with tqdm(total=total, unit="step", disable=None) as bar:
+        report = asyncio.run(evaluate(recorded, {p.id: p for p in personas}, graph, config, on_step=bar.update))
+    report["run"].update({"actions": str(actions), "users": str(users), "llm_totals": llm.totals.as_dict() if brain == "llm" else None})
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        console.print(f"report: {out}")
+    if html:
+        from agent.reporting.eval_report import render_eval_report
+
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(render_eval_report(report))
+        console.print(f"html report: {html}")
+    return report
