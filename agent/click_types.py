@@ -1,8 +1,16 @@
-"""The 13 OPeRA click types, and how to tell an element's click type from its semantic name."""
+"""The 13 OPeRA click types, and how to tell an element's click type from its semantic name.
+
+The taxonomy and the name patterns are OPeRA's (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0). The rules
+are ordered: the first that matches wins, so the more specific ones come first (an add-to-cart button
+inside a search result is a purchase, a product title inside a "4 stars and above" block is a product link).
+"""
 
 from __future__ import annotations
 
-# In OPeRA's order of frequency in the filtered release (Wang et al. 2025, arXiv 2506.05606).
+import re
+from functools import lru_cache
+
+# In OPeRA's order of frequency in the filtered release.
 CLICK_TYPES: tuple[str, ...] = (
     "review",
     "search",
@@ -19,6 +27,49 @@ CLICK_TYPES: tuple[str, ...] = (
     "filter",
 )
 
-# Placeholder: the observation work replaces this with the real inference (see infer_click_type).
+_PURCHASE = re.compile(r"(add_to_cart|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)")
+_PRODUCT_LINK = re.compile(r"^(product_(name|image|title|detail|link|price)|title|title_link|image|item_link)$")
+_PAGE_RELATED = re.compile(r"(pagination|next_page|previous_page|prev_page|carousel|see_more|show_more|page_\d+|^page$|see_all)")
+_FILTER = re.compile(r"(^refinements|^filter|\.filter|sort_by|^sort)")
+_REVIEW = re.compile(r"(review|rating|stars|^acr|customer_photos)")
+
+# (predicate on (name, parts, last), click type), first match wins.
+_RULES: tuple[tuple[object, str], ...] = (
+    (lambda n, p, last: "suggested_term" in n or "suggestion" in n, "suggested_term"),
+    (lambda n, p, last: "search_input" in n or "search_button" in n or "search_box" in n
+     or last in ("search", "search_submit", "submit_search") or n.startswith("nav_bar.search"), "search"),
+    (lambda n, p, last: n.startswith("cart_side_bar"), "cart_side_bar"),
+    (lambda n, p, last: p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all")
+     or "select_all" in n or "deselect_all" in n, "cart_page_select"),
+    (lambda n, p, last: bool(_PURCHASE.search(last)) or n in ("check_out", "checkout"), "purchase"),
+    (lambda n, p, last: bool(_PRODUCT_LINK.match(last)), "product_link"),
+    (lambda n, p, last: p[0].startswith("review") or bool(_REVIEW.search(p[0])) or "review" in n, "review"),
+    (lambda n, p, last: p[0].startswith("product_option") or "button_list" in n or "variation" in n
+     or "twister" in n, "product_option"),
+    (lambda n, p, last: "quantity" in n, "quantity"),
+    (lambda n, p, last: bool(_FILTER.search(n)), "filter"),
+    (lambda n, p, last: bool(_PAGE_RELATED.search(n)), "page_related"),
+    (lambda n, p, last: p[0] == "nav_bar", "nav_bar"),
+    (lambda n, p, last: bool(_REVIEW.search(n)), "review"),
+)
+
+
+@lru_cache(maxsize=65_536)
+def _infer(name: str) -> str:
+    lowered = name.lower()
+    parts = lowered.split(".")
+    last = parts[-1]
+    for predicate, click_type in _RULES:
+        if predicate(lowered, parts, last):  # type: ignore[operator]
+            return click_type
+    return "other"
+
+
 def infer_click_type(name: str, tag: str | None = None, text: str | None = None) -> str:
-    raise NotImplementedError
+    """OPeRA click type of the element named `name` (tag and text are hints for names that say little)."""
+    click_type = _infer(name)
+    if click_type == "other" and text:
+        words = text.lower()
+        if "add to cart" in words or "buy now" in words or "proceed to checkout" in words:
+            return "purchase"
+    return click_type

@@ -1,12 +1,32 @@
-"""The page in front of a twin: OPeRA simplified HTML turned into the candidates it can act on."""
+"""The page in front of a twin: OPeRA simplified HTML turned into the candidates it can act on.
+
+In OPeRA's simplified HTML (Wang et al. 2025, arXiv 2506.05606) every interactive element carries a dotted
+semantic id in `name=`. Named elements that only group other named elements (`nav_bar`,
+`search_results.<slug>`, `product_options.size`) are containers, not things a person clicks.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlparse
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from agent.click_types import infer_click_type
 
 CandidateKind = Literal["clickable", "input"]
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
+
+_INTERACTIVE_TAGS = frozenset({"input", "textarea", "select", "button", "a", "li", "option", "summary", "label", "img"})
+_INTERACTIVE_ROLES = frozenset({"button", "link", "radio", "checkbox", "searchbox", "option", "tab", "menuitem",
+                                "combobox", "textbox", "switch", "menuitemradio", "menuitemcheckbox"})
+_NON_TEXT_INPUTS = frozenset({"checkbox", "radio", "submit", "button", "image", "reset", "file", "color", "range"})
+_SPACES = re.compile(r"\s+")
+_PRICE = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)")
+_MAX_TEXT = 300
+_PAGE_TEXT = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,10 +36,10 @@ class Candidate:
     name: str                 # the semantic id, e.g. "search_results.usb_c_cable.product_name"
     kind: CandidateKind       # "input" for text fields / text areas / search boxes, else "clickable"
     tag: str                  # lower-case tag name
-    text: str                 # visible text (or aria-label / title / value / placeholder), whitespace folded, <= 300 chars
-    click_type: str           # one of agent.click_types.CLICK_TYPES ("other" when unsure); for inputs: "search" or "other"
+    text: str                 # visible text (or aria-label / title / value / placeholder / alt), folded, <= 300 chars
+    click_type: str           # one of agent.click_types.CLICK_TYPES ("other" when unsure)
     position: int             # 0-based document order among the candidates
-    price: float | None = None  # a price ($12.99) found in the element's text, when there is one
+    price: float | None = None  # a price ($12.99) in the element's text, when there is one
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +51,7 @@ class Observation:
     title: str
     candidates: tuple[Candidate, ...]
     by_name: dict[str, Candidate] = field(repr=False)
-    text: str = field(default="", repr=False)  # visible page text, folded, first ~2,000 chars (for prompts and intent)
+    text: str = field(default="", repr=False)  # visible page text, folded, first ~2,000 chars
 
     @property
     def empty(self) -> bool:
@@ -41,6 +61,116 @@ class Observation:
 EMPTY_OBSERVATION = Observation(url=None, page_type="none", title="", candidates=(), by_name={}, text="")
 
 
+def _fold(text: str | None) -> str:
+    return _SPACES.sub(" ", text or "").strip()
+
+
+def parse_price(text: str) -> float | None:
+    match = _PRICE.search(text)
+    return float(match.group(1).replace(",", "")) if match else None
+
+
+def _is_text_input(node: LexborNode) -> bool:
+    tag = node.tag
+    role = (node.attributes.get("role") or "").lower()
+    if tag == "textarea" or role in ("searchbox", "textbox", "combobox") and tag != "select":
+        return True
+    if tag == "input":
+        return (node.attributes.get("type") or "text").lower() not in _NON_TEXT_INPUTS
+    return False
+
+
+def _label(node: LexborNode) -> str:
+    text = _fold(node.text(deep=True, separator=" "))
+    if not text:
+        attrs = node.attributes
+        for key in ("aria-label", "title", "value", "placeholder", "alt"):
+            if attrs.get(key):
+                text = _fold(attrs[key])
+                break
+    return text[:_MAX_TEXT]
+
+
+def _containers(named: list[LexborNode]) -> set[int]:
+    """Ids of named elements that hold another named element (one walk up from each named element)."""
+    containers: set[int] = set()
+    for node in named:
+        parent = node.parent
+        while parent is not None:
+            if parent.attributes.get("name") is not None:
+                containers.add(parent.mem_id)
+                break
+            parent = parent.parent
+    return containers
+
+
+def _is_candidate(node: LexborNode, containers: set[int]) -> bool:
+    """Interactive tags and roles always; other named elements only when they group no named element."""
+    if node.tag == "input" and (node.attributes.get("type") or "").lower() == "hidden":
+        return False
+    if node.tag in _INTERACTIVE_TAGS or (node.attributes.get("role") or "").lower() in _INTERACTIVE_ROLES:
+        return True
+    return node.mem_id not in containers
+
+
+def _page_type(url: str | None, names: list[str]) -> PageType:
+    path = urlparse(url).path.lower() if url else ""
+    query = urlparse(url).query if url else ""
+    if "checkout" in path or "/buy/" in path:
+        return "checkout"
+    if "/cart" in path or any(n.startswith("active_item_list") for n in names[:400]):
+        return "cart"
+    if "/dp/" in path or "/gp/product" in path or any(n.startswith(("buybox", "product_options")) for n in names):
+        return "product"
+    if path.startswith("/s") and ("k=" in query or path.startswith("/s/")) or any(n.startswith("search_results") for n in names):
+        return "search_results"
+    if url and path in ("", "/"):
+        return "home"
+    return "other"
+
+
+def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
+    node = tree.css_first("title") or tree.css_first("#productTitle") or tree.css_first("h1")
+    if node is not None and _fold(node.text()):
+        return _fold(node.text())[:200]
+    for candidate in candidates:
+        if candidate.name.endswith(("product_title", "title")) and candidate.text:
+            return candidate.text[:200]
+    return ""
+
+
 def parse_page(simplified_html: str | None, url: str | None = None) -> Observation:
     """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates."""
-    raise NotImplementedError  # filled in by the observation work
+    if not simplified_html or not simplified_html.strip():
+        return Observation(url=url, page_type="none", title="", candidates=(), by_name={}, text="")
+    tree = LexborHTMLParser(simplified_html)
+    for node in tree.css("script, style, noscript"):
+        node.decompose()
+    candidates: list[Candidate] = []
+    by_name: dict[str, Candidate] = {}
+    named = tree.css("[name]")
+    containers = _containers(named)
+    for node in named:
+        name = (node.attributes.get("name") or "").strip()
+        if not name or name in by_name or not _is_candidate(node, containers):
+            continue
+        text = _label(node)
+        kind: CandidateKind = "input" if _is_text_input(node) else "clickable"
+        if kind == "input":
+            click_type = "search" if "search" in name.lower() else "other"
+        else:
+            click_type = infer_click_type(name, node.tag, text)
+        candidate = Candidate(name=name, kind=kind, tag=node.tag, text=text, click_type=click_type,
+                              position=len(candidates), price=parse_price(text) if "$" in text else None)
+        candidates.append(candidate)
+        by_name[name] = candidate
+    body = tree.body
+    page_text = _fold(body.text(deep=True, separator=" ")) if body is not None else ""
+    return Observation(
+        url=url,
+        page_type=_page_type(url, list(by_name)),
+        title=_title(tree, candidates),
+        candidates=tuple(candidates),
+        by_name=by_name,
+        text=page_text[:_PAGE_TEXT],
+    )

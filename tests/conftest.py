@@ -12,7 +12,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
-PAGES = REPO / "tests" / "fixtures" / "pages"
+PAGES = REPO / "agent" / "sample_pages"
 
 
 @pytest.fixture(scope="session")
