@@ -139,7 +139,7 @@ async def evaluate(
 
     tasks = []
     for session in sessions:
-        user_id = session.user_id or user_id_from_session_id(session.session_id, known)
+        user_id = session.user_id if session.user_id in personas else user_id_from_session_id(session.session_id, known)
         persona = personas.get(user_id) if user_id else None
         if persona is None:
             missing_personas.add(user_id or session.session_id)
