@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from agent.actions import ACTION_TYPES, Action, same_action
+from agent.click_types import infer_click_type
 
 NOT_CLICK = {"input": "<input>", "terminate": "<terminate>"}
+ERROR_KINDS = ("did_not_terminate", "did_not_click", "did_not_input", "input_wrong_field", "input_wrong_text",
+               "clicked_wrong_element")
 
 
 @dataclass(frozen=True)
@@ -55,19 +58,33 @@ def classification(gold: Sequence[str], pred: Sequence[str], preferred: Sequence
             "accuracy": accuracy}
 
 
+def _click_type(action: Action, click_type: str | None) -> str | None:
+    """The click type of a click (inferred from its name when the record has none); None for other actions."""
+    if action.type != "click":
+        return None
+    return click_type or infer_click_type(action.name)
+
+
+def _click_label(action: Action, click_type: str | None) -> str:
+    """Click-type F1 label of a prediction: its click type, or "<input>" / "<terminate>" when it is no click."""
+    return _click_type(action, click_type) if action.type == "click" else NOT_CLICK[action.type]
+
+
 def _fine_label(action: Action, click_type: str | None) -> str:
-    return (click_type or "other") if action.type == "click" else action.type
+    return _click_type(action, click_type) if action.type == "click" else action.type
 
 
 def _outcome(action: Action, click_type: str | None, gold: bool) -> str:
+    """How a session's last step ends it: "purchase", "terminate", else "other" (gold) / "continue" (predicted)."""
     if action.type == "terminate":
         return "terminate"
-    if action.type == "click" and click_type == "purchase":
+    if action.type == "click" and _click_type(action, click_type) == "purchase":
         return "purchase"
     return "other" if gold else "continue"
 
 
 def _errors(records: Sequence[StepRecord]) -> dict:
+    """OPeRA's Table 6 breakdown: each wrong prediction falls in exactly one kind; fractions are of all steps."""
     counts: Counter[str] = Counter()
     for r in records:
         g, p = r.gold, r.pred
@@ -83,10 +100,8 @@ def _errors(records: Sequence[StepRecord]) -> dict:
             counts["input_wrong_text"] += 1
         elif g.type == "click" and p.name != g.name:
             counts["clicked_wrong_element"] += 1
-    names = ("did_not_terminate", "did_not_click", "did_not_input", "input_wrong_field", "input_wrong_text",
-             "clicked_wrong_element")
     n = len(records)
-    return {name: {"count": counts[name], "fraction": counts[name] / n if n else None} for name in names}
+    return {kind: {"count": counts[kind], "fraction": counts[kind] / n if n else None} for kind in ERROR_KINDS}
 
 
 def compute_metrics(records: Sequence[StepRecord]) -> dict:
@@ -94,16 +109,15 @@ def compute_metrics(records: Sequence[StepRecord]) -> dict:
     n = len(records)
     action = classification([r.gold.type for r in records], [r.pred.type for r in records], ACTION_TYPES)
     clicks = [r for r in records if r.gold.type == "click"]
-    click = classification([r.gold_click_type or "other" for r in clicks],
-                           [r.pred_click_type or "other" if r.pred.type == "click" else NOT_CLICK[r.pred.type]
-                            for r in clicks])
+    click = classification([_click_label(r.gold, r.gold_click_type) for r in clicks],
+                           [_click_label(r.pred, r.pred_click_type) for r in clicks])
     fine = classification([_fine_label(r.gold, r.gold_click_type) for r in records],
                           [_fine_label(r.pred, r.pred_click_type) for r in records])
     last = [r for r in records if r.is_last]
     outcome = classification([_outcome(r.gold, r.gold_click_type, True) for r in last],
                              [_outcome(r.pred, r.pred_click_type, False) for r in last], ("purchase", "terminate"))
-    gold_click_types = Counter(r.gold_click_type or "other" for r in clicks)
-    pred_click_types = Counter(r.pred_click_type or "other" for r in records if r.pred.type == "click")
+    gold_click_types = Counter(_click_type(r.gold, r.gold_click_type) for r in clicks)
+    pred_click_types = Counter(_click_type(r.pred, r.pred_click_type) for r in records if r.pred.type == "click")
     return {
         "n": n,
         "n_sessions": len({r.session_id for r in records}),

@@ -1,8 +1,12 @@
 """Read recorded sessions in the OPeRA action-table format (parquet, CSV or JSONL) into ordered steps.
 
-Columns as in OPeRA's release (Wang et al. 2025, arXiv 2506.05606): session_id, action_id, timestamp,
-action_type, click_type, semantic_id, input_text, url, page_meta, simplified_html, rationale, ... Only
-session_id and action_type are required; scrolls, navigations and tab switches of the full table are skipped.
+Columns as in OPeRA's release (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0): session_id, action_id,
+timestamp, action_type, click_type, semantic_id, input_text, url, page_meta, simplified_html, rationale,
+products, element_meta, mouse_position. Only session_id and action_type are required. Scrolls, navigations
+and tab switches of the full table are skipped: the benchmark's action space is click / input / terminate.
+
+The full table carries ~100K characters of HTML per row, so a parquet read asked for a few sessions
+(`sessions=` or `limit=`) first reads the two small key columns and then only the rows it needs.
 """
 
 from __future__ import annotations
@@ -10,18 +14,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+from pydantic import ValidationError
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.click_types import infer_click_type
 
 REQUIRED_COLUMNS = ("session_id", "action_type")
-_DATE_TOKEN = re.compile(r"_\d{4}-\d{2}-\d{2}T")
+KEPT_ACTION_TYPES = frozenset({"click", "input", "terminate"})
+# "_2025-04-03T..." or "_2025_04_03T..." (copies of the ids fold '-' and ':' into '_'), or compact "_20250403T".
+_DATE_TOKEN = re.compile(r"_(?=2\d{3}([-_])\d{2}\1\d{2}(?:[T_ ]|$)|2\d{7}T)")
 
 
 class RecordedSessionsError(ValueError):
@@ -31,10 +38,10 @@ class RecordedSessionsError(ValueError):
 @dataclass
 class RecordedStep:
     action: Action
-    click_type: str | None
+    click_type: str | None           # OPeRA click type of a click (None for input / terminate)
     rationale: str | None = None
     url: str | None = None
-    timestamp: str | None = None
+    timestamp: str | None = None     # ISO 8601 as recorded (datetimes and epoch numbers are rendered ISO, UTC)
     simplified_html: str | None = None
     action_id: str | None = None
     page_meta: dict | None = None
@@ -47,15 +54,26 @@ class RecordedSession:
     steps: list[RecordedStep] = field(default_factory=list)
 
 
+def _is_missing(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return value is pd.NaT or value is pd.NA
+
+
 def _text(value: object) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """A cell as text; None for missing or blank. Whole floats (ids pandas widened) lose their '.0'."""
+    if _is_missing(value):
         return None
-    text = str(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = value if isinstance(value, str) else str(value)
     return text if text.strip() else None
 
 
 def _page_meta(value: object) -> dict | None:
-    """page_meta is a dict, a JSON string, or a JSON string of a JSON string (seen in OPeRA)."""
+    """page_meta is a dict, a JSON string, or a JSON string of a JSON string (all seen in OPeRA)."""
     for _ in range(3):
         if isinstance(value, dict):
             return value
@@ -68,97 +86,241 @@ def _page_meta(value: object) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _read_frame(path: Path) -> pd.DataFrame:
+def _epoch_to_datetime(number: float) -> datetime:
+    """Epoch seconds, or milli/micro/nanoseconds, told apart by magnitude (years 1973..5138 in seconds)."""
+    scale = 1.0
+    for bound, divisor in ((1e11, 1.0), (1e14, 1e3), (1e17, 1e6)):
+        if abs(number) < bound:
+            scale = divisor
+            break
+    else:
+        scale = 1e9
+    return datetime.fromtimestamp(number / scale, tz=timezone.utc)
+
+
+def _timestamp(value: object) -> tuple[str | None, float | None]:
+    """(the timestamp as text, epoch seconds for ordering or None when it cannot be parsed)."""
+    if _is_missing(value):
+        return None, None
+    moment: datetime | None = None
+    text: str | None = None
+    if isinstance(value, datetime):  # includes pandas.Timestamp (parquet timestamp columns)
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        moment = _epoch_to_datetime(float(value))
+    else:
+        text = _text(value)
+        if text is None:
+            return None, None
+        try:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            try:
+                moment = _epoch_to_datetime(float(text))
+            except (ValueError, OverflowError, OSError):
+                return text, None
+            text = None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)  # naive times are read as UTC, so a session orders consistently
+    return text or moment.isoformat(), moment.timestamp()
+
+
+def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = ()) -> str | None:
+    """The user of an OPeRA session id `{user_id}_{start_iso}_{end_iso}`.
+
+    A known user id the session id starts with wins (the longest, compared with '-' and '_' and case folded
+    alike, and ending at a separator, so an 8-character user prefix also works); else the part before the
+    first date-like "_2025-..." token; else None.
+    """
+    folded = session_id.replace("-", "_").lower()
+    best: str | None = None
+    for user_id in known_user_ids:
+        key = user_id.replace("-", "_").lower()
+        if key and folded.startswith(key) and (len(folded) == len(key) or folded[len(key)] == "_"):
+            if best is None or len(key) > len(best):
+                best = user_id
+    if best is not None:
+        return best
+    match = _DATE_TOKEN.search(session_id)
+    return session_id[: match.start()] if match and match.start() > 0 else None
+
+
+# ----------------------------------------------------------------------------------------------- reading files
+
+def _parquet_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(path.rglob("*.parquet"))
+        if not files:
+            raise RecordedSessionsError(f"{path}: no *.parquet files in this directory")
+        return files
+    return [path]
+
+
+def _check_columns(source: Path, columns: Collection[str]) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise RecordedSessionsError(
+            f"{source}: missing required column(s) {missing}; found {sorted(columns)[:20]}"
+            " (point at the OPeRA action table, e.g. OPeRA_filtered/action/)")
+
+
+def _selected_session_ids(files: list[Path], wanted: set[str] | None, limit: int | None) -> list[str]:
+    """The ids a filtered read needs, from the session_id and action_type columns only (first-seen order)."""
+    import pyarrow.parquet as pq
+
+    for file in files:  # every file, before an early return on `limit`: the filtered read opens them all
+        _check_columns(file, pq.read_schema(file).names)
+    chosen: dict[str, None] = {}
+    for file in files:
+        keys = pq.read_table(file, columns=list(REQUIRED_COLUMNS)).to_pydict()
+        for session_id, kind in zip(keys["session_id"], keys["action_type"]):
+            session_id = _text(session_id)
+            if session_id is None or (_text(kind) or "").strip().lower() not in KEPT_ACTION_TYPES:
+                continue
+            if (wanted is None or session_id in wanted) and session_id not in chosen:
+                if limit is not None and len(chosen) >= limit:
+                    return list(chosen)
+                chosen[session_id] = None
+    return list(chosen)
+
+
+def _parquet_rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, list[dict]]]:
+    import pyarrow.parquet as pq
+
+    files = _parquet_files(path)
+    if wanted is None and limit is None:
+        for file in files:
+            frame = pd.read_parquet(file)
+            _check_columns(file, frame.columns)
+            yield file, frame.to_dict("records")
+        return
+    ids = _selected_session_ids(files, wanted, limit)
+    if not ids:
+        return
+    for file in files:
+        table = pq.read_table(file, filters=[("session_id", "in", ids)])
+        if table.num_rows:
+            yield file, table.to_pandas().to_dict("records")
+
+
+def _jsonl_rows(path: Path) -> list[dict]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RecordedSessionsError(f"{path}: line {number}: cannot read the action table: {error}") from error
+            if not isinstance(row, dict):
+                raise RecordedSessionsError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+def _json_rows(path: Path) -> list[dict]:
     try:
-        if path.is_dir():
-            files = sorted(path.rglob("*.parquet"))
-            if not files:
-                raise RecordedSessionsError(f"{path}: no *.parquet files in this directory")
-            return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-        suffix = path.suffix.lower()
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise RecordedSessionsError(f"{path}: cannot read the action table: {error}") from error
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise RecordedSessionsError(f"{path}: expected a JSON array of objects (one per action)")
+    return data
+
+
+def _rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, list[dict]]]:
+    """(file, rows) pairs; the columns of every file are checked before its rows are used."""
+    suffix = path.suffix.lower()
+    try:
+        if path.is_dir() or suffix == ".parquet":
+            yield from _parquet_rows(path, wanted, limit)
+            return
         if suffix == ".csv":
-            return pd.read_csv(path, dtype=str, keep_default_na=False)
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+            _check_columns(path, frame.columns)
+            yield path, frame.to_dict("records")
+            return
         if suffix in (".jsonl", ".json"):
-            return pd.read_json(path, lines=suffix == ".jsonl", dtype=False)
+            rows = _jsonl_rows(path) if suffix == ".jsonl" else _json_rows(path)
+            _check_columns(path, {key for row in rows for key in row} if rows else set())
+            yield path, rows
+            return
     except RecordedSessionsError:
         raise
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # missing file, corrupt parquet (ArrowInvalid), bad CSV
         raise RecordedSessionsError(f"{path}: cannot read the action table: {error}") from error
     raise RecordedSessionsError(f"{path}: unsupported format (use parquet, a directory of parquet, CSV or JSONL)")
 
 
-def _action(row: dict, path: Path, line: int) -> tuple[Action, str | None] | None:
+# ------------------------------------------------------------------------------------------------ rows to steps
+
+def _action(row: dict, source: Path, line: int) -> tuple[Action, str | None] | None:
     kind = (_text(row.get("action_type")) or "").strip().lower()
-    name = _text(row.get("semantic_id"))
+    if kind not in KEPT_ACTION_TYPES:
+        return None  # scroll, navigation, tab_activate: not actions in the benchmark's space
     if kind == "terminate":
         return TerminateAction(), None
-    if kind not in ("click", "input"):
-        return None  # scroll, navigation, tab_activate: not actions in the benchmark's space
+    name = _text(row.get("semantic_id"))
     if not name:
-        raise RecordedSessionsError(f"{path}: row {line}: a {kind} without semantic_id")
-    if kind == "input":
-        return InputAction(name=name, text=_text(row.get("input_text")) or ""), None
-    return ClickAction(name=name), _text(row.get("click_type")) or infer_click_type(name)
-
-
-def _sort_key(timestamp: str | None) -> float | None:
-    if not timestamp:
-        return None
+        raise RecordedSessionsError(f"{source}: row {line}: a {kind} without semantic_id")
     try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+        if kind == "input":
+            return InputAction(name=name, text=_text(row.get("input_text")) or ""), None
+        return ClickAction(name=name), _text(row.get("click_type")) or infer_click_type(name)
+    except ValidationError as error:
+        raise RecordedSessionsError(f"{source}: row {line}: invalid {kind} action: {error}") from error
 
 
-def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = ()) -> str | None:
-    """OPeRA session ids are `{user_id}_{start_iso}_{end_iso}`; '-' and '_' may differ in copies."""
-    folded = session_id.replace("-", "_")
-    for user_id in known_user_ids:
-        if folded.startswith(user_id.replace("-", "_")):
-            return user_id
-    match = _DATE_TOKEN.search(session_id)
-    return session_id[: match.start()] if match else None
+def _step(row: dict, action: Action, click_type: str | None) -> tuple[RecordedStep, float | None]:
+    timestamp, order_key = _timestamp(row.get("timestamp"))
+    step = RecordedStep(action=action, click_type=click_type, rationale=_text(row.get("rationale")),
+                        url=_text(row.get("url")), timestamp=timestamp,
+                        simplified_html=_text(row.get("simplified_html")), action_id=_text(row.get("action_id")),
+                        page_meta=_page_meta(row.get("page_meta")))
+    return step, order_key
 
 
 def read_action_table(path: str | Path, *, sessions: Collection[str] | None = None,
                       limit: int | None = None) -> list[RecordedSession]:
-    """Sessions in first-seen order, steps by timestamp when every step has one, else in file order."""
+    """Sessions in first-seen order (only those in `sessions` when given, at most `limit` of them).
+
+    Steps are ordered by timestamp when every kept step of the session has a parseable one (ties keep file
+    order), else kept in file order. Raises RecordedSessionsError for unreadable files, missing columns,
+    malformed rows, or when none of the requested sessions is in the table.
+    """
     path = Path(path)
-    frame = _read_frame(path)
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise RecordedSessionsError(f"{path}: missing required column(s) {missing}; found {list(frame.columns)[:20]}")
-    wanted = set(sessions) if sessions else None
+    if limit is not None and limit < 0:
+        raise RecordedSessionsError(f"{path}: limit must be >= 0, got {limit}")
+    wanted = {str(s) for s in sessions} if sessions else None
     by_session: dict[str, RecordedSession] = {}
-    order: dict[str, list[tuple[float | None, int, RecordedStep]]] = {}
-    for line, row in enumerate(frame.to_dict("records"), start=1):
-        session_id = _text(row.get("session_id"))
-        if not session_id:
-            raise RecordedSessionsError(f"{path}: row {line}: empty session_id")
-        if wanted is not None and session_id not in wanted:
-            continue
-        parsed = _action(row, path, line)
-        if parsed is None:
-            continue
-        action, click_type = parsed
-        timestamp = _text(row.get("timestamp"))
-        step = RecordedStep(action=action, click_type=click_type, rationale=_text(row.get("rationale")),
-                            url=_text(row.get("url")), timestamp=timestamp,
-                            simplified_html=_text(row.get("simplified_html")), action_id=_text(row.get("action_id")),
-                            page_meta=_page_meta(row.get("page_meta")))
-        if session_id not in by_session:
-            if limit is not None and len(by_session) >= limit:
+    ordered: dict[str, list[tuple[float | None, int, RecordedStep]]] = {}
+    sequence = 0
+    for source, rows in _rows(path, wanted, limit):
+        for line, row in enumerate(rows, start=1):
+            session_id = _text(row.get("session_id"))
+            if not session_id:
+                raise RecordedSessionsError(f"{source}: row {line}: empty session_id")
+            if wanted is not None and session_id not in wanted:
                 continue
-            user_id = _text(row.get("user_id")) or user_id_from_session_id(session_id)
-            by_session[session_id] = RecordedSession(session_id=session_id, user_id=user_id)
-            order[session_id] = []
-        order[session_id].append((_sort_key(timestamp), line, step))
-    for session_id, rows in order.items():
-        if all(key is not None for key, _, _ in rows):
-            rows.sort(key=lambda r: (r[0], r[1]))
-        by_session[session_id].steps = [step for _, _, step in rows]
+            parsed = _action(row, source, line)
+            if parsed is None:
+                continue
+            if session_id not in by_session:
+                if limit is not None and len(by_session) >= limit:
+                    continue
+                user_id = _text(row.get("user_id")) or user_id_from_session_id(session_id)
+                by_session[session_id] = RecordedSession(session_id=session_id, user_id=user_id)
+                ordered[session_id] = []
+            step, order_key = _step(row, *parsed)
+            ordered[session_id].append((order_key, sequence, step))
+            sequence += 1
+    for session_id, steps in ordered.items():
+        if all(key is not None for key, _, _ in steps):
+            steps.sort(key=lambda item: (item[0], item[1]))
+        by_session[session_id].steps = [step for _, _, step in steps]
     if wanted is not None and not by_session:
         raise RecordedSessionsError(f"{path}: none of the requested sessions is in the table")
     return list(by_session.values())
