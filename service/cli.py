@@ -18,8 +18,8 @@ app = typer.Typer(help="twinsim: persona-conditioned digital twins of online sho
                   pretty_exceptions_enable=False, add_completion=False)
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 app.add_typer(personas_app, name="personas")
-console = Console()
-err = Console(stderr=True)
+console = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -1,0 +1,1 @@
+"""Standalone HTML reports (inline CSS and SVG, no scripts, no external assets)."""
