@@ -17,6 +17,7 @@ import httpx
 from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
 
 from agent.sample_pages import sample_page  # noqa: E402
+from personas.memory_store import open_memory_store  # noqa: E402
 from tests.support.service_process import ServiceProcess  # noqa: E402
 
 HISTORY = [
@@ -71,11 +72,21 @@ def main() -> None:
                 client.get(f"/personas/{rows[0]['user_id']}/memories", params={"q": f"{queries[i % 5]} {i}", "k": 5}).raise_for_status()
                 recall.append((time.perf_counter() - started) * 1000)
         memory = rss_mb(service.pid)
+        service.stop()
+        store = open_memory_store(path=f"{data_dir}/chroma")
+        store.recall(rows[0]["user_id"], "warm up", k=5)
+        in_process = []
+        for i in range(200):
+            started = time.perf_counter()
+            store.recall(rows[0]["user_id"], f"{queries[i % 5]} {i} in process", k=5)
+            in_process.append((time.perf_counter() - started) * 1000)
     write_result("predict_http", {
         "page_bytes": len(html.encode()), "history_steps": len(HISTORY), "requests": args.requests,
         "predict_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2),
                        "max": round(max(latencies), 2)},
         "predict_server_graph_ms": {"p50": round(percentile(server_ms, 50), 2), "p95": round(percentile(server_ms, 95), 2)},
+        "recall_ms": {"p50": round(percentile(in_process, 50), 2), "p95": round(percentile(in_process, 95), 2),
+                      "note": "MemoryStore.recall in process: embedding of a new query + Chroma query, k=5"},
         "recall_http_ms": {"p50": round(percentile(recall, 50), 2), "p95": round(percentile(recall, 95), 2),
                            "note": "GET /personas/{id}/memories?q=...: HTTP + embedding of a new query + Chroma query"},
         "service_rss_mb": round(memory, 1),
