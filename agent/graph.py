@@ -166,8 +166,9 @@ class TwinGraph:
         decision, action = state["decision"], state["action"]
         candidate = observation.by_name.get(action.name) if action.type == "click" else None
         click_type = None
-        if action.type == "click":
-            click_type = candidate.click_type if candidate else infer_click_type(action.name)
+        if action.type == "click":  # the page's word first; without a page, the brain's own, else the name's
+            click_type = candidate.click_type if candidate else (decision.details.get("click_type")
+                                                                 or infer_click_type(action.name))
         fallback_used = state.get("fell_back", False)
         return Prediction(
             action=action,

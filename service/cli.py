@@ -115,7 +115,7 @@ def predict(
         except OSError as error:
             fail(f"{page}: {error}")
     steps = _read_history(history)
-    services = _services()
+    services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
     if brain not in services.graph.brains:
         fail(f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
     is_simplified = html is not None and ' name="' in html and "data-asin" not in html

@@ -30,7 +30,7 @@ class MajorityBrain:
         else:
             name, _ = name_click(MAJORITY_CLICK_TYPE, [], self._naming)
         return Decision(action=ClickAction(name=name), rationale="(baseline) the most common action: a review click.",
-                        model="majority")
+                        model="majority", details={"click_type": MAJORITY_CLICK_TYPE})
 
     async def decide(self, ctx: TwinContext) -> Decision:
         return self.decide_sync(ctx)
@@ -47,8 +47,9 @@ class RepeatPreviousBrain:
         if not ctx.history:
             first = self._majority.decide_sync(ctx)
             return first.model_copy(update={"model": "repeat-previous"})
-        return Decision(action=ctx.history[-1].action, rationale="(baseline) the same action as the previous step.",
-                        model="repeat-previous")
+        previous = ctx.history[-1]
+        return Decision(action=previous.action, rationale="(baseline) the same action as the previous step.",
+                        model="repeat-previous", details={"click_type": previous.click_type})
 
     async def decide(self, ctx: TwinContext) -> Decision:
         return self.decide_sync(ctx)

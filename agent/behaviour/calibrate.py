@@ -1,0 +1,334 @@
+"""`twinsim calibrate`: fit the behaviour model on real OPeRA sessions and write params.json.
+
+Data (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0): the timelines (real sessions of the full action
+table, click types and times, no names) and the personas of the people in them; optionally the full
+release's action table (names, typed text, pages) and user table. Steps:
+
+1. sessions in the benchmark's action space; one training row per step (two when live context is known)
+2. action-model L2 strength by leave-users-out cross-validation (log-loss), then the outcome model's
+3. persona-term scale by the summed log-loss of leave-users-out and held-out-session cross-validation,
+   then the per-person effect scale by held-out-session cross-validation (only seen people have one)
+4. the most-likely decision rule (log biases for terminate, purchase, input) on out-of-fold predictions
+5. final fits with and without persona terms; from the action table, element names, name priors and
+   element-choice weights
+6. params.json with sorted keys and rounded floats: the same data and seed give the same bytes
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from agent.behaviour.cross_validation import fold_assignment, log_loss, out_of_fold_distributions
+from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_rule
+from agent.behaviour.fitting import FitConfig, fit_variant
+from agent.behaviour.label_metrics import label_metrics
+from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
+from agent.behaviour.naming_learning import learn_name_priors, learn_naming
+from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.params import DEFAULT_NAME_PRIORS, PARAMS_FORMAT, PARAMS_PATH, dump_params
+from agent.behaviour.persona_features import person_key, persona_vector
+from agent.behaviour.recorded import merge_sessions, sessions_of
+from agent.behaviour.sessions import BehaviourSession
+from agent.behaviour.timelines import read_timelines
+from agent.behaviour.training_data import TrainingRows, build_rows
+from personas.persona import Persona
+
+CITATION = "OPeRA: Wang et al. 2025, arXiv 2506.05606, dataset NEU-HAI/OPeRA, CC-BY-4.0"
+ACTION_C_GRID: tuple[float, ...] = (0.05, 0.1, 0.2)
+OUTCOME_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3)
+PERSONA_SCALE_GRID: tuple[float, ...] = (0.1, 0.3, 1.0)
+PERSON_SCALE_GRID: tuple[float, ...] = (0.0, 0.3, 1.0, 3.0)
+N_FOLDS = 5
+DIGITS = 5
+
+
+class CalibrationError(ValueError):
+    """The data given to calibrate cannot produce a model (missing files, no sessions, ...)."""
+
+
+def default_data_dir() -> Path:
+    """$TWINSIM_OPERA_DATA, else the shared OPeRA folder beside the repository (../shared/data/opera)."""
+    configured = os.environ.get("TWINSIM_OPERA_DATA")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera"
+
+
+def read_personas(paths: Sequence[Path]) -> dict[str, Persona]:
+    """Personas keyed by user prefix; a later file (the full user table) overrides an earlier one."""
+    from personas.sources import load_personas
+
+    keyed: dict[str, Persona] = {}
+    for path in paths:
+        for persona in load_personas(path):
+            key = person_key(persona.id)
+            if key:
+                keyed[key] = persona
+    return keyed
+
+
+def read_action_sessions(path: Path) -> list[BehaviourSession]:
+    from agent.evaluation.recorded_sessions import read_action_table
+
+    return sessions_of(read_action_table(path))
+
+
+@dataclass(frozen=True)
+class Selection:
+    action_c: float
+    outcome_c: float
+    persona_scale: float
+    person_scale: float
+    scores: dict
+
+    def config(self, variant: str) -> FitConfig:
+        """FitConfig of a variant: "persona", "no_persona" or "known_person" (persona + per-person effects)."""
+        person_scale = self.person_scale if variant == "known_person" else 0.0
+        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona", person_scale)
+
+
+def _rounded(value, digits: int = DIGITS):
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {str(k): _rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v, digits) for v in value]
+    if isinstance(value, np.generic):
+        return _rounded(value.item(), digits)
+    return value
+
+
+def outcome_log_loss(distributions: np.ndarray, rows: TrainingRows) -> float:
+    """Log-loss of buy vs leave among the scored rows where a session ends."""
+    purchase, terminate = LABELS.index(PURCHASE), LABELS.index(TERMINATE)
+    scored = ~np.isnan(distributions[:, 0]) & np.isin(rows.labels, [purchase, terminate])
+    ends = distributions[scored][:, [purchase, terminate]]
+    share = ends / ends.sum(axis=1, keepdims=True)
+    picked = np.where(rows.labels[scored] == purchase, share[:, 0], share[:, 1])
+    return float(-np.mean(np.log(np.clip(picked, 1e-12, None))))
+
+
+def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -> Selection:
+    """Strengths and persona scale by cross-validated log-loss (see the module docstring)."""
+    by_user = fold_assignment(rows, "users", N_FOLDS, seed)
+    by_session = fold_assignment(rows, "sessions", N_FOLDS, seed)
+    action_grid = ACTION_C_GRID[1:2] if small else ACTION_C_GRID
+    outcome_grid = OUTCOME_C_GRID[1:2] if small else OUTCOME_C_GRID
+    scale_grid = PERSONA_SCALE_GRID[1:2] if small else PERSONA_SCALE_GRID
+    person_grid = PERSON_SCALE_GRID[2:3] if small else PERSON_SCALE_GRID
+    scores: dict = {"action_c": {}, "outcome_c": {}, "persona_scale": {}, "person_scale": {}}
+
+    best_action = None
+    for c in action_grid:
+        loss = log_loss(out_of_fold_distributions(rows, by_user, FitConfig(action_c=c, use_persona=False)), rows)
+        scores["action_c"][str(c)] = loss
+        if best_action is None or loss < best_action[1]:
+            best_action = (c, loss)
+    action_c = best_action[0]
+
+    best_outcome = None
+    for c in outcome_grid:
+        config = FitConfig(action_c=action_c, outcome_c=c, use_persona=False)
+        loss = outcome_log_loss(out_of_fold_distributions(rows, by_user, config), rows)
+        scores["outcome_c"][str(c)] = loss
+        if best_outcome is None or loss < best_outcome[1]:
+            best_outcome = (c, loss)
+    outcome_c = best_outcome[0]
+
+    best_scale = None
+    for scale in scale_grid:
+        config = FitConfig(action_c=action_c, outcome_c=outcome_c, persona_scale=scale, use_persona=True)
+        users_loss = log_loss(out_of_fold_distributions(rows, by_user, config), rows)
+        sessions_loss = log_loss(out_of_fold_distributions(rows, by_session, config), rows)
+        scores["persona_scale"][str(scale)] = {"users": users_loss, "sessions": sessions_loss}
+        total = users_loss + sessions_loss
+        if best_scale is None or total < best_scale[1]:
+            best_scale = (scale, total)
+    persona_scale = best_scale[0]
+
+    # Per-person effects only exist for people seen in training, so only held-out sessions can judge them.
+    best_person = None
+    for scale in person_grid:
+        config = FitConfig(action_c, outcome_c, persona_scale, True, scale)
+        loss = log_loss(out_of_fold_distributions(rows, by_session, config), rows)
+        scores["person_scale"][str(scale)] = loss
+        if best_person is None or loss < best_person[1]:
+            best_person = (scale, loss)
+    return Selection(action_c, outcome_c, persona_scale, best_person[0], scores)
+
+
+def previous_labels(rows: TrainingRows) -> np.ndarray:
+    """The previous step's label of every row (-1 at a session's first step), in row order."""
+    previous = np.full(len(rows), -1)
+    last_label: dict[int, int] = {}
+    step_of_session: dict[int, int] = {}
+    for i in range(len(rows)):
+        session = int(rows.sessions[i])
+        if rows.live[i]:  # a live copy shares its step with the row just before it
+            previous[i] = previous[i - 1]
+            continue
+        if step_of_session.get(session, -1) >= 0 and session in last_label:
+            previous[i] = last_label[session]
+        step_of_session[session] = step_of_session.get(session, -1) + 1
+        last_label[session] = int(rows.labels[i])
+    return previous
+
+
+def cross_validated_report(rows: TrainingRows, selection: Selection, seed: int) -> tuple[DecisionRule, dict]:
+    """Decision biases tuned on out-of-fold predictions, and the cross-validated metrics they give.
+
+    Held-out people are scored with the persona variant, held-out sessions of known people with the
+    known-person variant (as at inference); both without persona terms for the ablation.
+    """
+    scored = ~rows.live
+    previous = previous_labels(rows)[scored]
+    report: dict = {}
+    tuning_sets: list[TuningSet] = []
+    per_scheme: dict[str, dict[str, np.ndarray]] = {}
+    for scheme, persona_variant in (("users", "persona"), ("sessions", "known_person")):
+        folds = fold_assignment(rows, scheme, N_FOLDS, seed)
+        per_scheme[scheme] = {}
+        for variant in (persona_variant, "no_persona"):
+            distributions = out_of_fold_distributions(rows, folds, selection.config(variant))[scored]
+            per_scheme[scheme]["persona" if variant != "no_persona" else "no_persona"] = distributions
+            if variant != "no_persona":
+                tuning_sets.append(TuningSet(distributions, rows.labels[scored], rows.is_last[scored], previous))
+    rule, objective = tune_rule(tuning_sets)
+    for scheme, variants in per_scheme.items():
+        report[scheme] = {
+            variant: label_metrics(rows.labels[scored], rule.decide(d, previous), rows.is_last[scored])
+            for variant, d in variants.items()
+        }
+        report[scheme]["log_loss"] = {
+            variant: float(-np.mean(np.log(np.clip(d[np.arange(len(d)), rows.labels[scored]], 1e-12, None))))
+            for variant, d in variants.items()
+        }
+    report["decision_objective"] = objective
+    return rule, report
+
+
+def _expected_labels(variant):
+    """What the history-only model expects at step t (name priors are corrections to it)."""
+    from agent.behaviour.features import history_features
+
+    def expected(session: BehaviourSession, t: int) -> np.ndarray:
+        return variant.distribution(history_features(session.steps[:t])).probabilities
+
+    return expected
+
+
+def calibrate(
+    timelines: Path | None = None,
+    personas: Path | None = None,
+    actions: Path | None = None,
+    users: Path | None = None,
+    out: Path = PARAMS_PATH,
+    seed: int = 0,
+    small_search: bool = False,
+) -> dict:
+    """Fit everything and write `out`; returns a report of what was fitted and how well it does.
+
+    `timelines` and `personas` default to the shared OPeRA data; `actions` (the full release's action
+    table: a parquet file or directory) and `users` (its user table) are optional extras.
+    `small_search` fits one point of each grid (for tests): the shipped file uses the full search.
+    """
+    data_dir = default_data_dir()
+    timelines = Path(timelines) if timelines is not None else data_dir / "timelines.jsonl"
+    personas_path = Path(personas) if personas is not None else data_dir / "personas.jsonl"
+    sessions: list[BehaviourSession] = read_timelines(timelines) if timelines.exists() else []
+    if not timelines.exists() and actions is None:
+        raise CalibrationError(f"timelines file not found: {timelines} (and no --actions given)")
+    recorded: list[BehaviourSession] = []
+    if actions is not None:
+        recorded = read_action_sessions(Path(actions))
+        sessions = merge_sessions(recorded, sessions)
+    if not sessions:
+        raise CalibrationError("no sessions with a click or an input in the data given")
+    persona_paths = [p for p in (personas_path, Path(users) if users is not None else None) if p is not None and p.exists()]
+    people = read_personas(persona_paths)
+
+    rows = build_rows(sessions, people)
+    selection = select_hyperparameters(rows, seed, small=small_search)
+    rule, report = cross_validated_report(rows, selection, seed)
+    with_persona = fit_variant(rows, selection.config("persona"))
+    without_persona = fit_variant(rows, selection.config("no_persona"))
+    known_person = fit_variant(rows, selection.config("known_person")) if selection.person_scale > 0 else None
+
+    naming = NamingTables()
+    name_priors = DEFAULT_NAME_PRIORS
+    element_weights: dict[str, float] = {}
+    if recorded:
+        naming = learn_naming(recorded)
+        learned = learn_name_priors(recorded, _expected_labels(without_persona))
+        name_priors = learned or DEFAULT_NAME_PRIORS
+        element_weights = learn_element_weights(recorded, people)
+
+    users_with_persona = sorted({s.user_prefix for s in sessions if s.user_prefix in people})
+    source = {
+        "timelines": timelines.name if timelines.exists() else None,
+        "actions": Path(actions).name if actions is not None else None,
+        "persona_files": [p.name for p in persona_paths],
+        "sessions": len(sessions),
+        "steps": int((~rows.live).sum()),
+        "users": len({s.user_prefix for s in sessions}),
+        "users_with_persona": len(users_with_persona),
+        "purchase_sessions": sum(1 for s in sessions if s.outcome == PURCHASE),
+        "seed": seed,
+    }
+    params = {
+        "format": PARAMS_FORMAT,
+        "citation": CITATION,
+        "labels": list(LABELS),
+        "source": source,
+        "hyperparameters": {
+            "action_c": selection.action_c,
+            "outcome_c": selection.outcome_c,
+            "persona_scale": selection.persona_scale,
+            "person_scale": selection.person_scale,
+            "search": _rounded(selection.scores),
+        },
+        "cross_validation": _rounded(report),
+        "decision": {"bias": rule.biases, "repeat_bias": rule.repeat_bias},
+        "variants": {
+            "persona": {"action": with_persona.action.to_json(DIGITS), "outcome": with_persona.outcome.to_json(DIGITS)},
+            "no_persona": {"action": without_persona.action.to_json(DIGITS), "outcome": without_persona.outcome.to_json(DIGITS)},
+            **(
+                {"known_person": {"action": known_person.action.to_json(DIGITS), "outcome": known_person.outcome.to_json(DIGITS)}}
+                if known_person is not None
+                else {}
+            ),
+        },
+        "naming": naming.to_json(),
+        "name_priors": name_priors,
+        "element_choice": element_weights,
+    }
+    out = Path(out)
+    dump_params(params, out)
+    return {
+        "out": str(out),
+        "bytes": out.stat().st_size,
+        "source": source,
+        "hyperparameters": params["hyperparameters"],
+        "decision": params["decision"],
+        "cross_validation": params["cross_validation"],
+        "learned_names": bool(recorded),
+        "element_weights_fitted": bool(element_weights),
+    }
+
+
+def learn_element_weights(recorded: Sequence[BehaviourSession], people: dict[str, Persona]) -> dict[str, float]:
+    """Element-choice weights from the action table's pages (empty when pages are missing or too few)."""
+    from agent.behaviour.element_learning import choice_sets, fit_element_weights
+
+    memory_texts = {
+        key: [text for text in (p.self_description, p.interview_summary) if text] for key, p in people.items()
+    }
+    price = {key: persona_vector(p).get("pref:price_consciousness", 0.0) for key, p in people.items()}
+    sets = choice_sets(recorded, memory_texts, price)
+    return fit_element_weights(sets) or {}

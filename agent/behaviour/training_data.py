@@ -1,0 +1,101 @@
+"""Turn benchmark sessions into training rows: the features before each step and the step's label.
+
+A step whose source also knows live context (seconds since the last action, scrolls and navigations
+since it, the page type) yields two rows of half weight, one with that context and one without, so
+one fitted model serves both the benchmark (which never shows it) and live sessions (which may).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
+from agent.behaviour.labels import LABEL_INDEX
+from agent.behaviour.persona_features import persona_vector
+from agent.behaviour.sessions import BehaviourSession, BehaviourStep
+from personas.persona import Persona
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    history: list[dict[str, float]]   # history (and live) features of each row
+    persona: list[dict[str, float]]   # the persona vector of each row's person ({} when unknown)
+    labels: np.ndarray                # label index (labels.LABELS order)
+    weights: np.ndarray
+    users: np.ndarray                 # user prefix of each row
+    sessions: np.ndarray              # index of each row's session in the input list
+    is_last: np.ndarray               # the row predicts its session's last step
+    live: np.ndarray                  # the row carries live context
+
+    def __len__(self) -> int:
+        return len(self.history)
+
+    def subset(self, mask: np.ndarray) -> "TrainingRows":
+        indices = np.flatnonzero(mask)
+        return TrainingRows(
+            history=[self.history[i] for i in indices],
+            persona=[self.persona[i] for i in indices],
+            labels=self.labels[indices],
+            weights=self.weights[indices],
+            users=self.users[indices],
+            sessions=self.sessions[indices],
+            is_last=self.is_last[indices],
+            live=self.live[indices],
+        )
+
+
+def live_context_before(steps: tuple[BehaviourStep, ...], t: int) -> LiveContext:
+    """What a live observer would have known just before step t."""
+    step = steps[t]
+    seconds = None
+    if t >= 1 and step.timestamp is not None and steps[t - 1].timestamp is not None:
+        seconds = max(0.0, step.timestamp - steps[t - 1].timestamp)
+    return LiveContext(
+        seconds_since_last=seconds,
+        scrolls_since_last=step.scrolls_before,
+        navigations_since_last=step.navigations_before,
+        tabs_since_last=step.tabs_before,
+        page_type=step.page_type,
+    )
+
+
+def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona], live_copies: bool = True) -> TrainingRows:
+    """One row per step of every session (two when live context is known and live_copies is set)."""
+    history_rows: list[dict[str, float]] = []
+    persona_rows: list[dict[str, float]] = []
+    labels: list[int] = []
+    weights: list[float] = []
+    users: list[str] = []
+    session_index: list[int] = []
+    is_last: list[bool] = []
+    live: list[bool] = []
+    for s_index, session in enumerate(sessions):
+        vector = persona_vector(personas.get(session.user_prefix))
+        steps = session.steps
+        for t, step in enumerate(steps):
+            context = live_context_before(steps, t) if live_copies else NO_LIVE_CONTEXT
+            variants = [(history_features(steps[:t]), False)]
+            if context != NO_LIVE_CONTEXT:
+                variants.append((history_features(steps[:t], context), True))
+            for features, has_live in variants:
+                history_rows.append(features)
+                persona_rows.append(vector)
+                labels.append(LABEL_INDEX[step.label])
+                weights.append(1.0 / len(variants))
+                users.append(session.user_prefix)
+                session_index.append(s_index)
+                is_last.append(t == len(steps) - 1)
+                live.append(has_live)
+    return TrainingRows(
+        history=history_rows,
+        persona=persona_rows,
+        labels=np.asarray(labels, dtype=int),
+        weights=np.asarray(weights, dtype=float),
+        users=np.asarray(users),
+        sessions=np.asarray(session_index, dtype=int),
+        is_last=np.asarray(is_last, dtype=bool),
+        live=np.asarray(live, dtype=bool),
+    )
