@@ -9,14 +9,15 @@ fallback, which names every interactive element by its landmark or section and a
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.simplifier.amazon_recipes import AMAZON_RECIPES
 from agent.simplifier.dom import parse_clean, text_of
 from agent.simplifier.generic import guess_page_type, simplify_generic
-from agent.simplifier.recipes import Recipe, apply_recipe, detect_recipe, page_title
+from agent.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
+from agent.simplifier.source_map import SourceMap
 
 RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
 
@@ -29,29 +30,37 @@ class SimplifiedPage:
     recipe: str              # recipe name, or "generic"
     page_type: str           # search_results / product / cart / checkout / home / other
     names: list[str]         # the semantic names produced, in document order, all unique
+    sources: dict[str, str] = field(default_factory=dict)  # name -> `source_attribute` value of its raw element
 
 
-def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, ...] = RECIPES) -> SimplifiedPage:
-    """Simplify a raw page. Broken HTML is parsed leniently; an empty page gives an empty body."""
+def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, ...] = RECIPES,
+                  source_attribute: str | None = None) -> SimplifiedPage:
+    """Simplify a raw page. Broken HTML is parsed leniently; an empty page gives an empty body.
+
+    With `source_attribute`, `sources` maps each name to that attribute's value on the raw element it
+    was made from (a live browser marks its DOM this way to click what a twin names).
+    """
     if not isinstance(raw_html, str):
         raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
     tree = parse_clean(raw_html)
+    sources = SourceMap(source_attribute)
     recipe = detect_recipe(tree, url, recipes)
     if recipe is None:
-        run = simplify_generic(tree)
+        run = simplify_generic(tree, sources=sources)
         title = _title(tree)
-        return SimplifiedPage(_document(title, run.parts), "generic", guess_page_type(tree, url), run.names.in_order)
+        return SimplifiedPage(_document(title, run.parts), "generic", guess_page_type(tree, url), run.names.in_order,
+                              sources.by_name)
 
-    result = apply_recipe(tree, recipe)
+    result = apply_recipe(tree, recipe, RecipeRun(sources=sources))
     title = page_title(tree, recipe) or _title(tree)
     parts = result.parts
     page_type: str = recipe.page_type
     if recipe.generic_rest:
         for root in reversed(result.roots):
             root.decompose()
-        parts = parts + simplify_generic(tree, result.names, result.used).parts
+        parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
         page_type = guess_page_type(tree, url)
-    return SimplifiedPage(_document(title, parts), recipe.name, page_type, result.names.in_order)
+    return SimplifiedPage(_document(title, parts), recipe.name, page_type, result.names.in_order, sources.by_name)
 
 
 def simplify(raw_html: str, url: str | None = None) -> str:

@@ -20,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.simplifier.dom import attr, fold, label_of, text_of
 from agent.simplifier.slug import UniqueNames, join_name, slugify
+from agent.simplifier.source_map import SourceMap
 
 SLUG_MAX = 40
 CLICKABLE_ROLES = {"button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
@@ -48,12 +49,13 @@ class GenericRun:
 
     parts: list[str] = field(default_factory=list)
     names: UniqueNames = field(default_factory=UniqueNames)
+    sources: SourceMap = field(default_factory=SourceMap)  # name -> marker of its raw element (live browsing)
 
 
 def simplify_generic(tree: LexborHTMLParser, names: UniqueNames | None = None,
-                     skip: frozenset[int] | set[int] = frozenset()) -> GenericRun:
+                     skip: frozenset[int] | set[int] = frozenset(), sources: SourceMap | None = None) -> GenericRun:
     """Walk the body and emit the simplified HTML; nodes whose mem_id is in `skip` were already emitted."""
-    run = GenericRun(names=names or UniqueNames())
+    run = GenericRun(names=names or UniqueNames(), sources=sources or SourceMap())
     for node in reversed(tree.css(GENERIC_HIDDEN)):
         node.decompose()
     start = tree.body or tree.root
@@ -192,6 +194,7 @@ class _Walker:
             # A card's own title link or image: "main.blue_mug.title" / ".image", not "main.blue_mug.blue_mug".
             part = "title" if text else "image" if node.css_first("img") is not None else "link"
         name = self.run.names.claim(join_name(".".join(path) or "page", part))
+        self.run.sources.record(name, node)
         self.buffer.append(self._render(node, name, text, label))
 
     def _visible_text(self, node: LexborNode) -> str:

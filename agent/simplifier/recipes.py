@@ -23,6 +23,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.simplifier.dom import MAX_TEXT, attr, fold, join_price, label_of, text_of
 from agent.simplifier.slug import UniqueNames, join_name, slugify
+from agent.simplifier.source_map import SourceMap
 
 Kind = Literal["container", "text", "click", "input", "select", "image"]
 PageKind = Literal["search_results", "product", "cart", "checkout", "home", "other"]
@@ -101,6 +102,7 @@ class RecipeRun:
     names: UniqueNames = field(default_factory=UniqueNames)
     used: set[int] = field(default_factory=set)
     roots: list[LexborNode] = field(default_factory=list)  # nodes matched by top-level rules
+    sources: SourceMap = field(default_factory=SourceMap)  # name -> marker of its raw element (live browsing)
 
 
 def apply_recipe(tree: LexborHTMLParser, recipe: Recipe, run: RecipeRun | None = None) -> RecipeRun:
@@ -155,6 +157,8 @@ def _select(rule: Rule, scope: LexborNode, tree: LexborHTMLParser, run: RecipeRu
 def _emit(rule: Rule, node: LexborNode, prefix: str, tree: LexborHTMLParser, run: RecipeRun) -> None:
     template_name = _resolve_name(rule, node, tree)
     name = run.names.claim(join_name(prefix, template_name)) if template_name else None
+    if name:
+        run.sources.record(name, node)
     if rule.kind != "container":
         run.used.add(node.mem_id)
     attrs = _attributes(rule, node, name)
@@ -194,6 +198,7 @@ def _emit_container(rule: Rule, node: LexborNode, prefix: str, name: str | None,
         del run.parts[start:]  # nothing inside: leave no empty shell and no name for it
         if name:
             run.names.release_last(name)
+            run.sources.forget(name)
         return
     run.parts.append(f"</{tag}>")
 
