@@ -1,0 +1,60 @@
+"""Doing what a twin chose on the live page: find the element its name came from, then click it, or
+type into it and press Enter.
+
+The name is looked up in the reading the twin decided on. If the page has changed since (a script
+re-rendered it, a client-side navigation replaced it), the page is read again and the name looked up
+there; a name that is gone is a `name_missing` failure, not an exception out of the simulation.
+"""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from agent.actions import Action
+from agent.browsing.failures import StepFailure
+from agent.browsing.navigation import Timeouts
+from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
+
+
+async def _locate(page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker):
+    marker = snapshot.marker(name)
+    if marker is not None:
+        locator = page.locator(selector_for(marker))
+        if await locator.count() == 1:
+            return locator
+    fresh = await reader.take(page)
+    marker = fresh.marker(name)
+    if marker is None:
+        raise StepFailure("name_missing", f"'{name}' is not on the page any more ({page.url})")
+    return page.locator(selector_for(marker))
+
+
+async def perform(page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts) -> None:
+    """Click, or type and submit. Raises StepFailure; terminate actions never reach here."""
+    if action.type == "terminate":
+        raise ValueError("terminate is not performed on the page")
+    locator = await _locate(page, snapshot, action.name, reader)
+    try:
+        if action.type == "input":
+            await locator.fill(action.text, timeout=timeouts.action_ms)
+            await locator.press("Enter", timeout=timeouts.action_ms)
+        elif await locator.evaluate("el => el.tagName") == "OPTION":
+            await _choose_option(locator, timeouts)
+        else:
+            await locator.click(timeout=timeouts.action_ms)
+    except PlaywrightTimeout:
+        # The element may have vanished while Playwright waited for it: tell that apart from a slow page.
+        fresh = await reader.take(page)
+        if fresh.marker(action.name) is None:
+            raise StepFailure("name_missing", f"'{action.name}' disappeared from {page.url} before it could be "
+                                              f"{'clicked' if action.type == 'click' else 'typed into'}") from None
+        raise StepFailure("timeout", f"could not {action.type} '{action.name}' within {timeouts.action_ms} ms") from None
+    except PlaywrightError as error:
+        raise StepFailure("browser_error", f"{action.type} '{action.name}': {str(error).splitlines()[0]}") from None
+
+
+async def _choose_option(locator, timeouts: Timeouts) -> None:
+    """An <option> is chosen through its <select>, as a person picking from a drop-down does."""
+    value = await locator.evaluate("o => o.value")
+    await locator.locator("xpath=ancestor::select[1]").select_option(value=value, timeout=timeouts.action_ms)

@@ -1,0 +1,31 @@
+"""The browser twins use: the system Chromium (installed by `bash scripts/setup --browser`), headless,
+with the background traffic switched off. Playwright only drives it; nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync")
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+class ChromiumMissing(RuntimeError):
+    """No Chromium at the configured path: say how to install it instead of failing deep in Playwright."""
+
+
+def chromium_path() -> str:
+    path = CHROMIUM_PATH if Path(CHROMIUM_PATH).exists() else shutil.which("chromium")
+    if not path:
+        raise ChromiumMissing(f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
+                              "(or set TWINSIM_CHROMIUM to a Chromium binary)")
+    return path
+
+
+async def launch(playwright):
+    """A headless system Chromium through Playwright's async API."""
+    return await playwright.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS), headless=True)

@@ -1,0 +1,41 @@
+"""What a live simulation is asked to do, validated before any browser starts."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_STEPS_LIMIT = 100
+
+
+class SimulationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
+    persona_ids: list[str] = Field(..., min_length=1, max_length=500)
+    max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT, description="Actions per twin at most.")
+    brain: str = Field("embedded", description="embedded (default, offline) or llm.")
+    model: str | None = Field(None, description="litellm model for brain=llm.")
+    seed: int = Field(0, ge=0, le=2**32 - 1, description="Same seed, same site: the same traces.")
+    screenshots: bool = Field(False, description="Save a screenshot before each action (needs an output directory).")
+    concurrency: int = Field(2, ge=1, le=16, description="Twins browsing at once (one browser context each).")
+    navigation_timeout_ms: int = Field(15_000, ge=500, le=120_000)
+    action_timeout_ms: int = Field(5_000, ge=200, le=60_000)
+    idle_timeout_ms: int = Field(3_000, ge=0, le=30_000)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        parsed = urlparse(url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"url must be an http:// or https:// address with a host, got {url!r}")
+        return url.strip()
+
+    @field_validator("persona_ids")
+    @classmethod
+    def _unique(cls, ids: list[str]) -> list[str]:
+        cleaned = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+        if not cleaned:
+            raise ValueError("name at least one persona")
+        return cleaned

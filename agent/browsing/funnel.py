@@ -1,0 +1,78 @@
+"""The shopping funnel of a live simulation: how far each twin got (search -> product -> cart ->
+checkout -> purchase), where the twins left and why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from agent.browsing.trace import TwinTrace
+
+STAGES: tuple[str, ...] = ("search", "product", "cart", "checkout", "purchase")
+PAGE_STAGE = {"search_results": "search", "product": "product", "cart": "cart", "checkout": "checkout"}
+_ORDER_PLACING = re.compile(r"place_(?:your_)?order|complete_(?:order|purchase)|confirm_(?:order|purchase)|pay_now")
+
+
+def is_purchase(name: str, click_type: str | None, page_type: str) -> bool:
+    """The click that buys: a purchase control on a checkout page, or one that says it places the order.
+
+    Add to cart and Buy Now are purchase clicks in OPeRA's taxonomy but lead to the cart or checkout,
+    where the twin can still leave.
+    """
+    if click_type != "purchase":
+        return False
+    return page_type == "checkout" or _ORDER_PLACING.search(name.rsplit(".", 1)[-1]) is not None
+
+
+def stages_reached(page_types: list[str], purchased: bool) -> list[str]:
+    seen = {PAGE_STAGE[t] for t in page_types if t in PAGE_STAGE}
+    if purchased:
+        seen.add("purchase")
+    return [stage for stage in STAGES if stage in seen]
+
+
+class StageCount(BaseModel):
+    stage: str
+    twins: int
+    share: float
+
+
+class Exit(BaseModel):
+    persona_id: str
+    outcome: str
+    furthest_stage: str | None
+    page_type: str | None
+    url: str | None
+    steps: int
+    reason: str
+
+
+class Funnel(BaseModel):
+    twins: int
+    reached: list[StageCount] = Field(..., description="Twins that reached each stage (saw such a page).")
+    furthest: dict[str, int] = Field(..., description="Twins by the furthest stage reached ('none' = not even search).")
+    outcomes: dict[str, int]
+    exit_pages: dict[str, int] = Field(..., description="Page types the twins were on when their runs ended.")
+    failures: dict[str, int]
+    exits: list[Exit]
+
+
+def summarise(traces: list[TwinTrace]) -> Funnel:
+    n = len(traces)
+    reached = [StageCount(stage=stage, twins=(count := sum(stage in t.stages for t in traces)),
+                          share=round(count / n, 4) if n else 0.0) for stage in STAGES]
+    furthest = Counter((t.stages[-1] if t.stages else "none") for t in traces)
+    return Funnel(
+        twins=n,
+        reached=reached,
+        furthest={stage: furthest.get(stage, 0) for stage in ("none", *STAGES)},
+        outcomes=dict(Counter(t.outcome for t in traces)),
+        exit_pages=dict(Counter(t.final_page_type or "unknown" for t in traces)),
+        failures=dict(Counter(t.failure.kind for t in traces if t.failure)),
+        exits=[Exit(persona_id=t.persona_id, outcome=t.outcome, furthest_stage=t.stages[-1] if t.stages else None,
+                    page_type=t.final_page_type, url=t.final_url, steps=len(t.steps), reason=t.reason)
+               for t in traces],
+    )

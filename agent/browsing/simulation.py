@@ -1,0 +1,59 @@
+"""A live simulation: several twins browse the same site, each in its own browser context, a few at a
+time; their traces and the funnel are the result (and, with an output directory, files on disk).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+from pydantic import BaseModel, Field
+
+from agent.browsing.chromium import launch
+from agent.browsing.config import SimulationConfig
+from agent.browsing.funnel import Funnel, summarise
+from agent.browsing.trace import TwinTrace
+from agent.browsing.twin_session import run_twin
+from personas.persona import Persona
+
+
+class SimulationResult(BaseModel):
+    config: SimulationConfig
+    started_at: str
+    finished_at: str
+    seconds: float
+    traces: list[TwinTrace]
+    funnel: Funnel
+    citation: str = Field(
+        "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
+
+
+async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
+                         on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
+    """Run every persona's twin on config.url; traces come back in the order of `personas`."""
+    if [p.id for p in personas] != config.persona_ids:
+        raise ValueError("personas must match config.persona_ids, in order")
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    gate = asyncio.Semaphore(config.concurrency)
+    async with async_playwright() as playwright:
+        browser = await launch(playwright)
+        try:
+            async def one(persona: Persona) -> TwinTrace:
+                async with gate:
+                    trace = await run_twin(browser, graph, persona, config, out_dir)
+                if on_trace is not None:
+                    on_trace(trace)
+                return trace
+
+            traces = list(await asyncio.gather(*(one(p) for p in personas)))
+        finally:
+            await browser.close()
+    return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
+                            finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                            seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces))

@@ -1,0 +1,81 @@
+"""Reading a live page the way a twin reads it: mark every DOM element, copy only what is rendered, and
+simplify that copy with a source map, so each name the twin may choose points back to its live element.
+
+The copy is made in the page (one `evaluate` call): elements the browser does not render (hidden by a
+stylesheet, collapsed `<details>`, closed menus) are left out, and form fields carry their current
+values. This is what the raw-HTML simplifier cannot know on its own: it evaluates no CSS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from agent.observation import Observation, parse_page
+from agent.simplifier import SimplifiedPage, simplify_html
+
+MARK = "data-twinsim-node"
+
+_READ_RENDERED_DOM = """
+([mark, prefix]) => {
+  let count = 0;
+  for (const el of document.documentElement.querySelectorAll('*')) el.setAttribute(mark, prefix + (count++));
+  const skip = new Set(['OPTION', 'OPTGROUP', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'BR', 'WBR']);
+  const hidden = [];
+  if (document.body && typeof document.body.checkVisibility === 'function') {
+    for (const el of document.body.querySelectorAll('*')) {
+      if (skip.has(el.tagName) || (el.parentElement && el.parentElement.closest('select, svg'))) continue;
+      if (!el.checkVisibility({visibilityProperty: true}) && getComputedStyle(el).display !== 'contents') {
+        hidden.push(el.getAttribute(mark));
+      }
+    }
+  }
+  const copy = document.documentElement.cloneNode(true);
+  const byMark = new Map();
+  for (const el of copy.querySelectorAll('[' + mark + ']')) byMark.set(el.getAttribute(mark), el);
+  for (const el of document.querySelectorAll('input, textarea')) {
+    const twin = byMark.get(el.getAttribute(mark));
+    if (!twin) continue;
+    if (el.type === 'checkbox' || el.type === 'radio') el.checked ? twin.setAttribute('checked', '') : twin.removeAttribute('checked');
+    else if (el.tagName === 'INPUT') twin.setAttribute('value', el.value);
+    else twin.textContent = el.value;
+  }
+  for (const id of hidden) { const twin = byMark.get(id); if (twin) twin.remove(); }
+  return {html: '<!DOCTYPE html>' + copy.outerHTML, elements: count, hidden: hidden.length};
+}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class PageSnapshot:
+    """One reading of the live page."""
+
+    url: str
+    title: str
+    simplified: SimplifiedPage
+    observation: Observation
+    elements: int            # DOM elements marked
+    hidden: int              # of which not rendered (left out)
+
+    def marker(self, name: str) -> str | None:
+        return self.simplified.sources.get(name)
+
+
+class SnapshotTaker:
+    """Numbers its readings, so a marker from an earlier reading never matches an element re-marked later."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def take(self, page) -> PageSnapshot:
+        self.count += 1
+        rendered = await page.evaluate(_READ_RENDERED_DOM, [MARK, f"s{self.count}-"])
+        url = page.url
+        simplified = await asyncio.to_thread(simplify_html, rendered["html"], url, source_attribute=MARK)
+        observation = parse_page(simplified.html, url=url)
+        return PageSnapshot(url=url, title=observation.title, simplified=simplified, observation=observation,
+                            elements=rendered["elements"], hidden=rendered["hidden"])
+
+
+def selector_for(marker: str) -> str:
+    return f'[{MARK}="{marker}"]'

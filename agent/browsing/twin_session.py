@@ -1,0 +1,121 @@
+"""One twin browsing a live site: read the page, let the twin decide, act, wait, until it leaves, buys,
+runs out of steps or meets a failure. Failures end the run and are recorded; nothing is raised.
+
+    open start URL -> [ read page -> predict (history so far) -> act -> settle ] * max_steps
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+
+from agent.actions import ClickAction
+from agent.browsing.actuator import perform
+from agent.browsing.chromium import VIEWPORT
+from agent.browsing.config import SimulationConfig
+from agent.browsing.failures import StepFailure
+from agent.browsing.funnel import is_purchase, stages_reached
+from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
+from agent.browsing.seeds import step_seed
+from agent.browsing.snapshot import PageSnapshot, SnapshotTaker
+from agent.browsing.trace import Failure, MemoryUsed, TraceStep, TwinTrace
+from agent.history import Step
+from agent.options import PredictOptions
+from personas.persona import Persona
+
+
+def timeouts_of(config: SimulationConfig) -> Timeouts:
+    return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
+
+
+async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None) -> TwinTrace:
+    """Browse as `persona` in a fresh browser context (own cookies, own cart) and return the trace."""
+    trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
+    timeouts = timeouts_of(config)
+    context = await browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
+    page = await context.new_page()
+    watch = NavigationWatch(page)
+    reader = SnapshotTaker()
+    history: list[Step] = []
+    page_types: list[str] = []
+    step_number = 0
+    try:
+        await open_page(page, config.url, watch, timeouts)
+        while step_number < config.max_steps:
+            step_number += 1
+            snapshot = await reader.take(page)
+            page_types.append(snapshot.observation.page_type)
+            if snapshot.observation.empty:
+                raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
+            step = await _decide(graph, persona, snapshot, history, config, step_number)
+            trace.steps.append(step)
+            if config.screenshots and out_dir is not None:
+                step.screenshot = await _screenshot(page, out_dir, persona.id, step_number)
+            if step.action.type == "terminate":
+                trace.outcome = "left"
+                break
+            watch.reset()
+            await perform(page, snapshot, step.action, reader, timeouts)
+            await settle(page, timeouts)
+            step.result_url = page.url
+            watch.raise_if_dead()
+            history.append(Step(action=step.action, rationale=step.rationale, click_type=step.click_type, url=step.url))
+            if isinstance(step.action, ClickAction) and is_purchase(step.action.name, step.click_type, step.page_type):
+                trace.outcome = "purchased"
+                break
+        final = await reader.take(page)
+        trace.final_url, trace.final_page_type = final.url, final.observation.page_type
+        if trace.outcome != "left":
+            page_types.append(final.observation.page_type)
+    except StepFailure as failure:
+        _fail(trace, failure.kind, failure.message, step_number, page)
+    except PlaywrightError as error:
+        _fail(trace, "browser_error", str(error).splitlines()[0], step_number, page)
+    finally:
+        await context.close()
+    trace.stages = stages_reached(page_types, trace.outcome == "purchased")
+    trace.reason = _reason(trace)
+    return trace
+
+
+async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list[Step], config: SimulationConfig,
+                  step_number: int) -> TraceStep:
+    seed = step_seed(config.seed, persona.id, step_number)
+    prediction = await graph.predict(persona=persona, observation=snapshot.observation, history=history,
+                                     brain=config.brain, model=config.model,
+                                     options=PredictOptions(mode="sample", seed=seed))
+    return TraceStep(
+        step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
+        candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
+        rationale=prediction.rationale,
+        memories=[MemoryUsed(kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
+        brain=prediction.brain, fallback_used=prediction.fallback_used, seed=seed, predict_ms=prediction.latency_ms,
+    )
+
+
+async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> str:
+    relative = Path("screenshots") / persona_id / f"step_{step_number:03d}.png"
+    (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(out_dir / relative))
+    return relative.as_posix()
+
+
+def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
+    trace.outcome = "error"
+    trace.failure = Failure(kind=kind, message=message, step=step_number)
+    try:
+        trace.final_url = page.url
+    except PlaywrightError:  # pragma: no cover - a crashed page
+        trace.final_url = None
+    if trace.steps and trace.steps[-1].step == step_number:
+        trace.final_page_type = trace.steps[-1].page_type
+
+
+def _reason(trace: TwinTrace) -> str:
+    if trace.failure is not None:
+        return f"{trace.failure.kind}: {trace.failure.message}"
+    last = trace.steps[-1].rationale if trace.steps else ""
+    if trace.outcome == "max_steps":
+        return f"step limit reached; last thought: {last}"
+    return last
