@@ -200,6 +200,60 @@ def evaluate(
         console.print(f"{key:>26}: {value if value is None or key == 'n' else f'{value:.4f}'}")
 
 
+def _validation_message(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors(include_url=False))
+
+
+@app.command()
+def shop(host: str = "127.0.0.1", port: int = typer.Option(8100, min=1, max=65535)) -> None:
+    """Serve the demo shop (twinshop) for live simulations; `?variant=b` is the B side of its A/B switch."""
+    import uvicorn
+
+    uvicorn.run("service.demo_shop.app:app", host=host, port=port, log_level="warning")
+
+
+@app.command()
+def simulate(
+    url: str = typer.Option(..., "--url", help="Where every twin starts, e.g. http://127.0.0.1:8100/ (twinsim shop)."),
+    personas: str = typer.Option("", "--personas", help="Comma-separated persona ids."),
+    all_personas: bool = typer.Option(False, "--all", help="Every stored persona."),
+    max_steps: int = typer.Option(10, "--max-steps", min=1, max=100, help="Actions per twin at most."),
+    out: Path = typer.Option(..., "--out", help="Directory for report.json, report.html, traces/ and screenshots/."),
+    brain: str = typer.Option("embedded", "--brain", help="embedded (offline, default) or llm."),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
+    screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Twins browsing at once."),
+) -> None:
+    """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
+    from agent.browsing import SimulationConfig
+    from service.simulations import SimulationRequestError, check_and_load, persona_ids_for, run_blocking
+
+    ids = [p.strip() for p in personas.split(",") if p.strip()]
+    if not ids and not all_personas:
+        fail("name personas with --personas ID,... or use --all")
+    try:  # the URL and limits first: no store, no browser for a request that cannot run
+        SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed)
+    except ValidationError as error:
+        fail(_validation_message(error))
+    services = _services(warm=True)
+    try:
+        config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
+                                  brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency)
+        loaded = check_and_load(services, config)
+    except ValidationError as error:
+        fail(_validation_message(error))
+    except SimulationRequestError as error:
+        fail(str(error))
+    console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
+    result = run_blocking(services, config, loaded, out,
+                          on_trace=lambda t: console.print(f"  {t.persona_id}: {t.outcome} after {len(t.steps)} steps, "
+                                                           f"reached {' > '.join(t.stages) or 'no stage'}"))
+    for row in result.funnel.reached:
+        console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
+    console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 
