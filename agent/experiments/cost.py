@@ -1,0 +1,80 @@
+"""What an LLM-brain experiment will cost, before it starts: calls, prompt tokens, completion tokens, dollars.
+
+Prompt tokens are counted on the very messages the llm brain would send (agent/prompts.py) with litellm's
+token counter, for every persona on every variant page (first steps; later steps of a sequence add their
+history, counted at a flat rate). Dollars come from litellm's bundled price map; a model it does not know
+(a local server) is priced at zero and the estimate says the price is unknown.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map
+
+import litellm  # noqa: E402
+
+from agent.brains.base import TwinContext  # noqa: E402
+from agent.experiments.runner import PreparedExperiment  # noqa: E402
+from agent.prompts import build_messages  # noqa: E402
+
+COMPLETION_TOKENS_PER_CALL = 120  # a one- or two-sentence rationale and a JSON action
+HISTORY_TOKENS_PER_STEP = 60      # what one earlier step of a sequence adds to the prompt
+MAX_PERSONAS_COUNTED = 40         # beyond this, the mean of a seeded subset stands for the rest
+
+
+def count_tokens(model: str, messages: list[dict]) -> int:
+    try:
+        return int(litellm.token_counter(model=model, messages=messages))
+    except Exception:  # a tokenizer litellm cannot load offline: the chars/4 rule
+        return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
+
+
+def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    try:
+        prompt_usd, completion_usd = litellm.cost_per_token(model=model, prompt_tokens=prompt_tokens,
+                                                            completion_tokens=completion_tokens)
+    except Exception:  # not in the price map
+        return None
+    return float(prompt_usd + completion_usd)
+
+
+def estimate_cost(prepared: PreparedExperiment, model: str | None) -> dict:
+    """Upper-bound estimate for running every unit (sequences are assumed to reach their last page)."""
+    spec = prepared.spec
+    model = model or "gpt-4o-mini"
+    persona_ids = sorted(prepared.personas)[:MAX_PERSONAS_COUNTED]
+    scale = len(prepared.personas) / max(1, len(persona_ids))
+    calls = prompt_tokens = 0
+    for variant, pages in prepared.pages.items():
+        for number, page in enumerate(pages):
+            counted = 0
+            for pid in persona_ids:
+                ctx = TwinContext(persona=prepared.personas[pid], memories=prepared.memories.get((pid, page.key), []),
+                                  observation=page.observation, history=list(spec.history), mode="sample", seed=0,
+                                  model=model)
+                counted += count_tokens(model, build_messages(ctx)) + number * HISTORY_TOKENS_PER_STEP
+            prompt_tokens += round(counted * scale) * spec.samples_per_persona
+            calls += len(prepared.personas) * spec.samples_per_persona
+    completion_tokens = calls * COMPLETION_TOKENS_PER_CALL
+    dollars = price(model, prompt_tokens, completion_tokens)
+    return {
+        "model": model,
+        "calls": calls,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "usd": round(dollars, 6) if dollars is not None else 0.0,
+        "price_known": dollars is not None,
+        "budget_usd": spec.budget_usd,
+        "note": "upper bound before the response cache; retries and grounding re-asks are not included",
+    }
+
+
+def check_budget(estimate: dict, budget_usd: float | None) -> str | None:
+    """The reason to refuse the run, or None when it fits (or there is no budget)."""
+    if budget_usd is None:
+        return None
+    if estimate["usd"] > budget_usd:
+        return (f"estimated cost ${estimate['usd']:.4f} ({estimate['calls']} calls, {estimate['prompt_tokens']} prompt "
+                f"tokens on {estimate['model']}) is over the budget of ${budget_usd:g}")
+    return None

@@ -1,0 +1,95 @@
+"""Turning the pages of a spec into what twins read: fetched, read from disk or given inline, simplified, parsed.
+
+Done once per variant page before any twin runs, so a thousand twins share one parsed Observation (and the
+behaviour model's page index cached on it), and a broken page fails the spec before work starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
+from agent.observation import Observation, parse_page
+
+FETCH_TIMEOUT_S = 15.0
+DEFAULT_MAX_PAGE_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class ResolvedPage:
+    simplified_html: str
+    url: str | None
+    observation: Observation
+
+    @property
+    def key(self) -> str:
+        """Identifies the page's content, so identical pages in two variants share recalled memories."""
+        return hashlib.sha256(f"{self.url}\n{self.simplified_html}".encode()).hexdigest()[:16]
+
+
+def looks_simplified(html: str) -> bool:
+    """OPeRA simplified HTML names its elements; raw Amazon pages carry data-asin and no name= ids."""
+    return ' name="' in html and "data-asin" not in html
+
+
+def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> str:
+    try:
+        response = httpx.get(url, timeout=timeout_s, follow_redirects=True,
+                             headers={"user-agent": "twinsim-experiments/0.1"})
+    except httpx.TimeoutException:
+        raise SpecError(f"could not fetch {url}: no answer within {timeout_s:g} s") from None
+    except httpx.HTTPError as error:
+        raise SpecError(f"could not fetch {url}: {type(error).__name__}: {error}") from None
+    if response.status_code >= 400:
+        raise SpecError(f"could not fetch {url}: HTTP {response.status_code}")
+    if len(response.content) > max_bytes:
+        raise SpecError(f"{url} is over {max_bytes} bytes")
+    return response.text
+
+
+def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = True,
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page") -> ResolvedPage:
+    if page.simplified_html is not None:
+        html, simplified = page.simplified_html, True
+    elif page.html is not None:
+        html, simplified = page.html, False
+    elif page.path is not None:
+        if not allow_paths:
+            raise SpecError(f"{where}: file paths are read only by the CLI; send the page as simplified_html, html or url")
+        path = Path(page.path)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        try:
+            html = path.read_text(errors="replace")
+        except OSError as error:
+            raise SpecError(f"{where}: cannot read {path}: {error.strerror or error}") from None
+        simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
+    else:
+        html = fetch(page.url, max_bytes=max_bytes)
+        simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
+    if len(html.encode()) > max_bytes:
+        raise SpecError(f"{where}: the page is over {max_bytes} bytes")
+    url = page.page_url or page.url
+    if not simplified:
+        from agent.simplifier import simplify
+
+        html = simplify(html, url=url)
+    observation = parse_page(html, url=url)
+    if observation.empty:
+        raise SpecError(f"{where}: the page has no element a twin could act on (no name= ids after simplifying)")
+    return ResolvedPage(simplified_html=html, url=url, observation=observation)
+
+
+def resolve_variants(spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = True,
+                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> dict[str, list[ResolvedPage]]:
+    """variant name -> its pages, parsed; raises SpecError naming the variant and page that failed."""
+    return {
+        variant.name: [resolve_page(page, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_bytes,
+                                    where=f"variant '{variant.name}' page {i + 1}")
+                       for i, page in enumerate(variant.pages)]
+        for variant in spec.variants
+    }

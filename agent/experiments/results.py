@@ -1,0 +1,63 @@
+"""The result document of a finished experiment: the spec, its status, the statistics, the themes, the cost.
+
+One shape for results.json (CLI), the stored results (API) and the HTML report (render_report reads it).
+Samples enter in a canonical order and every seed comes from the spec, so the same spec gives the same document
+(apart from `run`, which records wall time).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from agent.experiments.runner import PreparedExperiment, RunOutcome
+from agent.experiments.samples import Sample
+from agent.experiments.spec import ExperimentSpec
+from agent.experiments.statistics import analyse
+from agent.experiments.themes import rationale_themes
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def spec_document(spec: ExperimentSpec, population_size: int | None = None) -> dict:
+    document = spec.model_dump(mode="json", exclude_none=True)
+    if population_size is not None:
+        document["population_size"] = population_size
+    return document
+
+
+def cost_document(prepared: PreparedExperiment, outcome: RunOutcome, estimate: dict | None) -> dict:
+    usage = outcome.usage
+    cost = {
+        "brain": prepared.spec.brain,
+        "predictions": sum(s.steps for s in outcome.samples),
+        "samples": len(outcome.samples),
+        "resumed_samples": outcome.resumed,
+        "llm_calls": usage.calls,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "usd": round(usage.cost_usd, 6),
+        "wall_s": round(outcome.wall_s, 3),
+    }
+    if estimate is not None:
+        cost["estimate"] = estimate
+        cost["estimated_usd"] = estimate["usd"]
+    if prepared.spec.budget_usd is not None:
+        cost["budget_usd"] = prepared.spec.budget_usd
+    return cost
+
+
+def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, embed: Embed | None,
+                       estimate: dict | None = None) -> dict:
+    spec = prepared.spec
+    samples: list[Sample] = outcome.samples
+    analysis = analyse(samples, spec.variant_names, targets=spec.targets, seed=spec.seed)
+    themes = rationale_themes(samples, embed, seed=spec.seed) if embed is not None else {}
+    return {
+        "spec": spec_document(spec, len(prepared.personas)),
+        "status": "done",
+        "analysis": analysis,
+        "themes": themes,
+        "cost": cost_document(prepared, outcome, estimate),
+    }

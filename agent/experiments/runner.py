@@ -1,0 +1,341 @@
+"""Running an experiment: every persona x instance x variant, as seeded sampling twins, resumable.
+
+The unit of work is a pure function of (spec, persona, instance, variant): the instance's seed comes from
+(spec seed, persona id, instance) only, so the same twin instance draws with the same seed on every variant
+(the comparison is paired) and a re-run or a resumed run gives the same samples. For a page sequence the twin
+acts on page 1, then on page 2 with that step in its history, and so on, until it buys or leaves.
+
+Two paths, one result: the embedded brain is called directly in bulk (pages parsed once, memories recalled once
+per persona and page), since the full graph costs ~14 ms a call; any other brain goes through
+`TwinGraph.predict` (grounding, retries, fallback) with bounded concurrency. An `Executor` runs the units; the
+in-process one is here, a distributed one only needs `map`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Protocol, Sequence
+
+from agent.brains.base import TwinContext, Usage
+from agent.click_types import infer_click_type
+from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
+from agent.experiments.samples import Sample
+from agent.experiments.spec import ExperimentSpec, SpecError
+from agent.history import Step
+from agent.options import PredictOptions
+from agent.recall_query import recall_query
+from personas.memory_types import Memory
+from personas.persona import Persona
+from personas.population import segment_buckets, select_population
+
+EMBEDDED = "embedded"
+MEMORIES_K = 5
+FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
+
+
+class RunInterrupted(Exception):
+    """The run was asked to stop; the samples handed out so far are complete and a resume skips them."""
+
+
+class BudgetExceeded(Exception):
+    """The LLM spend (estimated before the run, or actual during it) is over the spec's budget."""
+
+
+class MemorySource(Protocol):
+    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
+
+
+class SyncBrain(Protocol):
+    def decide_sync(self, ctx: TwinContext): ...
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    persona_id: str
+    instance: int
+    variant: str
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.variant, self.persona_id, self.instance)
+
+
+def sample_key(sample: Sample) -> tuple[str, str, int]:
+    return (sample.variant, sample.persona_id, sample.instance)
+
+
+def _hash_int(*parts: object) -> int:
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # 63 bits: fits SQLite, JSON and numpy
+
+
+def instance_seed(spec_seed: int, persona_id: str, instance: int) -> int:
+    """The seed of one twin instance: the same on every variant, so the variants are compared on paired draws."""
+    return _hash_int("instance", spec_seed, persona_id, instance)
+
+
+def step_seed(seed: int, page_number: int) -> int:
+    return seed if page_number == 0 else _hash_int("step", seed, page_number)
+
+
+@dataclass
+class PreparedExperiment:
+    """Everything the units share, computed once: the population, parsed pages, recalled memories, segments."""
+
+    spec: ExperimentSpec
+    personas: dict[str, Persona]
+    pages: dict[str, list[ResolvedPage]]
+    memories: dict[tuple[str, str], list[Memory]] = field(default_factory=dict)
+    segments: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def units(self) -> list[WorkUnit]:
+        """In a fixed order: persona, instance, then variant (a twin instance's variants run side by side)."""
+        return [WorkUnit(pid, i, v) for pid in sorted(self.personas) for i in range(self.spec.samples_per_persona)
+                for v in self.spec.variant_names]
+
+    @property
+    def predictions_needed(self) -> int:
+        return self.spec.predictions_needed(len(self.personas))
+
+
+def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
+            base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+            pages: dict[str, list[ResolvedPage]] | None = None) -> PreparedExperiment:
+    """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
+    personas = select_population(pool, spec.population)
+    needed = spec.predictions_needed(len(personas))
+    if needed > spec.max_predictions:
+        raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
+                        f"samples x pages); max_predictions is {spec.max_predictions}")
+    if pages is None:
+        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
+    prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
+                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas})
+    if memory is not None:
+        unique = {page.key: page for variant_pages in pages.values() for page in variant_pages}
+        for persona in personas:
+            for key, page in unique.items():
+                query = recall_query(page.observation, spec.history)
+                prepared.memories[(persona.id, key)] = memory.recall(persona.id, query, MEMORIES_K)
+    return prepared
+
+
+# ---- one unit of work --------------------------------------------------------------------------------------
+
+def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step]) -> Sample:
+    first, last = steps[0], steps[-1]
+    clicked = [s.action.name for s in steps if s.action.type == "click"]
+    return Sample(
+        variant=unit.variant,
+        persona_id=unit.persona_id,
+        instance=unit.instance,
+        action_type=first.action.type,
+        click_type=first.click_type if first.action.type == "click" else None,
+        element=getattr(first.action, "name", None),
+        purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
+        leave=any(s.action.type == "terminate" for s in steps),
+        target_clicks={t: any(name == t or name.startswith(t + ".") for name in clicked) for t in prepared.spec.targets},
+        rationale=last.rationale or "",  # the step that ended the visit says best why the twin bought or left
+        segments=prepared.segments.get(unit.persona_id, {}),
+        steps=len(steps),
+    )
+
+
+def _ends_visit(step: Step) -> bool:
+    return step.action.type == "terminate" or (step.action.type == "click" and step.click_type == "purchase")
+
+
+def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> Sample:
+    """One twin instance through one variant with a brain that decides synchronously (the embedded one)."""
+    persona = prepared.personas[unit.persona_id]
+    seed = instance_seed(prepared.spec.seed, unit.persona_id, unit.instance)
+    history = list(prepared.spec.history)
+    steps: list[Step] = []
+    for number, page in enumerate(prepared.pages[unit.variant]):
+        ctx = TwinContext(persona=persona, memories=prepared.memories.get((unit.persona_id, page.key), []),
+                          observation=page.observation, history=history + steps, mode="sample",
+                          seed=step_seed(seed, number))
+        decision = brain.decide_sync(ctx)
+        action = decision.action
+        click_type = None
+        if action.type == "click":
+            candidate = page.observation.by_name.get(action.name)
+            click_type = candidate.click_type if candidate else infer_click_type(action.name)
+        steps.append(Step(action=action, rationale=decision.rationale, click_type=click_type, url=page.url))
+        if _ends_visit(steps[-1]):
+            break
+    return _to_sample(prepared, unit, steps)
+
+
+async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) -> tuple[Sample, Usage]:
+    """The same unit through the full graph (LLM brains, baselines): grounding, retry, embedded fallback."""
+    spec = prepared.spec
+    persona = prepared.personas[unit.persona_id]
+    seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
+    steps: list[Step] = []
+    usage = Usage()
+    for number, page in enumerate(prepared.pages[unit.variant]):
+        prediction = await graph.predict(persona=persona, observation=page.observation,
+                                         history=list(spec.history) + steps, brain=spec.brain, model=spec.model,
+                                         options=PredictOptions(mode="sample", seed=step_seed(seed, number),
+                                                                memories_k=MEMORIES_K))
+        usage = usage.add(prediction.usage)
+        steps.append(Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
+                          url=page.url))
+        if _ends_visit(steps[-1]):
+            break
+    return _to_sample(prepared, unit, steps), usage
+
+
+# ---- executors ---------------------------------------------------------------------------------------------
+
+class Executor(Protocol):
+    """Runs units of work; results may come back in any order."""
+
+    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]: ...
+
+
+class InProcessExecutor:
+    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]:
+        for unit in units:
+            yield work(unit)
+
+
+# ---- the run -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    resumed: int
+
+
+@dataclass
+class RunOutcome:
+    samples: list[Sample]           # every sample of the experiment, resumed ones included, in a canonical order
+    usage: Usage
+    resumed: int
+    wall_s: float
+
+
+def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[Sample]:
+    rank = {v: i for i, v in enumerate(variants)}
+    return sorted(samples, key=lambda s: (rank.get(s.variant, len(rank)), s.persona_id, s.instance))
+
+
+class _Sink:
+    """Hands finished samples out in batches and reports progress; raises RunInterrupted when asked to stop."""
+
+    def __init__(self, total: int, resumed: int, on_samples, on_progress, stop: threading.Event | None,
+                 flush_every: int = FLUSH_EVERY) -> None:
+        self.total, self.resumed, self.done = total, resumed, resumed
+        self.on_samples, self.on_progress, self.stop = on_samples, on_progress, stop
+        self.flush_every = flush_every
+        self.batch: list[Sample] = []
+        self.samples: list[Sample] = []
+
+    def add(self, sample: Sample) -> None:
+        self.samples.append(sample)
+        self.batch.append(sample)
+        self.done += 1
+        if len(self.batch) >= self.flush_every:
+            self.flush()
+
+    def hand_out(self) -> None:
+        if self.batch and self.on_samples:
+            self.on_samples(self.batch)
+        self.batch = []
+
+    def flush(self) -> None:
+        self.hand_out()
+        if self.on_progress:
+            self.on_progress(Progress(self.done, self.total, self.resumed))
+        if self.stop is not None and self.stop.is_set():
+            raise RunInterrupted(f"stopped after {self.done} of {self.total} samples")
+
+
+def run_experiment(
+    prepared: PreparedExperiment,
+    *,
+    embedded: SyncBrain | None = None,
+    graph=None,
+    done: Iterable[Sample] = (),
+    on_samples: Callable[[list[Sample]], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    executor: Executor | None = None,
+    stop: threading.Event | None = None,
+) -> RunOutcome:
+    """Run every unit not already in `done`; returns all samples. Raises RunInterrupted or BudgetExceeded
+    (after handing out the samples finished so far, so the run can be resumed)."""
+    spec = prepared.spec
+    started = time.perf_counter()
+    units = prepared.units()
+    wanted = {u.key for u in units}
+    finished = {sample_key(s): s for s in done if sample_key(s) in wanted}
+    todo = [u for u in units if u.key not in finished]
+    sink = _Sink(len(units), len(finished), on_samples, on_progress, stop)
+    usage = Usage()
+    if spec.brain == EMBEDDED and embedded is not None:
+        executor = executor or InProcessExecutor()
+        try:
+            for sample in executor.map(lambda unit: run_unit(prepared, embedded, unit), todo):
+                sink.add(sample)
+        finally:
+            sink.hand_out()  # whatever finished is kept, even if a unit failed
+        sink.flush()
+    else:
+        if graph is None:
+            raise ValueError(f"brain '{spec.brain}' needs the twin graph")
+        sink.flush_every = max(1, min(FLUSH_EVERY, spec.concurrency * 2))
+        usage = asyncio.run(_run_through_graph(prepared, graph, todo, sink, stop))
+    samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
+    return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started)
+
+
+async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
+                             stop: threading.Event | None) -> Usage:
+    spec = prepared.spec
+    semaphore = asyncio.Semaphore(spec.concurrency)
+    spent = Usage()
+    halt: list[BaseException] = []
+
+    async def one(unit: WorkUnit) -> None:
+        nonlocal spent
+        async with semaphore:
+            if halt or (stop is not None and stop.is_set()):
+                return
+            sample, usage = await run_unit_graph(prepared, graph, unit)
+            spent = spent.add(usage)
+            if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
+                halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
+                                           f"after {sink.done + 1} of {sink.total} samples"))
+            try:
+                sink.add(sample)
+            except RunInterrupted as error:
+                halt.append(error)
+
+    try:
+        await asyncio.gather(*(one(u) for u in todo))
+    finally:
+        sink.hand_out()
+    if halt:
+        raise halt[0]
+    sink.flush()
+    return spent
+
+
+def personas_from(store, ids: Iterable[str] | None = None) -> list[Persona]:
+    """All stored personas (or those ids that exist): the pool a population is drawn from."""
+    wanted = list(ids) if ids is not None else store.persona_ids()
+    pool = []
+    for pid in wanted:
+        try:
+            pool.append(store.get_persona(pid))
+        except (KeyError, ValueError):
+            continue  # unknown ids are reported by select_population
+    return pool
