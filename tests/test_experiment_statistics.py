@@ -172,6 +172,28 @@ def test_paired_bootstrap_interval_is_narrower_for_twins_that_act_alike():
     assert p["difference_ci_low"] > 0 and p["significant"]  # 12 vs 2 discordant pairs
 
 
+def test_bootstrap_intervals_match_scipy_bootstrap():
+    """The intervals draw counts (binomial, multinomial for pairs) instead of resampling rows: same distribution."""
+    samples = _paired(40, 2, 12, 46)
+    result = analyse(samples, ["A", "B"], n_bootstrap=20_000)
+    a = np.array([s.purchase for s in samples if s.variant == "A"], dtype=float)
+    b = np.array([s.purchase for s in samples if s.variant == "B"], dtype=float)
+    rng = np.random.default_rng(0)
+    rate = stats.bootstrap((a,), np.mean, n_resamples=20_000, method="percentile", rng=rng).confidence_interval
+    ours = result["variants"]["A"]["rates"]["purchase"]
+    assert (ours["ci_low"], ours["ci_high"]) == pytest.approx((rate.low, rate.high), abs=0.011)
+
+    def difference(x, y, axis=-1):
+        return np.mean(y, axis=axis) - np.mean(x, axis=axis)
+
+    for paired in (True, False):
+        ci = stats.bootstrap((a, b), difference, n_resamples=20_000, paired=paired, method="percentile", rng=rng).confidence_interval
+        sample_set = samples if paired else [s.model_copy(update={"instance": 1}) if s.variant == "B" else s for s in samples]
+        diff = analyse(sample_set, ["A", "B"], n_bootstrap=20_000)["comparisons"][0]["outcomes"]["purchase"]
+        assert diff["difference_ci_low"] == pytest.approx(ci.low, abs=0.011)
+        assert diff["difference_ci_high"] == pytest.approx(ci.high, abs=0.011)
+
+
 def _all_tests(result: dict) -> list[dict]:
     comparisons = result["comparisons"] + [c for s in result["segments"] for c in s["comparisons"]]
     return [t for c in comparisons for t in list(c["outcomes"].values()) + list((c.get("distributions") or {}).values())]

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.metrics import silhouette_score
+from threadpoolctl import threadpool_limits
 
 from agent.experiments.samples import Sample
 
@@ -90,7 +91,8 @@ def _cluster(points: np.ndarray, weights: np.ndarray, max_themes: int, seed: int
     best_labels, best_score = np.zeros(len(points), dtype=int), None
     min_size = max(MIN_THEME_SIZE, MIN_THEME_SHARE * weights.sum())
     for k in range(2, min(max_themes, len(points) - 1) + 1):
-        labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(points, sample_weight=weights)
+        with threadpool_limits(1):  # tiny problems: OpenMP thread start-up costs more than the fit
+            labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(points, sample_weight=weights)
         sizes = np.bincount(labels, weights=weights, minlength=k)
         if sizes.min() < min_size:  # a theme of one stray rationale is an anecdote, not a theme
             continue
