@@ -3,6 +3,8 @@ theme, groups follow outcomes, results are deterministic."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -82,6 +84,7 @@ def test_themes_are_deterministic_and_the_embedder_is_called_once(embed):
     first = rationale_themes(samples, counting, seed=3)
     assert calls == [12]  # distinct texts across all groups, embedded once
     assert rationale_themes(samples, embed, seed=3) == first
+    json.dumps(first, allow_nan=False)  # stored as JSON by the runner
 
 
 def test_bad_settings_and_a_broken_embedder_are_reported(embed):

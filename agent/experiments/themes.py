@@ -80,7 +80,7 @@ def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int]
         closest = members_idx[np.argsort(-(points[mask] @ centre), kind="stable")]
         representatives = [distinct[i] for i in closest[:per_theme]]
         size = int(weights[mask].sum())
-        themes.append({"size": size, "share": size / total, "label": _shorten(representatives[0]),
+        themes.append({"size": size, "share": float(size / total), "label": _shorten(representatives[0]),
                        "keywords": keywords.get(int(cluster), []), "representatives": representatives})
     return summary | {"k": len(themes), "silhouette": silhouette, "themes": themes}
 
