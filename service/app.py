@@ -8,7 +8,9 @@ from fastapi import Depends, FastAPI, Request, status
 from fastapi.responses import JSONResponse
 
 from service.container import build_services
+from service.experiment_jobs import start_experiment_jobs
 from service.routes import health, personas, predict
+from service.routes import experiments as experiment_routes
 from service.security import require_api_key
 from service.settings import Settings
 
@@ -21,7 +23,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.services = build_services(settings)
+        app.state.experiments = start_experiment_jobs(app.state.services)
         yield
+        app.state.experiments.close()  # running experiments stop as 'interrupted', resumable
 
     app = FastAPI(
         title="twinsim",
@@ -48,4 +52,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(personas.router, dependencies=secured)
     app.include_router(predict.router, dependencies=secured)
+    app.include_router(experiment_routes.router, dependencies=secured)
     return app

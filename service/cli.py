@@ -12,12 +12,14 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
+from service.experiment_cli import experiment_app
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 app.add_typer(personas_app, name="personas")
+app.add_typer(experiment_app, name="experiment")
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 

@@ -1,0 +1,143 @@
+"""`twinsim experiment run SPEC --out DIR`: an A/B experiment from a YAML/JSON spec, with a progress bar.
+
+Writes DIR/results.json (spec, status, analysis, themes, cost) and DIR/report.html. Finished samples go to
+DIR/samples.jsonl as the run goes, so running the same command again after a stop resumes where it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+experiment_app = typer.Typer(help="A/B experiments on populations of twins.", no_args_is_help=True)
+console = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+class _Checkpoint:
+    """DIR/samples.jsonl, valid only for the spec whose fingerprint is in DIR/samples.fingerprint."""
+
+    def __init__(self, out: Path, spec_json: str, fresh: bool) -> None:
+        self.path = out / "samples.jsonl"
+        self.fingerprint_path = out / "samples.fingerprint"
+        fingerprint = hashlib.sha256(spec_json.encode()).hexdigest()
+        if fresh or not self.path.exists() or not self.fingerprint_path.exists():
+            self.path.write_text("")
+            self.fingerprint_path.write_text(fingerprint)
+        elif self.fingerprint_path.read_text().strip() != fingerprint:
+            _fail(f"{out} holds samples of another spec; use another --out, or --fresh to start over")
+
+    def load(self):
+        from agent.experiments.samples import Sample
+
+        samples = []
+        for line in self.path.read_text().splitlines():
+            try:
+                samples.append(Sample.model_validate_json(line))
+            except ValueError:
+                continue  # a line cut short by a stop: that sample runs again
+        return samples
+
+    def append(self, batch) -> None:
+        with self.path.open("a") as handle:
+            handle.writelines(sample.model_dump_json() + "\n" for sample in batch)
+
+
+@experiment_app.command("run")
+def run(
+    spec_path: Path = typer.Argument(..., metavar="SPEC", help="Experiment spec, YAML or JSON (see docs/experiments.md)."),
+    out: Path = typer.Option(..., "--out", help="Directory for results.json, report.html and samples.jsonl."),
+    personas: list[Path] = typer.Option([], "--personas", help="Import these persona files first (any format "
+                                        "`twinsim personas import` reads)."),
+    fresh: bool = typer.Option(False, "--fresh", help="Ignore samples of an earlier run in --out."),
+) -> None:
+    """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from agent.experiments.report import render_report
+    from agent.experiments.runner import BudgetExceeded, RunInterrupted
+    from agent.experiments.spec import SpecError, load_spec
+    from service.container import build_services
+    from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
+    from service.settings import Settings
+
+    try:
+        spec = load_spec(spec_path)
+    except SpecError as error:
+        _fail(str(error))
+    for path in personas:
+        if not path.exists():
+            _fail(f"{path}: no such file")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _fail(f"{out}: {error.strerror or error}")
+    services = build_services(Settings(), warm=False)
+    if personas:
+        from personas.sources import PersonaSourceError, load_personas
+
+        for path in personas:
+            try:
+                loaded = load_personas(path)
+            except (PersonaSourceError, ValueError) as error:
+                _fail(f"{path}: {error}")
+            with console.status(f"importing {len(loaded)} persona(s) from {path} ..."):
+                for persona in loaded:
+                    services.store.put_persona(persona)
+    try:
+        with console.status("checking the spec: personas, population, pages ..."):
+            checked = check_experiment(services, spec, base_dir=spec_path.resolve().parent, allow_paths=True)
+    except ExperimentRejected as error:
+        _fail(str(error))
+    prepared = checked.prepared
+    units = prepared.units()
+    console.print(f"[bold]{spec.name}[/bold]: {len(prepared.personas)} personas x {spec.samples_per_persona} "
+                  f"instance(s) x {len(spec.variants)} variants = {len(units)} twin runs ({spec.brain} brain)")
+    if checked.estimate:
+        e = checked.estimate
+        console.print(f"estimate: {e['calls']} calls, {e['prompt_tokens']:,} prompt tokens, "
+                      + (f"${e['usd']:.4f}" if e["price_known"] else "price unknown for this model")
+                      + (f" (budget ${spec.budget_usd:g})" if spec.budget_usd is not None else ""))
+    checkpoint = _Checkpoint(out, spec.model_dump_json(), fresh)
+    done = checkpoint.load()
+    if done:
+        console.print(f"resuming: {len(done)} sample(s) already in {checkpoint.path}")
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn())
+    try:
+        with Progress(*columns, console=console, transient=False) as bar:
+            task = bar.add_task("twins", total=len(units), completed=0)
+            results = ExperimentExecutor(services).run(
+                checked, done=done, on_samples=checkpoint.append,
+                on_progress=lambda p: bar.update(task, completed=p.done, total=p.total))
+    except BudgetExceeded as error:
+        _fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
+    except (RunInterrupted, KeyboardInterrupt):
+        _fail(f"stopped; run the same command again to resume from {checkpoint.path}", code=130)
+    (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    (out / "report.html").write_text(render_report(results))
+    _print_summary(results)
+    console.print(f"results: {out / 'results.json'}  report: {out / 'report.html'}")
+
+
+def _print_summary(results: dict) -> None:
+    analysis = results.get("analysis") or {}
+    for name, variant in (analysis.get("variants") or {}).items():
+        rates = variant.get("rates") or {}
+        shown = ", ".join(f"{outcome} {100 * r['rate']:.1f}%" for outcome, r in rates.items() if r.get("rate") is not None)
+        console.print(f"  {name}: n={variant.get('n')}  {shown}")
+    for comparison in analysis.get("comparisons") or []:
+        for outcome, r in (comparison.get("outcomes") or {}).items():
+            if r.get("significant"):
+                console.print(f"  [green]significant[/green]: {outcome} {comparison.get('variant')} vs "
+                              f"{comparison.get('control')} ({r.get('test')}, adjusted p={r.get('p_adjusted'):.3g})")

@@ -1,0 +1,165 @@
+"""Experiments and their finished samples, durable in SQLite (stdlib sqlite3, WAL) under the data dir.
+
+Finished samples are written as the run goes, so a run cut short (a crash, a restart) loses nothing it had
+finished: on the next start `mark_interrupted` turns its "running" into "interrupted", and a resume hands the
+stored samples back to the runner, which skips them. One short-lived connection per operation keeps the store
+safe to use from the event loop and from worker threads at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Literal
+
+from agent.experiments.samples import Sample
+
+Status = Literal["queued", "running", "done", "failed", "interrupted"]
+STATUSES: tuple[str, ...] = ("queued", "running", "done", "failed", "interrupted")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS experiments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    results TEXT,
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (
+    experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+    variant TEXT NOT NULL,
+    persona_id TEXT NOT NULL,
+    instance INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (experiment_id, variant, persona_id, instance)
+);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class ExperimentRecord:
+    id: str
+    name: str
+    spec: dict
+    status: str
+    done: int
+    total: int
+    created_at: str
+    updated_at: str
+    results: dict | None
+    error: str | None
+
+    @property
+    def progress(self) -> dict:
+        return {"done": self.done, "total": self.total,
+                "fraction": round(self.done / self.total, 4) if self.total else 0.0}
+
+
+class ExperimentNotFound(KeyError):
+    pass
+
+
+class ExperimentStore:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(self._connect()) as db, db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across process crashes
+        return db
+
+    # ---- experiments ----------------------------------------------------------------------------
+
+    def create(self, spec: dict, total: int) -> str:
+        experiment_id = uuid.uuid4().hex[:16]
+        now = _now()
+        with closing(self._connect()) as db, db:
+            db.execute("INSERT INTO experiments (id, name, spec, status, done, total, created_at, updated_at) "
+                       "VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)",
+                       (experiment_id, str(spec.get("name", "")), json.dumps(spec), total, now, now))
+        return experiment_id
+
+    def _row(self, row: tuple) -> ExperimentRecord:
+        id_, name, spec, status, done, total, created, updated, results, error = row
+        return ExperimentRecord(id_, name, json.loads(spec), status, done, total, created, updated,
+                                json.loads(results) if results else None, error)
+
+    def get(self, experiment_id: str) -> ExperimentRecord:
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, results, error "
+                             "FROM experiments WHERE id = ?", (experiment_id,)).fetchone()
+        if row is None:
+            raise ExperimentNotFound(experiment_id)
+        return self._row(row)
+
+    def list(self, limit: int = 100, offset: int = 0) -> list[ExperimentRecord]:
+        """Newest first, without results (they can be large)."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, NULL, error "
+                              "FROM experiments ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                              (limit, offset)).fetchall()
+        return [self._row(r) for r in rows]
+
+    def set_status(self, experiment_id: str, status: Status, *, error: str | None = None,
+                   results: dict | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status}")
+        with closing(self._connect()) as db, db:
+            cursor = db.execute("UPDATE experiments SET status = ?, error = ?, results = COALESCE(?, results), "
+                                "updated_at = ? WHERE id = ?",
+                                (status, error, json.dumps(results) if results is not None else None, _now(),
+                                 experiment_id))
+            if cursor.rowcount == 0:
+                raise ExperimentNotFound(experiment_id)
+
+    def set_progress(self, experiment_id: str, done: int, total: int) -> None:
+        with closing(self._connect()) as db, db:
+            db.execute("UPDATE experiments SET done = ?, total = ?, updated_at = ? WHERE id = ?",
+                       (done, total, _now(), experiment_id))
+
+    def mark_interrupted(self) -> list[str]:
+        """At start-up: whatever was running or queued when the process ended did not finish."""
+        with closing(self._connect()) as db, db:
+            ids = [r[0] for r in db.execute("SELECT id FROM experiments WHERE status IN ('running', 'queued')")]
+            db.execute("UPDATE experiments SET status = 'interrupted', error = 'the service stopped before the run "
+                       "finished; POST /experiments/{id}/resume continues it', updated_at = ? "
+                       "WHERE status IN ('running', 'queued')", (_now(),))
+        return ids
+
+    # ---- samples --------------------------------------------------------------------------------
+
+    def add_samples(self, experiment_id: str, samples: Iterable[Sample]) -> None:
+        rows = [(experiment_id, s.variant, s.persona_id, s.instance, s.model_dump_json()) for s in samples]
+        if not rows:
+            return
+        with closing(self._connect()) as db, db:
+            db.executemany("INSERT OR REPLACE INTO samples (experiment_id, variant, persona_id, instance, data) "
+                           "VALUES (?, ?, ?, ?, ?)", rows)
+
+    def samples(self, experiment_id: str) -> list[Sample]:
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT data FROM samples WHERE experiment_id = ?", (experiment_id,)).fetchall()
+        return [Sample.model_validate_json(r[0]) for r in rows]
+
+    def count_samples(self, experiment_id: str) -> int:
+        with closing(self._connect()) as db:
+            return db.execute("SELECT COUNT(*) FROM samples WHERE experiment_id = ?", (experiment_id,)).fetchone()[0]

@@ -1,0 +1,100 @@
+"""A/B experiments on populations of twins: submit (202, runs in the background), list, read, report, resume."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
+from fastapi.responses import HTMLResponse
+from pydantic import ValidationError
+
+from agent.experiments.report import render_report
+from agent.experiments.spec import ExperimentSpec
+from service.dependencies import services_dep
+from service.errors import validation_detail
+from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
+from service.experiment_store import ExperimentNotFound, ExperimentRecord
+
+router = APIRouter(tags=["experiments"])
+
+_EXAMPLE = {
+    "name": "Deal banner instead of reviews",
+    "variants": [
+        {"name": "A", "page": {"simplified_html": "<html>... the product page ...</html>",
+                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
+        {"name": "B", "page": {"simplified_html": "<html>... with the banner ...</html>",
+                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
+    ],
+    "population": {"filters": {"prime": True}, "sample": 30, "strata": ["conscientiousness"], "seed": 1},
+    "samples_per_persona": 20,
+    "targets": ["deal_banner"],
+    "segments": ["conscientiousness"],
+    "seed": 42,
+}
+
+
+def jobs_dep(request: Request) -> ExperimentJobs:
+    return request.app.state.experiments
+
+
+def _summary(record: ExperimentRecord) -> dict:
+    return {"id": record.id, "name": record.name, "status": record.status, "progress": record.progress,
+            "created_at": record.created_at, "updated_at": record.updated_at, "error": record.error}
+
+
+def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
+    try:
+        return jobs.store.get(experiment_id)
+    except ExperimentNotFound:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"experiment '{experiment_id}' not found") from None
+
+
+@router.post("/experiments", status_code=status.HTTP_202_ACCEPTED)
+async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), services=Depends(services_dep),
+                            jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+    """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
+    try:
+        spec = ExperimentSpec.model_validate(body)
+    except ValidationError as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
+    try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop
+        checked = await asyncio.to_thread(check_experiment, services, spec)
+    except ExperimentRejected as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
+    experiment_id = await asyncio.to_thread(jobs.submit, checked)
+    return {"id": experiment_id, "status": "queued", "total": len(checked.prepared.units()),
+            "personas": len(checked.prepared.personas), "estimate": checked.estimate,
+            "links": {"self": f"/experiments/{experiment_id}", "report": f"/experiments/{experiment_id}/report"}}
+
+
+@router.get("/experiments")
+async def list_experiments(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
+                           jobs: ExperimentJobs = Depends(jobs_dep)) -> list[dict]:
+    return [_summary(r) for r in await asyncio.to_thread(jobs.store.list, limit, offset)]
+
+
+@router.get("/experiments/{experiment_id}")
+async def get_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+    """Status and progress; the results (spec, analysis, themes, cost) once done."""
+    record = await asyncio.to_thread(_record, jobs, experiment_id)
+    return {**_summary(record), "spec": record.spec, "results": record.results}
+
+
+@router.get("/experiments/{experiment_id}/report", response_class=HTMLResponse)
+async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> HTMLResponse:
+    record = await asyncio.to_thread(_record, jobs, experiment_id)
+    if record.results is None:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"experiment '{experiment_id}' has no results yet "
+                                                      f"(status {record.status}, {record.done}/{record.total})")
+    return HTMLResponse(await asyncio.to_thread(render_report, record.results))
+
+
+@router.post("/experiments/{experiment_id}/resume", status_code=status.HTTP_202_ACCEPTED)
+async def resume_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+    """Continue an interrupted (or failed) run; finished samples are kept and skipped."""
+    await asyncio.to_thread(_record, jobs, experiment_id)
+    try:
+        await asyncio.to_thread(jobs.resume, experiment_id)
+    except ExperimentRejected as error:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(error)) from None
+    return _summary(await asyncio.to_thread(_record, jobs, experiment_id))
