@@ -11,6 +11,7 @@ from service.container import build_services
 from service.experiment_jobs import start_experiment_jobs
 from service.routes import health, personas, predict
 from service.routes import experiments as experiment_routes
+from service.routes import simulations as simulation_routes
 from service.security import require_api_key
 from service.settings import Settings
 
@@ -52,5 +53,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(personas.router, dependencies=secured)
     app.include_router(predict.router, dependencies=secured)
+    app.include_router(simulation_routes.router, dependencies=secured)
     app.include_router(experiment_routes.router, dependencies=secured)
     return app

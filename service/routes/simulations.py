@@ -1,0 +1,72 @@
+"""Live UX simulations over HTTP: POST /simulations starts one (202 + id), GET /simulations/{id} shows
+its status, traces and funnel, GET /simulations lists them. Everything checkable is checked first."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends, HTTPException, Request, status
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.browsing import SimulationConfig
+from agent.browsing.config import MAX_STEPS_LIMIT
+from service.dependencies import services_dep
+from service.errors import validation_detail
+from service.simulation_jobs import SimulationJobs
+from service.simulations import SimulationRequestError, check_and_load, persona_ids_for
+
+router = APIRouter(prefix="/simulations", tags=["simulations"])
+
+
+class SimulationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}]})
+
+    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
+    personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
+    all: bool = Field(False, description="Every stored persona instead of `personas`.")
+    max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
+    brain: str = Field("embedded")
+    model: str | None = None
+    seed: int = Field(0, ge=0, le=2**32 - 1)
+    screenshots: bool = False
+    concurrency: int = Field(2, ge=1, le=16)
+
+
+def jobs_dep(request: Request) -> SimulationJobs:
+    jobs = getattr(request.app.state, "simulations", None)
+    if jobs is None:
+        jobs = request.app.state.simulations = SimulationJobs(request.app.state.settings.data_dir / "simulations")
+    return jobs
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED)
+async def start_simulation(body: SimulationRequest, services=Depends(services_dep), jobs=Depends(jobs_dep)) -> dict:
+    if not body.all and not body.personas:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
+    try:
+        ids = await asyncio.to_thread(persona_ids_for, services, body.personas, body.all)
+        config = SimulationConfig(url=body.url, persona_ids=ids, max_steps=body.max_steps, brain=body.brain,
+                                  model=body.model, seed=body.seed, screenshots=body.screenshots,
+                                  concurrency=body.concurrency)
+        personas = await asyncio.to_thread(check_and_load, services, config)
+    except ValidationError as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
+    except SimulationRequestError as error:
+        code = status.HTTP_503_SERVICE_UNAVAILABLE if "Chromium" in str(error) else status.HTTP_422_UNPROCESSABLE_CONTENT
+        raise HTTPException(code, str(error)) from None
+    job = jobs.submit(services, config, personas)
+    return {"id": job.id, "status": job.status, "url": f"/simulations/{job.id}"}
+
+
+@router.get("")
+async def list_simulations(jobs=Depends(jobs_dep)) -> list[dict]:
+    return [job.view(full=False) for job in jobs.all()]
+
+
+@router.get("/{simulation_id}")
+async def get_simulation(simulation_id: str, jobs=Depends(jobs_dep)) -> dict:
+    job = jobs.get(simulation_id)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"simulation '{simulation_id}' not found")
+    return job.view()

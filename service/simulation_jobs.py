@@ -1,0 +1,88 @@
+"""Live simulations started over HTTP: each runs on a worker thread with its own event loop (the API's
+loop never waits on a browser), one at a time on this small machine, and is kept in memory with its
+traces as they arrive. Outputs are also written under <data_dir>/simulations/<id>/.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from agent.browsing import SimulationConfig, SimulationResult
+from agent.browsing.funnel import summarise
+from agent.browsing.trace import TwinTrace
+from personas.persona import Persona
+from service.container import Services
+from service.simulations import run_blocking
+
+Status = Literal["queued", "running", "done", "failed"]
+
+
+@dataclass
+class SimulationJob:
+    id: str
+    config: SimulationConfig
+    out_dir: Path
+    created_at: str
+    status: Status = "queued"
+    traces: list[TwinTrace] = field(default_factory=list)
+    result: SimulationResult | None = None
+    error: str | None = None
+
+    def view(self, full: bool = True) -> dict:
+        traces = self.result.traces if self.result else list(self.traces)
+        body = {"id": self.id, "status": self.status, "url": self.config.url, "created_at": self.created_at,
+                "twins": len(self.config.persona_ids), "finished_twins": len(traces), "error": self.error,
+                "out_dir": str(self.out_dir)}
+        if full:
+            body["config"] = self.config.model_dump(mode="json")
+            body["funnel"] = (self.result.funnel if self.result else summarise(traces)).model_dump(mode="json")
+            body["traces"] = [trace.model_dump(mode="json") for trace in traces]
+        return body
+
+
+class SimulationJobs:
+    def __init__(self, root: Path, parallel: int = 1) -> None:
+        self.root = root
+        self._jobs: dict[str, SimulationJob] = {}
+        self._lock = threading.Lock()
+        self._slots = threading.Semaphore(parallel)
+
+    def submit(self, services: Services, config: SimulationConfig, personas: list[Persona]) -> SimulationJob:
+        job_id = uuid.uuid4().hex[:12]
+        job = SimulationJob(id=job_id, config=config, out_dir=self.root / job_id,
+                            created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        with self._lock:
+            self._jobs[job_id] = job
+        # A daemon thread: a server shutting down never waits on a browser.
+        threading.Thread(target=self._run, args=(job, services, personas), name=f"simulation-{job_id}",
+                         daemon=True).start()
+        return job
+
+    def _run(self, job: SimulationJob, services: Services, personas: list[Persona]) -> None:
+        with self._slots:
+            job.status = "running"
+            try:
+                job.result = run_blocking(services, job.config, personas, job.out_dir, on_trace=self._collect(job))
+                job.status = "done"
+            except Exception as error:  # recorded for GET /simulations/{id}; a worker thread has no caller to raise to
+                job.error = f"{type(error).__name__}: {error}"
+                job.status = "failed"
+
+    def _collect(self, job: SimulationJob):
+        def add(trace: TwinTrace) -> None:
+            with self._lock:
+                job.traces.append(trace)
+        return add
+
+    def get(self, job_id: str) -> SimulationJob | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def all(self) -> list[SimulationJob]:
+        with self._lock:
+            return sorted(self._jobs.values(), key=lambda job: job.created_at)

@@ -1,0 +1,113 @@
+"""Twins browse real sites in headless Chromium: the demo shop (seeded runs reach the cart, and repeat
+exactly), and a site that fails on purpose (dead links, elements that vanish after a client-side
+navigation), where the failure ends that twin's run and is recorded in its trace."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent.browsing import SimulationConfig, run_simulation
+from agent.browsing.output import write_outputs
+from service.container import build_services
+from service.demo_shop import create_shop_app
+from service.settings import Settings
+from tests.support.broken_site import create_broken_site
+from tests.support.live_server import serve
+
+pytestmark = pytest.mark.integration
+
+# A real OPeRA user (users_sample.csv) and a hand-written persona (personas/examples).
+OPERA_USER = "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9"
+EXAMPLE = "sam-chen"
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory, opera_dir):
+    from personas.sources import load_personas
+    from tests.conftest import REPO
+
+    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("live")), warm=False)
+    for persona in load_personas(opera_dir / "users_sample.csv") + load_personas(REPO / "personas/examples/sam-chen.json"):
+        services.store.put_persona(persona)
+    return services
+
+
+@pytest.fixture(scope="module")
+def shop_url():
+    with serve(create_shop_app()) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def broken_url():
+    with serve(create_broken_site()) as url:
+        yield url
+
+
+def simulate(services, url: str, persona_ids: list[str], **options):
+    config = SimulationConfig(url=url, persona_ids=persona_ids, **options)
+    personas = [services.store.get_persona(pid) for pid in persona_ids]
+    return asyncio.run(run_simulation(config, personas, services.graph))
+
+
+def signature(trace) -> list[tuple]:
+    return [(s.url, s.page_type, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed)
+            for s in trace.steps]
+
+
+def test_seeded_twin_reaches_the_cart_and_the_same_seed_repeats_it(twins, shop_url, tmp_path):
+    first = simulate(twins, shop_url + "/", [OPERA_USER], max_steps=8, seed=0)
+    trace = first.traces[0]
+
+    assert trace.failure is None, trace.failure
+    assert "cart" in trace.stages and "search" in trace.stages
+    added = [s for s in trace.steps if s.action.type == "click" and s.action.name.endswith(".add_to_cart")]
+    assert added and added[0].click_type == "purchase"
+    assert added[0].result_url == shop_url + "/gp/cart/view.html"  # the click really put it in the cart
+    on_cart = [s for s in trace.steps if s.page_type == "cart"]
+    assert on_cart and on_cart[0].title == "TwinShop.com Shopping Cart"
+    assert all(s.rationale and s.brain == "embedded" for s in trace.steps)
+    assert any(s.memories for s in trace.steps)
+    assert [s.step for s in trace.steps] == list(range(1, len(trace.steps) + 1))
+    assert first.funnel.reached[2].stage == "cart" and first.funnel.reached[2].twins == 1
+
+    again = simulate(twins, shop_url + "/", [OPERA_USER], max_steps=8, seed=0)
+    assert signature(again.traces[0]) == signature(trace)
+    assert (again.traces[0].outcome, again.traces[0].stages) == (trace.outcome, trace.stages)
+
+    paths = write_outputs(first, tmp_path)
+    assert "Twins reaching each stage" in paths["html"].read_text()
+    assert (tmp_path / "traces" / f"{OPERA_USER}.json").exists()
+
+
+def test_a_dead_link_ends_that_twins_run_and_not_the_others(twins, broken_url):
+    result = simulate(twins, broken_url + "/dead-links", [OPERA_USER, EXAMPLE], max_steps=5, seed=0)
+    clicked, other = result.traces
+
+    assert clicked.outcome == "error" and clicked.failure.kind == "dead_link" and clicked.failure.step == 1
+    assert "HTTP 404" in clicked.failure.message and "/gone/" in clicked.failure.message
+    assert clicked.steps[0].action.type == "click" and "/gone/" in clicked.steps[0].result_url
+    assert clicked.reason.startswith("dead_link")
+    assert other.failure is None and other.outcome == "left"
+    assert result.funnel.failures == {"dead_link": 1}
+
+
+def test_a_name_gone_after_a_client_side_navigation_is_recorded(twins, broken_url):
+    result = simulate(twins, broken_url + "/vanishing", [OPERA_USER], max_steps=5, seed=0, action_timeout_ms=1500)
+    trace = result.traces[0]
+
+    assert trace.outcome == "error" and trace.failure.kind == "name_missing"
+    assert trace.steps[0].action.type == "click"
+    assert trace.steps[0].action.name in trace.failure.message
+    assert trace.final_url.endswith("/vanishing/sold-out")
+
+
+def test_dead_and_unreachable_start_pages_fail_cleanly(twins, broken_url):
+    from tests.support.service_process import free_port
+
+    dead = simulate(twins, broken_url + "/no-such-page", [OPERA_USER], max_steps=3).traces[0]
+    assert (dead.outcome, dead.failure.kind, dead.failure.step, dead.steps) == ("error", "dead_link", 0, [])
+    closed = simulate(twins, f"http://127.0.0.1:{free_port()}/", [OPERA_USER], max_steps=3).traces[0]
+    assert closed.failure.kind == "navigation_failed" and "ERR_CONNECTION_REFUSED" in closed.failure.message
