@@ -42,7 +42,7 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
 
 def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
     return {
-        "embedded": EmbeddedBrain(),
+        "embedded": EmbeddedBrain(settings.behaviour_params),
         "llm": LLMBrain(llm, default_model=settings.llm_model),
         "repeat-previous": RepeatPreviousBrain(),
         "majority": MajorityBrain(),
@@ -50,7 +50,7 @@ def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:
-    store = open_memory_store(path=settings.chroma_path, url=settings.chroma_url)
+    store = open_memory_store(path=settings.chroma_path, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
     if warm:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
     llm = build_llm_client(settings)

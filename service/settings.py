@@ -14,9 +14,10 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(Path(".twinsim"), description="Where the embedded Chroma store and run artefacts live.")
     chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
-    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz needs X-API-Key or a Bearer token.")
+    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated.")
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
     default_brain: str = Field("embedded")
+    behaviour_params: Path | None = Field(None, description="The embedded brain's parameters (from `twinsim calibrate`); the shipped file when unset.")
     llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
     llm_api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1.")
     llm_api_key: SecretStr | None = Field(None, description="Key for the LLM provider (else the provider's own env var).")
@@ -24,6 +25,10 @@ class Settings(BaseSettings):
     llm_retries: int = Field(2, ge=0, le=10)
     llm_concurrency: int = Field(8, ge=1, le=256)
     log_level: str = Field("info")
+    chroma_timeout_s: float = Field(30.0, gt=0, le=600, description="Per-request timeout towards a Chroma server (its client has none).")
+    rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
+    rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
+    shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
 
     @cached_property
     def chroma_path(self) -> Path:

@@ -1,0 +1,148 @@
+"""How faithful the embedded brain is to real people it was not calibrated on. Writes benchmarks/results/fidelity.json.
+
+Data: the 218 real OPeRA timelines and the personas of their 15 users (Wang et al. 2025, arXiv
+2506.05606, CC-BY-4.0), in the benchmark's action space (page-free: persona and history only).
+
+Two splits, five folds each: held-out users (every session of a person in one fold: the twin has never
+seen this person) and held-out sessions (new sessions of people it has seen). Within every outer fold
+everything is learned on the training folds only: the model's weights and its decision rule (tuned on
+inner out-of-fold predictions of the training folds), the majority label, the first-step label of the
+repeat baseline. Each variant gets its own decision rule, so the persona effect is not an artefact of a
+rule tuned for the other. The regularisation strengths are the shipped ones (chosen by cross-validated
+log-loss on all sessions), the one thing not re-chosen per fold.
+
+Compared on the same steps: the model, the model without persona terms, repeating the previous action
+(at a session's first step: the most common first action in training), and always the majority action.
+The persona effect comes with a 95% interval from a paired bootstrap over sessions.
+
+Run: .venv/bin/python benchmarks/fidelity.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from _common import SHARED_OPERA, write_result  # noqa: E402
+
+from agent.behaviour.calibrate import Selection, previous_labels, read_personas  # noqa: E402
+from agent.behaviour.cross_validation import fold_assignment, out_of_fold_distributions  # noqa: E402
+from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
+from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
+from agent.behaviour.label_metrics import label_metrics  # noqa: E402
+from agent.behaviour.params import load_params  # noqa: E402
+from agent.behaviour.timelines import read_timelines  # noqa: E402
+from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
+
+N_FOLDS = 5
+SEED = 0
+BOOTSTRAP = 2000
+METRICS = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy", "outcome_weighted_f1",
+           "fine_grained_accuracy", "action_type_weighted_f1")
+MUST_BEAT = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy")
+
+
+def shipped_selection() -> Selection:
+    hyper = load_params().meta["hyperparameters"]
+    return Selection(hyper["action_c"], hyper["outcome_c"], hyper["persona_scale"], hyper["person_scale"], {})
+
+
+def scored_previous(rows: TrainingRows) -> np.ndarray:
+    return previous_labels(rows)[~rows.live]
+
+
+def tuned_rule(train: TrainingRows, scheme: str, config):
+    """The decision rule from inner out-of-fold predictions of the training folds only."""
+    inner = fold_assignment(train, scheme, N_FOLDS, SEED)
+    scored = ~train.live
+    distributions = out_of_fold_distributions(train, inner, config)[scored]
+    tuning = TuningSet(distributions, train.labels[scored], train.is_last[scored], scored_previous(train))
+    rule, _ = tune_rule([tuning])
+    return rule
+
+
+def predict_fold(train: TrainingRows, test: TrainingRows, scheme: str, config) -> np.ndarray:
+    rule = tuned_rule(train, scheme, config)
+    variant = fit_variant(train, config)
+    scored = test.subset(~test.live)
+    distributions = np.asarray([variant.distribution(f).probabilities for f in merged_features(scored, config)])
+    return rule.decide(distributions, scored_previous(test))
+
+
+def baselines(train: TrainingRows, test: TrainingRows) -> dict[str, np.ndarray]:
+    scored_train = ~train.live
+    majority = int(np.bincount(train.labels[scored_train]).argmax())
+    first_steps = scored_train & (previous_labels(train) < 0)
+    first = int(np.bincount(train.labels[first_steps]).argmax())
+    previous = scored_previous(test)
+    n = int((~test.live).sum())
+    return {"repeat-previous": np.where(previous >= 0, previous, first), "majority": np.full(n, majority)}
+
+
+def paired_bootstrap(gold, a, b, is_last, sessions, rng) -> dict[str, list[float]]:
+    """95% intervals of metric(a) - metric(b), resampling whole sessions."""
+    unique = np.unique(sessions)
+    index_of = {s: np.flatnonzero(sessions == s) for s in unique}
+    draws = {m: [] for m in METRICS}
+    for _ in range(BOOTSTRAP):
+        picked = np.concatenate([index_of[s] for s in rng.choice(unique, size=len(unique))])
+        ma = label_metrics(gold[picked], a[picked], is_last[picked])
+        mb = label_metrics(gold[picked], b[picked], is_last[picked])
+        for m in METRICS:
+            draws[m].append(ma[m] - mb[m])
+    return {m: [round(float(np.percentile(v, 2.5)), 4), round(float(np.percentile(v, 97.5)), 4)] for m, v in draws.items()}
+
+
+def evaluate_scheme(rows: TrainingRows, scheme: str, selection: Selection) -> dict:
+    folds = fold_assignment(rows, scheme, N_FOLDS, SEED)
+    persona_variant = "known_person" if scheme == "sessions" and selection.person_scale > 0 else "persona"
+    systems = ("model", "model without persona", "repeat-previous", "majority")
+    predictions = {name: np.zeros(int((~rows.live).sum()), dtype=int) for name in systems}
+    scored_index = np.cumsum(~rows.live) - 1
+    for fold in range(N_FOLDS):
+        train, test = rows.subset(folds != fold), rows.subset(folds == fold)
+        positions = scored_index[(folds == fold) & ~rows.live]
+        predictions["model"][positions] = predict_fold(train, test, scheme, selection.config(persona_variant))
+        predictions["model without persona"][positions] = predict_fold(train, test, scheme, selection.config("no_persona"))
+        for name, labels in baselines(train, test).items():
+            predictions[name][positions] = labels
+    scored = ~rows.live
+    gold, is_last, sessions = rows.labels[scored], rows.is_last[scored], rows.sessions[scored]
+    results = {name: {m: round(v, 4) if isinstance(v, float) else v for m, v in label_metrics(gold, p, is_last).items()}
+               for name, p in predictions.items()}
+    model = results["model"]
+    beats = {base: {m: model[m] > results[base][m] for m in MUST_BEAT} for base in ("repeat-previous", "majority")}
+    effect = {m: round(model[m] - results["model without persona"][m], 4) for m in METRICS}
+    interval = paired_bootstrap(gold, predictions["model"], predictions["model without persona"], is_last, sessions,
+                                np.random.default_rng(SEED))
+    return {"systems": results, "model_beats_baselines": beats,
+            "persona_effect": {"difference": effect, "bootstrap_95": interval},
+            "persona_variant": persona_variant}
+
+
+def main() -> None:
+    started = time.perf_counter()
+    people = read_personas([SHARED_OPERA / "personas.jsonl"])
+    sessions = read_timelines(SHARED_OPERA / "timelines.jsonl")
+    rows = build_rows(sessions, people)
+    selection = shipped_selection()
+    results = {scheme: evaluate_scheme(rows, scheme, selection) for scheme in ("users", "sessions")}
+    write_result("fidelity", {
+        "data": "OPeRA timelines.jsonl + personas.jsonl (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)",
+        "task": "page-free next action (persona and history only), benchmark action space",
+        "sessions": len(sessions), "steps": int((~rows.live).sum()), "folds": N_FOLDS, "seed": SEED,
+        "hyperparameters": {"action_c": selection.action_c, "outcome_c": selection.outcome_c,
+                            "persona_scale": selection.persona_scale, "person_scale": selection.person_scale},
+        "results": results,
+        "seconds": round(time.perf_counter() - started, 1),
+    })
+    for scheme, result in results.items():
+        print(f"held-out {scheme}:")
+        for name, metrics in result["systems"].items():
+            print(f"  {name:24s} " + "  ".join(f"{m}={metrics[m]:.3f}" for m in METRICS[:4]))
+        print(f"  persona effect {result['persona_effect']['difference']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The embedded brain's behaviour model: the data mapping, the metrics it is tuned on, and its decisions."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+
+from agent.actions import ClickAction, InputAction
+from agent.behaviour.label_metrics import label_metrics
+from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
+from agent.behaviour.timelines import session_from_timeline
+from agent.brains.base import TwinContext
+from agent.brains.embedded import EmbeddedBrain
+from agent.history import Step
+from agent.observation import EMPTY_OBSERVATION, parse_page
+from personas.memory_types import Memory
+from personas.sources import load_personas
+from tests.conftest import page
+
+
+@pytest.fixture(scope="module")
+def brain() -> EmbeddedBrain:
+    return EmbeddedBrain()
+
+
+@pytest.fixture(scope="module")
+def personas(opera_dir):
+    return {p.id[:8]: p for p in load_personas(opera_dir / "personas.jsonl")}
+
+
+def _event(kind: str, click_type: str | None = None, t: int = 0) -> dict:
+    return {"action_type": kind, "click_type": click_type, "timestamp": f"2025-03-01T10:00:{t:02d}Z", "delay_s": 1.0}
+
+
+SEARCH = [Step(action=InputAction(name="nav_bar.search_input", text="wireless earbuds")),
+          Step(action=ClickAction(name="nav_bar.search_button"), click_type="search")]
+REVIEWING = SEARCH + [
+    Step(action=ClickAction(name="search_results.soundcore_p20i.product_name"), click_type="product_link"),
+    Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review"),
+    Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review"),
+]
+
+
+# ---- data mapping ------------------------------------------------------------------------------
+
+
+def test_timeline_maps_to_benchmark_actions_and_closes_with_terminate():
+    record = {"session_key": "s1", "user_prefix": "abcd1234", "start": "2025-03-01T10:00:00Z", "actions": [
+        _event("navigation", t=0), _event("input", t=1), _event("click", "search", 2), _event("scroll", t=3),
+        _event("scroll", t=4), _event("tab_activate", t=5), _event("click", "product_link", 6)]}
+    session = session_from_timeline(record)
+    assert [step.label for step in session.steps] == [INPUT, "search", "product_link", TERMINATE]
+    assert session.outcome == TERMINATE
+
+
+def test_timeline_ending_in_a_purchase_click_is_a_purchase_and_eventless_sessions_are_dropped():
+    bought = {"session_key": "s2", "user_prefix": "abcd1234", "start": "2025-03-01T10:00:00Z",
+              "actions": [_event("click", "product_option", 1), _event("click", PURCHASE, 2)]}
+    session = session_from_timeline(bought)
+    assert [step.label for step in session.steps] == ["product_option", PURCHASE]
+    assert session.outcome == PURCHASE
+    assert session_from_timeline({"session_key": "s3", "user_prefix": "x", "actions": [_event("scroll", t=1)]}) is None
+
+
+# ---- the metrics decisions are tuned on ----------------------------------------------------------
+
+
+def test_label_metrics_match_scikit_learn():
+    rng = np.random.default_rng(3)
+    gold = rng.integers(0, len(LABELS), 400)
+    pred = np.where(rng.random(400) < 0.5, gold, rng.integers(0, len(LABELS), 400))
+    is_last = rng.random(400) < 0.1
+    metrics = label_metrics(gold, pred, is_last)
+
+    def kind(i):
+        return "input" if LABELS[i] == INPUT else "terminate" if LABELS[i] == TERMINATE else "click"
+
+    gold_type, pred_type = [kind(i) for i in gold], [kind(i) for i in pred]
+    assert metrics["action_type_macro_f1"] == pytest.approx(
+        f1_score(gold_type, pred_type, average="macro", labels=["click", "input", "terminate"], zero_division=0))
+    clicks = [i for i in range(400) if kind(gold[i]) == "click"]
+    click_pred = [LABELS[pred[i]] if kind(pred[i]) == "click" else "<not a click>" for i in clicks]
+    assert metrics["click_type_weighted_f1"] == pytest.approx(
+        f1_score([LABELS[gold[i]] for i in clicks], click_pred, average="weighted", zero_division=0))
+    assert metrics["fine_grained_accuracy"] == pytest.approx(float(np.mean(gold == pred)))
+
+
+# ---- decisions -------------------------------------------------------------------------------------
+
+
+def test_most_likely_is_deterministic_and_sampling_is_seeded(brain, personas):
+    persona = next(iter(personas.values()))
+    ctx = dict(persona=persona, memories=[], observation=EMPTY_OBSERVATION, history=REVIEWING)
+    first = brain.decide_sync(TwinContext(**ctx))
+    assert brain.decide_sync(TwinContext(**ctx)).action == first.action
+    draws = [brain.decide_sync(TwinContext(**ctx, mode="sample", seed=seed)).details["label"] for seed in range(400)]
+    again = [brain.decide_sync(TwinContext(**ctx, mode="sample", seed=seed)).details["label"] for seed in range(400)]
+    assert draws == again
+    probabilities = first.details["probabilities"]
+    counts = Counter(draws)
+    assert len(counts) >= 3  # a population is not a crowd of clones
+    for label, p in probabilities.items():
+        assert abs(counts[label] / 400 - p) < 0.1, (label, counts[label], p)  # samples follow the model, unbiased
+
+
+def test_page_mode_only_names_elements_of_the_page(brain, personas):
+    observation = parse_page(page("search_results.html"))
+    names = set(observation.by_name)
+    for persona in list(personas.values())[:10]:
+        for seed in range(5):
+            decision = brain.decide_sync(TwinContext(persona=persona, memories=[], observation=observation,
+                                                     history=SEARCH, mode="sample", seed=seed))
+            if decision.action.type != "terminate":
+                assert decision.action.name in names
+
+
+def test_page_free_mode_names_clicks_from_the_history(brain, personas):
+    persona = next(iter(personas.values()))
+    decision = brain.decide_sync(TwinContext(persona=persona, memories=[], observation=EMPTY_OBSERVATION,
+                                             history=REVIEWING))
+    assert decision.details["page_free"] is True
+    if decision.details["label"] == "review":
+        assert decision.action.name == "reviews.popover.review_images.next"
+    after_typing = [brain.decide_sync(TwinContext(persona=persona, memories=[], observation=EMPTY_OBSERVATION,
+                                                  history=SEARCH[:1], mode="sample", seed=seed)) for seed in range(40)]
+    probabilities = after_typing[0].details["probabilities"]
+    assert max(probabilities, key=probabilities.get) == "search"  # a typed query is most often submitted next
+    searches = [d.action for d in after_typing if d.details["label"] == "search"]
+    assert searches and all(action == ClickAction(name="nav_bar.search_button") for action in searches)
+
+
+def test_persona_terms_move_the_distribution_and_ablation_removes_them(brain, personas):
+    by_id = list(personas.values())
+    distributions = {p.id: brain.decide_sync(TwinContext(persona=p, memories=[], observation=EMPTY_OBSERVATION,
+                                                         history=REVIEWING)).details["probabilities"] for p in by_id}
+    terminate = [d[TERMINATE] for d in distributions.values()]
+    assert max(terminate) > 1.2 * min(terminate)  # people differ in how soon they leave
+    ablated = [brain.decide_sync(TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION,
+                                             history=REVIEWING)).details for _ in range(2)]
+    assert ablated[0]["persona_terms"] is False and ablated[0]["probabilities"] == ablated[1]["probabilities"]
+
+
+def test_rationale_is_first_person_and_uses_a_memory(brain, personas):
+    persona = next(iter(personas.values()))
+    memory = Memory(id="m1", persona_id=persona.id, kind="preference", text="I always read the reviews before I buy.",
+                    score=0.9)
+    decision = brain.decide_sync(TwinContext(persona=persona, memories=[memory], observation=EMPTY_OBSERVATION,
+                                             history=REVIEWING))
+    assert decision.rationale.startswith("I") or " I " in decision.rationale
+    assert "read the reviews" in decision.rationale
+    assert sum(decision.details["probabilities"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert LABEL_INDEX[decision.details["label"]] >= 0
