@@ -13,6 +13,7 @@ from agent.observation import parse_page
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
 from service.container import build_services
+from service.demo_experiment import run_demo_experiment
 from service.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,4 +54,5 @@ def run_demo(console: Console) -> None:
         console.print(f"  [green]action:[/green] {prediction.action.model_dump_json()} (click type {prediction.click_type})")
         for memory in prediction.memories[:2]:
             console.print(f"  [dim]recalled ({memory.kind}, {memory.score:.2f}): {memory.text[:110]}[/dim]")
+    run_demo_experiment(console, services, [persona.id for persona in people])
     console.print(f"\nstore: {services.store_description}. Next: `twinsim serve` and POST /predict (see README).")
