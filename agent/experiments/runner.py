@@ -107,13 +107,13 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
             base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
             pages: dict[str, list[ResolvedPage]] | None = None) -> PreparedExperiment:
     """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
+    if pages is None:
+        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:
         raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
                         f"samples x pages); max_predictions is {spec.max_predictions}")
-    if pages is None:
-        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
     prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
                                   segments={p.id: segment_buckets(p, spec.segments) for p in personas})
     if memory is not None:
