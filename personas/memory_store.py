@@ -42,23 +42,45 @@ class PersonaSummary:
     updated_at: str
 
 
-def open_chroma_client(path: str | Path | None = None, url: str | None = None) -> chromadb.ClientAPI:
-    """An embedded persistent client by default; a Chroma server client when a URL is given."""
+def open_chroma_client(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> chromadb.ClientAPI:
+    """An embedded persistent client by default; a Chroma server client when a URL is given.
+
+    Chroma's HTTP client waits forever on a stuck server (its httpx session has timeout=None): we check
+    the server answers within `timeout_s` first, then bound every later request by the same timeout.
+    """
     settings = ChromaSettings(anonymized_telemetry=False)
     if url:
         from urllib.parse import urlparse
 
         parsed = urlparse(url if "://" in url else f"http://{url}")
-        return chromadb.HttpClient(
-            host=parsed.hostname or "127.0.0.1",
-            port=parsed.port or (443 if parsed.scheme == "https" else 8000),
-            ssl=parsed.scheme == "https",
-            settings=settings,
-        )
+        host, port = parsed.hostname or "127.0.0.1", parsed.port or (443 if parsed.scheme == "https" else 8000)
+        _check_server_answers(f"{'https' if parsed.scheme == 'https' else 'http'}://{host}:{port}", timeout_s)
+        client = chromadb.HttpClient(host=host, port=port, ssl=parsed.scheme == "https", settings=settings)
+        _bound_requests(client, timeout_s)
+        return client
     if path is None:
         raise ValueError("a Chroma path or URL is required")
     Path(path).mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+def _check_server_answers(base_url: str, timeout_s: float) -> None:
+    import httpx
+
+    try:
+        httpx.get(f"{base_url}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
+    except httpx.HTTPError as error:
+        raise ConnectionError(f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}") from error
+
+
+def _bound_requests(client: chromadb.ClientAPI, timeout_s: float) -> None:
+    """Give the client's httpx session a timeout; fail loudly if a Chroma upgrade moved it."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if not isinstance(session, httpx.Client):
+        raise RuntimeError("cannot set a timeout on this chromadb version's HTTP client; pin chromadb<1.6")
+    session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
 
 
 def _now() -> str:
@@ -201,5 +223,5 @@ class MemoryStore:
                 for i, d, m in rows[offset:offset + limit]]
 
 
-def open_memory_store(path: str | Path | None = None, url: str | None = None) -> MemoryStore:
-    return MemoryStore(open_chroma_client(path=path, url=url))
+def open_memory_store(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> MemoryStore:
+    return MemoryStore(open_chroma_client(path=path, url=url, timeout_s=timeout_s))

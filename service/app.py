@@ -9,7 +9,11 @@ from fastapi.responses import JSONResponse
 
 from service.container import build_services
 from service.experiment_jobs import start_experiment_jobs
-from service.routes import health, personas, predict
+from service.metrics import ServiceMetrics
+from service.rate_limit import build_limiter, enforce_rate_limit
+from service.request_log import configure_logging
+from service.request_middleware import install_request_middleware
+from service.routes import health, metrics, personas, predict
 from service.routes import experiments as experiment_routes
 from service.routes import simulations as simulation_routes
 from service.security import require_api_key
@@ -40,6 +44,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.metrics = ServiceMetrics()
+    app.state.rate_limiter = build_limiter(settings.rate_limit_per_s, settings.rate_limit_burst)
+    configure_logging(settings.log_level)
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next):
@@ -49,8 +56,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                 status_code=status.HTTP_413_CONTENT_TOO_LARGE)
         return await call_next(request)
 
-    secured = [Depends(require_api_key)]
+    install_request_middleware(app)  # added last, so outermost: it sees the 413s above too
+    secured = [Depends(require_api_key), Depends(enforce_rate_limit)]
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.include_router(personas.router, dependencies=secured)
     app.include_router(predict.router, dependencies=secured)
     app.include_router(simulation_routes.router, dependencies=secured)

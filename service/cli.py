@@ -37,10 +37,13 @@ def _services(warm: bool = False):
 
 @app.command()
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Run the HTTP API (uvicorn)."""
+    """Run the HTTP API (uvicorn). On SIGTERM, in-flight requests get TWINSIM_SHUTDOWN_GRACE_S to finish."""
     import uvicorn
 
-    uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=Settings().log_level)
+    settings = Settings()
+    uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
+                timeout_graceful_shutdown=settings.shutdown_grace_s,
+                access_log=False)  # the app writes one JSON line per request itself
 
 
 @personas_app.command("import")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, HTTPException, status
+from fastapi import APIRouter, Depends, HTTPException, Request, status
 
 from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
 from agent.prediction import Prediction
@@ -32,7 +32,7 @@ def observe(page: Page | None, max_bytes: int) -> Observation:
 
 
 @router.post("/predict", response_model=Prediction)
-async def predict(request: PredictRequest, services=Depends(services_dep)) -> Prediction:
+async def predict(request: PredictRequest, http: Request, services=Depends(services_dep)) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
     if brain not in services.graph.brains:
@@ -42,7 +42,7 @@ async def predict(request: PredictRequest, services=Depends(services_dep)) -> Pr
         persona = await asyncio.to_thread(services.store.get_persona, request.persona_id)
     except PersonaNotFound:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"persona '{request.persona_id}' not found") from None
-    return await services.graph.predict(
+    prediction = await services.graph.predict(
         persona=persona,
         observation=observation,
         history=request.history,
@@ -50,3 +50,5 @@ async def predict(request: PredictRequest, services=Depends(services_dep)) -> Pr
         model=request.model,
         options=request.options,
     )
+    http.app.state.metrics.observe_prediction(prediction)
+    return prediction

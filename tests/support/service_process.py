@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,8 +24,11 @@ def free_port() -> int:
 class ServiceProcess:
     """`uvicorn service.main:app` in a subprocess; `with ServiceProcess(env) as svc: svc.url`."""
 
-    def __init__(self, env: dict[str, str], startup_timeout_s: float = 90.0) -> None:
+    def __init__(self, env: dict[str, str], startup_timeout_s: float = 90.0, args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
+        self._args = tuple(args)  # extra uvicorn options, e.g. ("--timeout-graceful-shutdown", "10")
+        # Output goes to a file, not an unread pipe: JSON access logs would fill a pipe and stall the server.
+        self._output = tempfile.TemporaryFile()
         self.url = f"http://127.0.0.1:{self.port}"
         self._env = {**os.environ, "HF_HUB_OFFLINE": "1", **env}
         self._timeout = startup_timeout_s
@@ -35,13 +39,13 @@ class ServiceProcess:
         started = time.perf_counter()
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "service.main:app", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning"],
-            cwd=REPO, env=self._env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+             "--log-level", "warning", *self._args],
+            cwd=REPO, env=self._env, stdout=self._output, stderr=subprocess.STDOUT,
         )
         deadline = started + self._timeout
         while time.perf_counter() < deadline:
             if self._proc.poll() is not None:
-                raise RuntimeError(f"service exited early:\n{self._proc.stdout.read().decode(errors='replace')}")
+                raise RuntimeError(f"service exited early:\n{self.output()}")
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
                     self.ready_after_s = time.perf_counter() - started
@@ -60,6 +64,16 @@ class ServiceProcess:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
+
+    def output(self) -> str:
+        """Everything the process wrote so far (stdout and stderr)."""
+        self._output.flush()
+        self._output.seek(0)
+        return self._output.read().decode(errors="replace")
+
+    @property
+    def process(self) -> subprocess.Popen | None:
+        return self._proc
 
     @property
     def pid(self) -> int | None:

@@ -1,0 +1,48 @@
+"""Structured logs: one JSON object per line on stdout, ready for any log shipper.
+
+Every request leaves one `twinsim.access` record (method, path, route, status, latency_ms, request_id,
+client); errors carry their traceback in the log, never in the response.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from pythonjsonlogger.json import JsonFormatter
+
+LOGGER = "twinsim"
+ACCESS_LOGGER = "twinsim.access"
+
+
+def json_formatter() -> JsonFormatter:
+    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+                         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
+
+
+class StdoutHandler(logging.StreamHandler):
+    """Writes to whatever `sys.stdout` is at the moment (test runners and servers swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stdout
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+def configure_logging(level: str = "info") -> logging.Logger:
+    """Give the `twinsim` logger one JSON handler on stdout (idempotent: apps built twice share it)."""
+    logger = logging.getLogger(LOGGER)
+    if not any(getattr(handler, "twinsim_json", False) for handler in logger.handlers):
+        handler = StdoutHandler()
+        handler.setFormatter(json_formatter())
+        handler.twinsim_json = True
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level.upper())
+    return logger
