@@ -201,3 +201,19 @@ def test_a_running_experiment_becomes_interrupted_on_restart_and_resumes_keeping
 
 def _samples_of(finished: dict, data_dir: Path):
     return ExperimentStore(data_dir / "experiments.sqlite").samples(finished["accepted"]["id"])
+
+
+def test_stopping_the_service_leaves_a_running_experiment_interrupted_and_resumable(finished, data_dir, persona_ids):
+    with TestClient(create_app(Settings(data_dir=data_dir))) as client:
+        response = client.post("/experiments", json=spec(persona_ids, samples_per_persona=100, seed=9))
+        assert response.status_code == 202, response.text
+        experiment_id = response.json()["id"]
+    # leaving the block shut the app down while the run was queued or under way
+    with TestClient(create_app(Settings(data_dir=data_dir))) as client:
+        stopped = client.get(f"/experiments/{experiment_id}").json()
+        assert stopped["status"] == "interrupted", stopped
+        assert client.post(f"/experiments/{experiment_id}/resume").status_code == 202
+        final = wait_until_finished(client, experiment_id)
+    assert final["status"] == "done", final["error"]
+    assert final["results"]["cost"]["samples"] == N_PERSONAS * 100 * 2
+    assert final["results"]["cost"]["resumed_samples"] == stopped["progress"]["done"]
