@@ -73,6 +73,22 @@ def test_same_spec_and_seed_give_identical_samples(pool, brain):
     assert dumped(other_seed.samples) != dumped(first.samples)
 
 
+def test_same_spec_and_seed_give_the_same_result_document(pool, brain):
+    """Statistics and themes too, not just the samples (only the recorded wall time may differ)."""
+    from agent.behaviour.text_relevance import static_embedder
+    from agent.experiments.results import experiment_results
+
+    embed = static_embedder().embed
+    documents = []
+    for _ in range(2):
+        prepared = prepare(product_spec(), pool, memory=None)
+        document = experiment_results(prepared, run_experiment(prepared, embedded=brain), embed=embed)
+        document["cost"].pop("wall_s")
+        documents.append(document)
+    assert documents[0] == documents[1]
+    assert documents[0]["analysis"]["comparisons"] and documents[0]["themes"]["variants"]
+
+
 def test_a_twin_instance_draws_with_the_same_seed_on_every_variant(pool, brain):
     """Paired design: with two identical variants every twin instance does exactly the same thing."""
     same = product_spec(variants=[{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
