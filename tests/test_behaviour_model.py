@@ -153,3 +153,18 @@ def test_rationale_is_first_person_and_uses_a_memory(brain, personas):
     assert "read the reviews" in decision.rationale
     assert sum(decision.details["probabilities"].values()) == pytest.approx(1.0, abs=1e-3)
     assert LABEL_INDEX[decision.details["label"]] >= 0
+
+
+def test_typed_queries_come_from_what_the_person_told_not_from_survey_statements(brain, personas):
+    from agent.behaviour.query_text import interests
+
+    assert interests(["I shop quickly, buying the first product or brand that seems good enough.",
+                      "Last week I was shopping for running shoes for my marathon."]) == ["running shoes"]
+    persona = next(iter(personas.values()))
+    statement = Memory(id="p1", persona_id=persona.id, kind="preference",
+                       text="I agree: I shop quickly, buying the first product or brand that seems good enough.")
+    told = Memory(id="i1", persona_id=persona.id, kind="interview", text="I am shopping for a yoga mat for my new class.")
+    typed = [brain.decide_sync(TwinContext(persona=persona, memories=[statement, told], observation=EMPTY_OBSERVATION,
+                                           history=[], mode="sample", seed=seed)) for seed in range(300)]
+    texts = {d.action.text for d in typed if d.action.type == "input"}
+    assert texts == {"yoga mat"}

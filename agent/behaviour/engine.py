@@ -129,6 +129,8 @@ class BehaviourEngine:
         label = LABELS[label_index]
 
         memory_texts = [m.text for m in ctx.memories]
+        # What a person shops for is in what they told (interview, events), not in the survey's statements.
+        told = [m.text for m in ctx.memories if m.kind not in ("preference", "personality")]
         preferences = {k.split(":", 1)[1]: v for k, v in persona_features.items() if k.startswith("pref:")}
         element: dict = {}
         query = None
@@ -146,13 +148,13 @@ class BehaviourEngine:
             target = candidate_text(choice.candidate)
             element = {"name": choice.candidate.name, "probability": round(choice.probability, 4), "drivers": choice.drivers}
             if label == INPUT:
-                query, why = query_text(past, observation.title, memory_texts, preferences, rng)
+                query, why = query_text(past, observation.title, told, preferences, rng)
                 element["text_source"] = why
                 action = InputAction(name=choice.candidate.name, text=query)
             else:
                 action = ClickAction(name=choice.candidate.name)
         elif label == INPUT:
-            query, why = query_text(past, None, memory_texts, preferences, rng)
+            query, why = query_text(past, None, told, preferences, rng)
             action = InputAction(name=name_input(past), text=query)
             element = {"name": action.name, "text_source": why}
         else:

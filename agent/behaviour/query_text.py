@@ -23,6 +23,9 @@ _SHOPPING_FOR = re.compile(
     re.IGNORECASE,
 )
 _STOP = {"it", "them", "things", "stuff", "something", "anything", "everything", "products", "items", "online", "amazon"}
+# A phrase starting with one of these is a way of shopping ("buying the first product that ..."), not a thing.
+_NOT_A_THING = {"first", "whatever", "what", "only", "just", "cheaper", "cheapest", "expensive", "quickly", "new brand",
+                "brands", "product", "products", "items", "things", "it", "them", "too", "more", "less", "one"}
 REFINEMENTS: dict[str, str] = {
     "price_consciousness": "cheap",
     "quality": "best",
@@ -44,6 +47,8 @@ def interests(texts: Sequence[str]) -> list[str]:
     for text in texts:
         for match in _SHOPPING_FOR.finditer(text or ""):
             phrase = " ".join(match.group(1).lower().split()[:4]).strip(" -")
+            if phrase.split(" ", 1)[0] in _NOT_A_THING:
+                continue
             if phrase and phrase not in _STOP and phrase not in found:
                 found.append(phrase)
     return found
