@@ -217,3 +217,25 @@ def test_stopping_the_service_leaves_a_running_experiment_interrupted_and_resuma
     assert final["status"] == "done", final["error"]
     assert final["results"]["cost"]["samples"] == N_PERSONAS * 100 * 2
     assert final["results"]["cost"]["resumed_samples"] == stopped["progress"]["done"]
+
+
+def test_an_llm_experiment_runs_through_the_api_with_its_estimate_and_the_response_cache(data_dir, persona_ids):
+    from tests.support.openai_server import OpenAICompatibleServer
+
+    with OpenAICompatibleServer() as server:  # answers every call with a terminate
+        settings = Settings(data_dir=data_dir, llm_api_base=server.base_url, llm_retries=0)
+        with TestClient(create_app(settings)) as client:
+            body = spec(persona_ids, brain="llm", model="openai/twin-test", samples_per_persona=2, concurrency=2)
+            response = client.post("/experiments", json=body)
+            assert response.status_code == 202, response.text
+            estimate = response.json()["estimate"]
+            assert estimate["calls"] == N_PERSONAS * 2 * 2 and estimate["prompt_tokens"] > 0
+            final = wait_until_finished(client, response.json()["id"])
+            served = server.completions_served
+            again = client.post("/experiments", json=body)
+            wait_until_finished(client, again.json()["id"])
+            assert server.completions_served == served  # the second run came from the response cache
+    assert final["status"] == "done", final["error"]
+    assert final["results"]["cost"]["llm_calls"] == served == N_PERSONAS * 2 * 2
+    assert final["results"]["analysis"]["variants"]["B"]["rates"]["leave"]["rate"] == 1.0
+    assert (data_dir / "experiments" / "llm_cache.sqlite").exists()
