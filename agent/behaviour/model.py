@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
+from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
 
 END = "END"  # the action model's class for "the session ends now" (purchase click or terminate)
@@ -23,7 +23,6 @@ ACTION_CLASSES: tuple[str, ...] = tuple(label for label in LABELS if label not i
 OUTCOME_CLASSES: tuple[str, ...] = (PURCHASE, TERMINATE)
 _PURCHASE = LABEL_INDEX[PURCHASE]
 _TERMINATE = LABEL_INDEX[TERMINATE]
-_INPUT = LABEL_INDEX[INPUT]
 _ACTION_TO_LABEL = np.asarray([LABEL_INDEX[label] for label in ACTION_CLASSES[:-1]])
 
 
@@ -93,7 +92,7 @@ class BehaviourModel:
     def most_likely(self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None) -> int:
         """The label the decision rule picks: argmax of log p + bias (+ repeat bias for the previous label)."""
         scores = np.log(distribution.probabilities + 1e-12) + self.decision_bias
-        if previous is not None and previous >= 0 and previous != _INPUT:  # see decision_tuning.repeatable_previous
+        if previous is not None and previous >= 0:
             scores[previous] += self.repeat_bias
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
