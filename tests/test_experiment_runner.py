@@ -4,7 +4,6 @@ sequences, resume, stopping, the cost estimate against a budget, and specs refus
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
