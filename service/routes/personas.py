@@ -47,7 +47,7 @@ async def import_persona(
 
 @router.get("", response_model=list[PersonaListItem])
 async def list_personas(
-    limit: int = Query(1000, ge=1, le=10_000), offset: int = Query(0, ge=0), services=Depends(services_dep)
+    limit: int = Query(1000, ge=1, le=10_000), offset: int = Query(0, ge=0, le=1_000_000_000), services=Depends(services_dep)
 ) -> list[PersonaListItem]:
     summaries = await asyncio.to_thread(services.store.list_personas, limit, offset)
     return [PersonaListItem(**vars(s)) for s in summaries]
