@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from agent.behaviour.cross_validation import fold_assignment, log_loss, out_of_fold_distributions
 from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_rule
@@ -237,7 +238,14 @@ def calibrate(
     `timelines` and `personas` default to the shared OPeRA data; `actions` (the full release's action
     table: a parquet file or directory) and `users` (its user table) are optional extras.
     `small_search` fits one point of each grid (for tests): the shipped file uses the full search.
+    BLAS runs on one thread here: multi-threaded sums change order with the machine's load, which moved
+    the fifth digit of a few weights between runs, and the promise is the same bytes for the same data.
     """
+    with threadpool_limits(limits=1):
+        return _calibrate(timelines, personas, actions, users, out, seed, small_search)
+
+
+def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> dict:
     data_dir = default_data_dir()
     timelines = Path(timelines) if timelines is not None else data_dir / "timelines.jsonl"
     personas_path = Path(personas) if personas is not None else data_dir / "personas.jsonl"
