@@ -40,9 +40,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """Run the HTTP API (uvicorn). On SIGTERM, in-flight requests get TWINSIM_SHUTDOWN_GRACE_S to finish."""
     import uvicorn
 
+    from service.request_log import uvicorn_log_config
+
     settings = Settings()
     uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
-                timeout_graceful_shutdown=settings.shutdown_grace_s,
+                timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
 
 

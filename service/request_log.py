@@ -9,14 +9,19 @@ from __future__ import annotations
 import logging
 import sys
 
+from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter
 
 LOGGER = "twinsim"
 ACCESS_LOGGER = "twinsim.access"
 
 
+# litellm marks every log record it has redacted with this attribute (an object() sentinel): not ours to log.
+_NOT_FIELDS = [*RESERVED_ATTRS, "litellm_redacted"]
+
+
 def json_formatter() -> JsonFormatter:
-    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s", reserved_attrs=_NOT_FIELDS,
                          rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
 
 
@@ -46,3 +51,18 @@ def configure_logging(level: str = "info") -> logging.Logger:
         logger.propagate = False
     logger.setLevel(level.upper())
     return logger
+
+
+def uvicorn_log_config(level: str = "info") -> dict:
+    """uvicorn's own lines (start-up, shutdown, errors) as JSON too; its access log is off (the app writes one)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": json_formatter}},
+        "handlers": {"stdout": {"()": StdoutHandler, "formatter": "json"}},
+        "loggers": {
+            "uvicorn": {"handlers": ["stdout"], "level": level.upper(), "propagate": False},
+            "uvicorn.error": {"level": level.upper()},
+            "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+        },
+    }

@@ -105,3 +105,18 @@ def test_metrics_count_predictions_fallbacks_tokens_and_latency_by_route(client,
 
 def test_liveness_does_not_touch_the_store(client):
     assert client.get("/livez").json() == {"status": "ok"}
+
+
+def test_uvicorn_own_lines_are_json_too(capsys):
+    import logging
+
+    import uvicorn
+
+    from service.request_log import uvicorn_log_config
+
+    uvicorn.Config("service.main:app", log_config=uvicorn_log_config("info")).configure_logging()
+    capsys.readouterr()
+    logging.getLogger("uvicorn.error").info("Started server process [%d]", 42)
+    logging.getLogger("uvicorn.access").info("GET / 200")  # off: the app logs requests itself
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines == [{"time": lines[0]["time"], "level": "INFO", "logger": "uvicorn.error", "message": "Started server process [42]"}]
