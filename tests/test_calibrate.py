@@ -38,20 +38,43 @@ def test_shipped_parameters_are_reproduced_byte_for_byte(tmp_path: Path, opera_d
     assert (report["source"]["sessions"], report["source"]["users"]) == (196, 15)  # the sessions with an action
 
 
+def _action_table(path: Path) -> Path:
+    """Eight recorded sessions in OPeRA's action-table format, where a review always follows an option click."""
+    names = [("input", None, "nav_bar.search_input"), ("click", "search", "nav_bar.search_button"),
+             ("click", "product_link", "search_results.trail_runner.product_name"),
+             ("click", "product_option", "product_options.size.button_list.m"),
+             ("click", "review", "reviews.popover.review_images.next"),
+             ("click", "purchase", "buybox.purchase_form.buy_now")]
+    rows = []
+    for session in range(8):
+        session_id = f"user{session % 3}_2025-03-0{session + 1}T10:00:00_2025-03-0{session + 1}T10:20:00"
+        for step, (kind, click_type, name) in enumerate(names):
+            rows.append({"session_id": session_id, "timestamp": f"2025-03-0{session + 1}T10:0{step}:00",
+                         "action_type": kind, "click_type": click_type, "semantic_id": name,
+                         "input_text": "trail running shoes" if kind == "input" else ""})
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    return path
+
+
 def test_calibrating_with_an_action_table_learns_element_names(tmp_path: Path, opera_dir: Path):
     out = tmp_path / "params.json"
     report = calibrate(timelines=opera_dir / "timelines.jsonl", personas=opera_dir / "personas.jsonl",
-                       actions=FIXTURES / "actions.parquet", users=FIXTURES / "users.csv", out=out, small_search=True)
+                       actions=_action_table(tmp_path / "actions.jsonl"), out=out, small_search=True)
     assert report["learned_names"] is True
     params = load_params(out)
     assert params.naming.learned
-    # A name that follows another in the fixture sessions is what the page-free twin now names after it.
-    first, (after, click_type) = next((name, next(iter(row.items()))[::-1]) for name, row in params.naming.after.items())
-    brain = EmbeddedBrain(out)
-    past = [Step(action=ClickAction(name=first), click_type=None)]
-    named = [brain.decide_sync(TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION, history=past,
-                                           mode="sample", seed=seed)) for seed in range(200)]
-    assert any(d.action.type == "click" and d.action.name == after for d in named if d.details["click_type"] == click_type)
+    default = EmbeddedBrain()
+    learned = EmbeddedBrain(out)
+    past = [Step(action=ClickAction(name="product_options.size.button_list.m"), click_type="product_option")]
+
+    def review_names(brain: EmbeddedBrain) -> set[str]:
+        decisions = [brain.decide_sync(TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION,
+                                                   history=past, mode="sample", seed=seed)) for seed in range(300)]
+        return {d.action.name for d in decisions if d.details["click_type"] == "review"}
+
+    # Without a page, the twin now names the review element these people used after an option click.
+    assert review_names(learned) == {"reviews.popover.review_images.next"}
+    assert "reviews.popover.review_images.next" not in review_names(default)
 
 
 @pytest.mark.parametrize("args, message", [
