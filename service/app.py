@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "(Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)."
         ),
         lifespan=lifespan,
+        max_body_size=settings.max_page_bytes * 2 + _BODY_SLACK,  # counted as it arrives: chunked bodies too
     )
     app.state.settings = settings
     app.state.metrics = ServiceMetrics()

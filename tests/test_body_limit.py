@@ -1,0 +1,36 @@
+"""Request bodies are capped as they arrive (FastAPI max_body_size): a chunked body (no Content-Length) over the limit is a 413,
+not a body buffered whole in memory; a body under the limit is untouched."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(Settings(data_dir=tmp_path, max_page_bytes=1_000))) as test_client:
+        yield test_client
+
+
+def chunks(payload: bytes, size: int = 64_000):
+    for start in range(0, len(payload), size):  # a generator: httpx sends it chunked, with no Content-Length
+        yield payload[start:start + size]
+
+
+def test_chunked_body_over_the_limit_is_413(client):
+    limit = 1_000 * 2 + 512_000
+    body = json.dumps({"persona_id": "ann", "page": {"simplified_html": "<p>x</p>" * (limit // 8 + 10)}}).encode()
+    response = client.post("/predict", content=chunks(body), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and response.json() == {"detail": "Content Too Large"}
+
+
+def test_chunked_body_under_the_limit_goes_through(client):
+    body = json.dumps({"id": "ann", "name": "Ann", "self_description": "I buy books."}).encode()
+    response = client.post("/personas", content=chunks(body, 10), headers={"content-type": "application/json"})
+    assert response.status_code == 201, response.text
