@@ -103,6 +103,12 @@ def choose_element(
         searchable = [i for i in members if "search" in index.candidates[i].name]
         if searchable:
             members = np.asarray(searchable[:1])
+    if label == "search" and past and past[-1].label == "search" and past[-1].name:
+        # The query was just submitted and its results are on the page: a second search click goes to the
+        # box, to refine the query, not to the same button again.
+        boxes = [i for i in members if index.candidates[i].kind == "input" and index.candidates[i].name != past[-1].name]
+        if boxes and not _is_box(past[-1].name, index):
+            members = np.asarray(boxes)
     features = element_features(index, members, intent, past, price_sensitivity)
     vector = np.asarray([weights.get(name, DEFAULT_WEIGHTS[name]) for name in ELEMENT_FEATURES])
     scores = features @ vector
@@ -114,3 +120,11 @@ def choose_element(
         probability=float(probabilities[pick]),
         drivers={name: round(float(v), 3) for name, v in zip(ELEMENT_FEATURES, features[pick]) if v},
     )
+
+
+def _is_box(name: str, index: PageIndex) -> bool:
+    """Whether the element last clicked is a text box (on this page, else by its name)."""
+    for candidate in index.candidates:
+        if candidate.name == name:
+            return candidate.kind == "input"
+    return name.endswith("search_input")

@@ -135,6 +135,7 @@ class BehaviourEngine:
         element: dict = {}
         query = None
         target = None
+        into_box = False
         action: Action
         if label == TERMINATE:
             action = TerminateAction()
@@ -146,6 +147,7 @@ class BehaviourEngine:
                 price_sensitivity=preferences.get("price_consciousness", 0.0), rng=rng,
             )
             target = candidate_text(choice.candidate)
+            into_box = choice.candidate.kind == "input"
             element = {"name": choice.candidate.name, "probability": round(choice.probability, 4), "drivers": choice.drivers}
             if label == INPUT:
                 query, why = query_text(past, observation.title, told, preferences, rng)
@@ -165,7 +167,7 @@ class BehaviourEngine:
         history_drivers, persona_drivers = self.drivers(features, ctx.persona, label)
         rationale = write_rationale(
             label,
-            doing_phrase(label, target, query, distribution.buy_share),
+            doing_phrase(label, target, query, distribution.buy_share, into_box=into_box),
             history_drivers,
             persona_drivers,
             ctx.memories,

@@ -51,10 +51,15 @@ def build_index(observation: Observation) -> PageIndex:
         if label not in LABEL_INDEX or label == TERMINATE:
             label = "other"
         grouped.setdefault(label, []).append(i)
-    groups = {label: np.asarray(indices, dtype=int) for label, indices in grouped.items()}
     position_score = np.zeros(len(candidates))
-    for indices in groups.values():
+    for indices in grouped.values():
         position_score[indices] = [-math.log1p(rank) for rank in range(len(indices))]
+    # A text box is also clicked (OPeRA logs a click into the search box as a "search" click): it joins
+    # its click type's group too, keeping the position it has among the boxes.
+    for i, candidate in enumerate(candidates):
+        if candidate.kind == "input" and candidate.click_type in LABEL_INDEX and candidate.click_type not in (INPUT, TERMINATE):
+            grouped.setdefault(candidate.click_type, []).append(i)
+    groups = {label: np.asarray(sorted(indices), dtype=int) for label, indices in grouped.items()}
     texts = [candidate_text(c) for c in candidates]
     embedder = static_embedder()
     allowed = np.zeros(len(LABELS), dtype=bool)

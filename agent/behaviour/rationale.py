@@ -70,6 +70,9 @@ _LEADING_SUBJECT = re.compile(r"^\s*(?:\[participant\]|the participant|participa
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
 
 
+MIN_REASON_WORDS = 5
+
+
 def first_person(sentence: str) -> str:
     """'[Participant] prefers X' -> 'I prefer X' (the leading subject and its verb only)."""
     match = _LEADING_SUBJECT.match(sentence)
@@ -109,13 +112,19 @@ def pick_memory(memories: Sequence[Memory], label: str) -> Memory | None:
         return None
     keywords = _LABEL_KEYWORDS.get(label, ())
 
-    def rank(item: tuple[int, Memory]) -> tuple[int, int, int]:
+    def rank(item: tuple[int, Memory]) -> tuple[bool, int, bool, int]:
         position, memory = item
         text = memory_words(memory).lower()
         hits = sum(1 for word in keywords if word in text)
-        return (-hits, memory.kind == "transcript", position)
+        return (_too_short(memory), -hits, memory.kind == "transcript", position)
 
-    return min(enumerate(memories), key=rank)[1]
+    best = min(enumerate(memories), key=rank)[1]
+    return None if _too_short(best) else best
+
+
+def _too_short(memory: Memory) -> bool:
+    """A one-word answer ("Narrow.") says nothing on its own; such a memory is no reason."""
+    return len(first_sentence(memory_words(memory)).split()) < MIN_REASON_WORDS
 
 
 def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
@@ -190,6 +199,7 @@ def write_rationale(
 _DOING: dict[str, str] = {
     "review": "I'll look at what other buyers say{target}",
     "search": "I'll use the search{target}",
+    "search_box": "I'll click into the search box to change my search",
     "product_option": "I'll try another option{target}",
     "product_link": "I'll open this product{target}",
     "other": "I'll check{target}",
@@ -204,8 +214,11 @@ _DOING: dict[str, str] = {
 }
 
 
-def doing_phrase(label: str, target: str | None, query: str | None = None, buy_share: float | None = None) -> str:
+def doing_phrase(label: str, target: str | None, query: str | None = None, buy_share: float | None = None,
+                 into_box: bool = False) -> str:
     """What I do now, in words (the element's text when known)."""
+    if label == "search" and into_box:
+        return _DOING["search_box"]
     if label == TERMINATE:
         if buy_share is not None and buy_share >= 0.5:
             return "I've seen enough and I'll stop here for now"
