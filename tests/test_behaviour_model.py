@@ -168,3 +168,14 @@ def test_typed_queries_come_from_what_the_person_told_not_from_survey_statements
                                            history=[], mode="sample", seed=seed)) for seed in range(300)]
     texts = {d.action.text for d in typed if d.action.type == "input"}
     assert texts == {"yoga mat"}
+
+
+def test_after_submitting_a_search_a_search_click_goes_into_the_box_not_the_same_button(brain, personas):
+    observation = parse_page(page("search_results.html"))
+    persona = next(iter(personas.values()))
+    decisions = [brain.decide_sync(TwinContext(persona=persona, memories=[], observation=observation, history=SEARCH,
+                                               mode="sample", seed=seed)) for seed in range(200)]
+    searches = [d for d in decisions if d.details["label"] == "search"]
+    assert searches, "a search click after a search is common in OPeRA; the sample should hold some"
+    assert {d.action.name for d in searches} == {"nav_bar.search_input"}
+    assert all("search box" in d.rationale for d in searches)
