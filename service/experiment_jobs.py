@@ -100,7 +100,8 @@ class ExperimentExecutor:
         spec = checked.prepared.spec
         if spec.brain == EMBEDDED:
             outcome = run_experiment(checked.prepared, embedded=self.embedded(), done=done, on_samples=on_samples,
-                                     on_progress=on_progress, stop=stop)
+                                     on_progress=on_progress, stop=stop,
+                                     graph=self.services.graph if spec.live_variants else None)  # live twins browse through it
         else:
             outcome = run_experiment(checked.prepared, graph=self.graph_for(spec), done=done, on_samples=on_samples,
                                      on_progress=on_progress, stop=stop)

@@ -86,10 +86,10 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
 
 def resolve_variants(spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = True,
                      max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> dict[str, list[ResolvedPage]]:
-    """variant name -> its pages, parsed; raises SpecError naming the variant and page that failed."""
+    """variant name -> its pages, parsed (live variants have none); raises SpecError naming the variant and page."""
     return {
         variant.name: [resolve_page(page, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_bytes,
                                     where=f"variant '{variant.name}' page {i + 1}")
                        for i, page in enumerate(variant.pages)]
-        for variant in spec.variants
+        for variant in spec.variants if not variant.live  # live variants are browsed, not fetched once
     }

@@ -3,7 +3,9 @@
 The unit of work is a pure function of (spec, persona, instance, variant): the instance's seed comes from
 (spec seed, persona id, instance) only, so the same twin instance draws with the same seed on every variant
 (the comparison is paired) and a re-run or a resumed run gives the same samples. For a page sequence the twin
-acts on page 1, then on page 2 with that step in its history, and so on, until it buys or leaves.
+acts on page 1, then on page 2 with that step in its history, and so on, until it buys or leaves. On a live
+variant (`live_url`) the twin browses the site in headless Chromium instead (agent.experiments.live), with
+the same instance seed.
 
 Two paths, one result: the embedded brain is called directly in bulk (pages parsed once, memories recalled once
 per persona and page), since the full graph costs ~14 ms a call; any other brain goes through
@@ -23,6 +25,7 @@ from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from agent.brains.base import TwinContext, Usage
 from agent.click_types import infer_click_type
+from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
@@ -109,6 +112,7 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
     """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
     if pages is None:
         pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
+    check_live_variants(spec)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:
@@ -190,6 +194,16 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
         if _ends_visit(steps[-1]):
             break
     return _to_sample(prepared, unit, steps), usage
+
+
+async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit) -> tuple[Sample, Usage]:
+    """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed."""
+    spec = prepared.spec
+    variant = spec.live_variants[unit.variant]
+    seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
+    trace, usage = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed)
+    return trace_to_sample(trace, variant=unit.variant, instance=unit.instance, targets=spec.targets,
+                           segments=prepared.segments.get(unit.persona_id, {})), usage
 
 
 # ---- executors ---------------------------------------------------------------------------------------------
@@ -278,9 +292,15 @@ def run_experiment(
     wanted = {u.key for u in units}
     finished = {sample_key(s): s for s in done if sample_key(s) in wanted}
     todo = [u for u in units if u.key not in finished]
+    live = [u for u in todo if u.variant in spec.live_variants]
+    todo = [u for u in todo if u.variant not in spec.live_variants]
+    if live and graph is None:
+        raise ValueError("live variants need the twin graph (twins browse through it)")
     sink = _Sink(len(units), len(finished), on_samples, on_progress, stop)
     usage = Usage()
-    if spec.brain == EMBEDDED and embedded is not None:
+    if live and not todo:
+        pass  # only live units left
+    elif spec.brain == EMBEDDED and embedded is not None:
         executor = executor or InProcessExecutor()
         try:
             for sample in executor.map(lambda unit: run_unit(prepared, embedded, unit), todo):
@@ -293,15 +313,29 @@ def run_experiment(
             raise ValueError(f"brain '{spec.brain}' needs the twin graph")
         sink.flush_every = max(1, min(FLUSH_EVERY, spec.concurrency * 2))
         usage = asyncio.run(_run_through_graph(prepared, graph, todo, sink, stop))
+    if live:
+        sink.flush_every = LIVE_CONCURRENCY
+        usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
     return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started)
 
 
+async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
+                    stop: threading.Event | None, spent: Usage) -> Usage:
+    """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
+    async with chromium() as browser:
+        return await _run_through_graph(prepared, graph, todo, sink, stop, spent=spent,
+                                        work=lambda unit: run_unit_live(prepared, graph, browser, unit),
+                                        concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
+
+
 async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                             stop: threading.Event | None) -> Usage:
+                             stop: threading.Event | None, *, spent: Usage | None = None, work=None,
+                             concurrency: int | None = None) -> Usage:
     spec = prepared.spec
-    semaphore = asyncio.Semaphore(spec.concurrency)
-    spent = Usage()
+    semaphore = asyncio.Semaphore(concurrency or spec.concurrency)
+    spent = spent or Usage()
+    work = work or (lambda unit: run_unit_graph(prepared, graph, unit))
     halt: list[BaseException] = []
 
     async def one(unit: WorkUnit) -> None:
@@ -309,7 +343,7 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
         async with semaphore:
             if halt or (stop is not None and stop.is_set()):
                 return
-            sample, usage = await run_unit_graph(prepared, graph, unit)
+            sample, usage = await work(unit)
             spent = spent.add(usage)
             if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
                 halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "

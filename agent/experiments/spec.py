@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlparse
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -18,6 +19,7 @@ from agent.history import Step
 from personas.population import TRAITS, PopulationSpec
 
 MAX_PAGES_PER_VARIANT = 10
+MAX_LIVE_STEPS = 100
 _NAME = re.compile(r"^[A-Za-z0-9_.\- ]{1,64}$")
 
 
@@ -51,12 +53,16 @@ class PageSpec(BaseModel):
 
 
 class VariantSpec(BaseModel):
-    """A variant is one page, or a sequence the twin walks through (page 1, then page 2 with its history...)."""
+    """A variant is one page, a sequence the twin walks through (page 1, then page 2 with its history...), or a
+    live site (`live_url`) each twin browses in headless Chromium for up to `max_steps` actions."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(..., description="Short name, e.g. A, B, control, banner.")
-    pages: list[PageSpec] = Field(..., min_length=1, max_length=MAX_PAGES_PER_VARIANT)
+    pages: list[PageSpec] = Field(default_factory=list, max_length=MAX_PAGES_PER_VARIANT)
+    live_url: str | None = Field(None, max_length=4096, description="A live site twins browse step by step (http or "
+                                 "https), instead of pages.")
+    max_steps: int = Field(10, ge=1, le=MAX_LIVE_STEPS, description="Actions per twin at most on a live_url variant.")
     description: str | None = None
 
     @model_validator(mode="before")
@@ -68,9 +74,32 @@ class VariantSpec(BaseModel):
             if "pages" in data:
                 raise ValueError("give either page or pages, not both")
             data["pages"] = [page] if page is not None else []
-        if isinstance(data, dict) and not data.get("pages"):
-            raise ValueError(f"variant '{data.get('name', '?')}' has no page (give page: or pages:)")
+        if isinstance(data, dict):
+            name = data.get("name", "?")
+            if data.get("live_url") is not None and data.get("pages"):
+                raise ValueError(f"variant '{name}' gives both live_url and pages; a variant is one or the other")
+            if data.get("live_url") is None and not data.get("pages"):
+                raise ValueError(f"variant '{name}' has no page (give page:, pages: or live_url:)")
         return data
+
+    @field_validator("live_url")
+    @classmethod
+    def _http_url(cls, url: str | None) -> str | None:
+        if url is None:
+            return None
+        parsed = urlparse(url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"live_url must be an http:// or https:// address with a host (got {url[:80]!r})")
+        return url.strip()
+
+    @property
+    def live(self) -> bool:
+        return self.live_url is not None
+
+    @property
+    def predictions_per_twin(self) -> int:
+        """The most predictions one twin makes on this variant: one per page, or one per live step."""
+        return self.max_steps if self.live else len(self.pages)
 
     @field_validator("name")
     @classmethod
@@ -122,9 +151,13 @@ class ExperimentSpec(BaseModel):
     def variant_names(self) -> list[str]:
         return [v.name for v in self.variants]
 
+    @property
+    def live_variants(self) -> dict[str, "VariantSpec"]:
+        return {v.name: v for v in self.variants if v.live}
+
     def predictions_needed(self, personas: int) -> int:
         """The most predictions the run can make (sequences may stop early)."""
-        return personas * self.samples_per_persona * sum(len(v.pages) for v in self.variants)
+        return personas * self.samples_per_persona * sum(v.predictions_per_twin for v in self.variants)
 
 
 def parse_spec(data: object, source: str = "spec") -> ExperimentSpec:

@@ -1,0 +1,109 @@
+"""Live variants of an experiment: each twin instance browses the variant's `live_url` in headless Chromium
+through the same twin session as a live simulation (agent.browsing), and its trace becomes one Sample.
+
+The twin's browsing seed is its instance seed (folded to the simulation's 32-bit range), so a twin instance
+draws the same way on every variant (the comparison stays paired) and a re-run on the same site repeats.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from agent.brains.base import Usage
+from agent.browsing.chromium import ChromiumMissing, chromium_path
+from agent.browsing.config import SimulationConfig
+from agent.browsing.trace import TwinTrace
+from agent.experiments.pages import fetch
+from agent.experiments.samples import Sample
+from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
+from personas.persona import Persona
+
+LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
+SEED_RANGE = 2**32    # SimulationConfig.seed
+
+
+def check_live_variants(spec: ExperimentSpec) -> None:
+    """Before any twin runs: Chromium and Playwright are there, and every live_url answers. Raises SpecError."""
+    if not spec.live_variants:
+        return
+    names = ", ".join(f"'{n}'" for n in spec.live_variants)
+    try:
+        chromium_path()
+    except ChromiumMissing as error:
+        raise SpecError(f"live variant(s) {names} need Chromium: {error}") from None
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        raise SpecError(f"live variant(s) {names} need Playwright: install twinsim with its browser extra") from None
+    for name, variant in spec.live_variants.items():
+        try:
+            fetch(variant.live_url)
+        except SpecError as error:
+            raise SpecError(f"variant '{name}' live_url: {error}") from None
+
+
+def browsing_seed(instance_seed: int) -> int:
+    return instance_seed % SEED_RANGE
+
+
+class UsageMeter:
+    """The twin graph, counting what its predictions cost (the browsing trace does not keep usage)."""
+
+    def __init__(self, graph) -> None:
+        self.graph = graph
+        self.usage = Usage()
+
+    async def predict(self, **kwargs):
+        prediction = await self.graph.predict(**kwargs)
+        self.usage = self.usage.add(prediction.usage)
+        return prediction
+
+
+@asynccontextmanager
+async def chromium():
+    """One headless browser for all the live units of a run; each twin gets its own context (cookies, cart)."""
+    from playwright.async_api import async_playwright
+
+    from agent.browsing.chromium import launch
+
+    async with async_playwright() as playwright:
+        browser = await launch(playwright)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
+                 instance_seed: int) -> tuple[TwinTrace, Usage]:
+    """One twin instance on one live variant: its trace and what its predictions cost."""
+    from agent.browsing.twin_session import run_twin
+
+    config = SimulationConfig(url=variant.live_url, persona_ids=[persona.id], max_steps=variant.max_steps,
+                              brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1)
+    meter = UsageMeter(graph)
+    trace = await run_twin(browser, meter, persona, config)
+    return trace, meter.usage
+
+
+def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: list[str],
+                    segments: dict[str, str]) -> Sample:
+    """First action says what the twin did on arrival; the outcome says whether it bought or left."""
+    if not trace.steps:
+        raise RuntimeError(f"twin {trace.persona_id} could not start on {trace.start_url}: {trace.reason}")
+    first, last = trace.steps[0], trace.steps[-1]
+    clicked = [s.action.name for s in trace.steps if s.action.type == "click"]
+    return Sample(
+        variant=variant,
+        persona_id=trace.persona_id,
+        instance=instance,
+        action_type=first.action.type,
+        click_type=first.click_type if first.action.type == "click" else None,
+        element=getattr(first.action, "name", None),
+        purchase=trace.outcome == "purchased",
+        leave=trace.outcome == "left",
+        target_clicks={t: any(name == t or name.startswith(t + ".") for name in clicked) for t in targets},
+        rationale=last.rationale or "",
+        segments=segments,
+        steps=len(trace.steps),
+    )
