@@ -9,13 +9,13 @@ input at all are dropped: the filtered release the benchmark uses has none (its 
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
 from agent.behaviour.labels import INPUT
 from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
+from personas.sources import iter_jsonl
 
 DEFAULT_TIMELINES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera" / "timelines.jsonl"
 
@@ -76,16 +76,5 @@ def read_timelines(path: Path | str = DEFAULT_TIMELINES) -> list[BehaviourSessio
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"timelines file not found: {path}")
-    sessions: list[BehaviourSession] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from error
-            session = session_from_timeline(record)
-            if session is not None:
-                sessions.append(session)
-    return sessions
+    sessions = (session_from_timeline(record) for _, record in iter_jsonl(path))  # bad lines: ValueError with the line
+    return [session for session in sessions if session is not None]
