@@ -63,6 +63,7 @@ def run(
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from agent.experiments.ray_executor import RayUnavailable
     from agent.experiments.report import render_report
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
@@ -123,6 +124,8 @@ def run(
         _fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
     except (RunInterrupted, KeyboardInterrupt):
         _fail(f"stopped; run the same command again to resume from {checkpoint.path}", code=130)
+    except RayUnavailable as error:
+        _fail(str(error))
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out / "report.html").write_text(render_report(results))
     _print_summary(results)

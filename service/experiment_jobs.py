@@ -22,6 +22,8 @@ from agent.experiments.results import experiment_results
 from agent.experiments.runner import (
     EMBEDDED,
     BudgetExceeded,
+    Executor,
+    InProcessExecutor,
     PreparedExperiment,
     Progress,
     RunInterrupted,
@@ -80,6 +82,7 @@ class ExperimentExecutor:
     def __init__(self, services: Services) -> None:
         self.services = services
         self._embedded: EmbeddedBrain | None = None
+        self._units: Executor | None = None
         self._lock = threading.Lock()
 
     def embedded(self) -> EmbeddedBrain:
@@ -87,6 +90,19 @@ class ExperimentExecutor:
             if self._embedded is None:
                 self._embedded = EmbeddedBrain()
             return self._embedded
+
+    def unit_executor(self) -> Executor:
+        """Where embedded-brain units run (TWINSIM_EXECUTOR): here, or as Ray tasks on TWINSIM_RAY_ADDRESS."""
+        with self._lock:
+            if self._units is None:
+                settings = self.services.settings
+                if settings.executor == "ray":
+                    from agent.experiments.ray_executor import RayExecutor
+
+                    self._units = RayExecutor(settings.ray_address)
+                else:
+                    self._units = InProcessExecutor()
+            return self._units
 
     def graph_for(self, spec: ExperimentSpec) -> TwinGraph:
         if spec.brain != LLM_BRAIN:
@@ -100,7 +116,7 @@ class ExperimentExecutor:
         spec = checked.prepared.spec
         if spec.brain == EMBEDDED:
             outcome = run_experiment(checked.prepared, embedded=self.embedded(), done=done, on_samples=on_samples,
-                                     on_progress=on_progress, stop=stop,
+                                     on_progress=on_progress, stop=stop, executor=self.unit_executor(),
                                      graph=self.services.graph if spec.live_variants else None)  # live twins browse through it
         else:
             outcome = run_experiment(checked.prepared, graph=self.graph_for(spec), done=done, on_samples=on_samples,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -29,6 +30,8 @@ class Settings(BaseSettings):
     rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
     rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
+    executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
+    ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
 
     @cached_property
     def chroma_path(self) -> Path:

@@ -1,0 +1,104 @@
+"""An experiment executor that runs units of work as Ray tasks, for populations too large for one process.
+
+Why this shape: a unit is a pure function of (spec, persona, instance, variant) with its seed derived from
+those alone, so it gives the same sample wherever it runs, and results identical to the in-process executor
+follow from running the same function. The work (which holds the prepared experiment: personas, parsed pages,
+recalled memories, and the embedded brain) is serialised once with `ray.put` and shared by every task; tasks
+take batches of units because one unit costs well under a millisecond, far less than a task's overhead.
+Samples come back in unit order, with a bounded number of batches in flight, so a stop request or a failed
+unit leaves nothing half-handed-out and the run resumes as usual. `ray` is imported lazily: the package works
+without it (`pip install 'twinsim[ray]'`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable, Iterator, Sequence
+
+from agent.experiments.runner import WorkUnit
+from agent.experiments.samples import Sample
+
+DEFAULT_BATCH = 256
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached; the message says which and what to do."""
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("TWINSIM_EXECUTOR=ray needs Ray: pip install 'twinsim[ray]'") from None
+    return ray
+
+
+def _engine_params(engine):
+    return engine.params
+
+
+def _register_serializers(ray) -> None:
+    """The embedded brain's engine holds a lock-guarded per-persona cache that cannot be pickled and need not
+    travel: an engine crosses to the workers as its parameters and builds fresh caches there."""
+    from agent.behaviour.engine import BehaviourEngine
+
+    ray.util.register_serializer(BehaviourEngine, serializer=_engine_params, deserializer=BehaviourEngine)
+
+
+def _run_batch(work: Callable[[WorkUnit], Sample], units: list[WorkUnit]) -> list[Sample]:
+    return [work(unit) for unit in units]
+
+
+class RayExecutor:
+    """`map(work, units)` over a Ray cluster: `address` is a head (`host:port`, `ray://host:10001`, "auto"),
+    or None for a local Ray started on first use. An already initialised Ray in this process is reused."""
+
+    def __init__(self, address: str | None = None, *, batch_size: int = DEFAULT_BATCH,
+                 max_in_flight: int | None = None, init_options: dict[str, Any] | None = None) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.address = address
+        self.batch_size = batch_size
+        self.max_in_flight = max_in_flight
+        self.init_options = dict(init_options or {})
+        self._remote = None
+
+    def connect(self):
+        ray = _ray()
+        if not ray.is_initialized():
+            options = {"log_to_driver": False, **({"include_dashboard": False} if self.address is None else {}),
+                       **self.init_options}
+            try:
+                ray.init(address=self.address, **options)
+            except (ConnectionError, RuntimeError, ValueError) as error:
+                where = self.address or "a local Ray"
+                raise RayUnavailable(f"cannot start or reach {where} (TWINSIM_RAY_ADDRESS): {error}") from None
+        _register_serializers(ray)  # per connection: a re-initialised Ray starts without them
+        if self._remote is None:
+            self._remote = ray.remote(_run_batch)
+        return ray
+
+    def _window(self, ray) -> int:
+        if self.max_in_flight is not None:
+            return max(1, self.max_in_flight)
+        return max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))  # keep every CPU busy, memory bounded
+
+    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]:
+        units = list(units)
+        if not units:
+            return
+        ray = self.connect()
+        shared = ray.put(work)  # the prepared experiment and the brain, stored once for all tasks
+        batches = [units[i:i + self.batch_size] for i in range(0, len(units), self.batch_size)]
+        window = self._window(ray)
+        pending: deque = deque()
+        submitted = 0
+        try:
+            while submitted < len(batches) or pending:
+                while submitted < len(batches) and len(pending) < window:
+                    pending.append(self._remote.remote(shared, batches[submitted]))
+                    submitted += 1
+                yield from ray.get(pending.popleft())
+        finally:
+            for ref in pending:  # stopped or failed: don't leave tasks running for nobody
+                ray.cancel(ref)
