@@ -115,6 +115,21 @@ def outcome_log_loss(distributions: np.ndarray, rows: TrainingRows) -> float:
     return float(-np.mean(np.log(np.clip(picked, 1e-12, None))))
 
 
+def _grid_search(grid: Sequence[float], loss_of) -> tuple[float, dict]:
+    """The grid point of least loss (the first on ties) and every point's score, keyed by the point.
+
+    `loss_of(point)` returns a loss, or (loss, what to record) when the record is more than the loss.
+    """
+    best, best_loss, recorded = None, None, {}
+    for point in grid:
+        result = loss_of(point)
+        loss, record = result if isinstance(result, tuple) else (result, result)
+        recorded[str(point)] = record
+        if best_loss is None or loss < best_loss:
+            best, best_loss = point, loss
+    return best, recorded
+
+
 def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -> Selection:
     """Strengths and persona scale by cross-validated log-loss (see the module docstring)."""
     by_user = fold_assignment(rows, "users", N_FOLDS, seed)
@@ -123,45 +138,34 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
     outcome_grid = OUTCOME_C_GRID[1:2] if small else OUTCOME_C_GRID
     scale_grid = PERSONA_SCALE_GRID[1:2] if small else PERSONA_SCALE_GRID
     person_grid = PERSON_SCALE_GRID[2:3] if small else PERSON_SCALE_GRID
-    scores: dict = {"action_c": {}, "outcome_c": {}, "persona_scale": {}, "person_scale": {}}
+    scores: dict = {}
 
-    best_action = None
-    for c in action_grid:
-        loss = log_loss(out_of_fold_distributions(rows, by_user, FitConfig(action_c=c, use_persona=False)), rows)
-        scores["action_c"][str(c)] = loss
-        if best_action is None or loss < best_action[1]:
-            best_action = (c, loss)
-    action_c = best_action[0]
+    def action_loss(c: float) -> float:
+        return log_loss(out_of_fold_distributions(rows, by_user, FitConfig(action_c=c, use_persona=False)), rows)
 
-    best_outcome = None
-    for c in outcome_grid:
+    action_c, scores["action_c"] = _grid_search(action_grid, action_loss)
+
+    def outcome_loss(c: float) -> float:
         config = FitConfig(action_c=action_c, outcome_c=c, use_persona=False)
-        loss = outcome_log_loss(out_of_fold_distributions(rows, by_user, config), rows)
-        scores["outcome_c"][str(c)] = loss
-        if best_outcome is None or loss < best_outcome[1]:
-            best_outcome = (c, loss)
-    outcome_c = best_outcome[0]
+        return outcome_log_loss(out_of_fold_distributions(rows, by_user, config), rows)
 
-    best_scale = None
-    for scale in scale_grid:
+    outcome_c, scores["outcome_c"] = _grid_search(outcome_grid, outcome_loss)
+
+    def persona_loss(scale: float) -> tuple[float, dict]:
         config = FitConfig(action_c=action_c, outcome_c=outcome_c, persona_scale=scale, use_persona=True)
         users_loss = log_loss(out_of_fold_distributions(rows, by_user, config), rows)
         sessions_loss = log_loss(out_of_fold_distributions(rows, by_session, config), rows)
-        scores["persona_scale"][str(scale)] = {"users": users_loss, "sessions": sessions_loss}
-        total = users_loss + sessions_loss
-        if best_scale is None or total < best_scale[1]:
-            best_scale = (scale, total)
-    persona_scale = best_scale[0]
+        return users_loss + sessions_loss, {"users": users_loss, "sessions": sessions_loss}
+
+    persona_scale, scores["persona_scale"] = _grid_search(scale_grid, persona_loss)
 
     # Per-person effects only exist for people seen in training, so only held-out sessions can judge them.
-    best_person = None
-    for scale in person_grid:
+    def person_loss(scale: float) -> float:
         config = FitConfig(action_c, outcome_c, persona_scale, True, scale)
-        loss = log_loss(out_of_fold_distributions(rows, by_session, config), rows)
-        scores["person_scale"][str(scale)] = loss
-        if best_person is None or loss < best_person[1]:
-            best_person = (scale, loss)
-    return Selection(action_c, outcome_c, persona_scale, best_person[0], scores)
+        return log_loss(out_of_fold_distributions(rows, by_session, config), rows)
+
+    person_scale, scores["person_scale"] = _grid_search(person_grid, person_loss)
+    return Selection(action_c, outcome_c, persona_scale, person_scale, scores)
 
 
 def previous_labels(rows: TrainingRows) -> np.ndarray:
