@@ -30,6 +30,25 @@ def sample_users(opera_dir: Path):
 
 
 @pytest.fixture
+def llm_server():
+    """A real OpenAI-compatible server on 127.0.0.1 whose answers a test scripts (tests/support/openai_server.py)."""
+    from tests.support.openai_server import OpenAICompatibleServer
+
+    with OpenAICompatibleServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shop_url():
+    """The project's demo shop, served on a free loopback port for one test module."""
+    from service.demo_shop import create_shop_app
+    from tests.support.live_server import serve
+
+    with serve(create_shop_app()) as url:
+        yield url
+
+
+@pytest.fixture
 def store(tmp_path: Path):
     from personas.memory_store import open_memory_store
 

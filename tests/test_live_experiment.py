@@ -8,35 +8,20 @@ import pytest
 
 from agent.browsing import chromium as chromium_module
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
-from service.container import build_services
-from service.demo_shop import create_shop_app
 from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
-from service.settings import Settings
-from tests.support.live_server import serve
+from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration
 
 # A real OPeRA user (users_sample.csv) and a hand-written persona (personas/examples).
-PERSONAS = ["7f0c8207-6a6f-49cd-9d7e-17987cfafcb9", "sam-chen"]
+PERSONAS = [OPERA_USER, EXAMPLE]
 INSTANCES = 2
 MAX_STEPS = 3  # enough to search and open results; each step is a real page load
 
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory, opera_dir):
-    from personas.sources import load_personas
-    from tests.conftest import REPO
-
-    built = build_services(Settings(data_dir=tmp_path_factory.mktemp("live-experiment")), warm=False)
-    for persona in load_personas(opera_dir / "users_sample.csv") + load_personas(REPO / "personas/examples/sam-chen.json"):
-        built.store.put_persona(persona)
-    return built
-
-
-@pytest.fixture(scope="module")
-def shop_url():
-    with serve(create_shop_app()) as url:
-        yield url
+    return services_with_sample_twins(tmp_path_factory.mktemp("live-experiment"), opera_dir)
 
 
 def live_spec(shop_url: str, **overrides) -> ExperimentSpec:

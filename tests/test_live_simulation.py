@@ -10,34 +10,15 @@ import pytest
 
 from agent.browsing import SimulationConfig, run_simulation
 from agent.browsing.output import write_outputs
-from service.container import build_services
-from service.demo_shop import create_shop_app
-from service.settings import Settings
 from tests.support.broken_site import create_broken_site
 from tests.support.live_server import serve
+from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration
 
-# A real OPeRA user (users_sample.csv) and a hand-written persona (personas/examples).
-OPERA_USER = "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9"
-EXAMPLE = "sam-chen"
-
-
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory, opera_dir):
-    from personas.sources import load_personas
-    from tests.conftest import REPO
-
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("live")), warm=False)
-    for persona in load_personas(opera_dir / "users_sample.csv") + load_personas(REPO / "personas/examples/sam-chen.json"):
-        services.store.put_persona(persona)
-    return services
-
-
-@pytest.fixture(scope="module")
-def shop_url():
-    with serve(create_shop_app()) as url:
-        yield url
+    return services_with_sample_twins(tmp_path_factory.mktemp("live"), opera_dir)
 
 
 @pytest.fixture(scope="module")

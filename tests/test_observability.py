@@ -12,7 +12,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from service.app import create_app
 from service.settings import Settings
-from tests.support.openai_server import OpenAICompatibleServer
 
 
 def samples(text: str) -> dict[tuple[str, tuple], float]:
@@ -24,12 +23,6 @@ def samples(text: str) -> dict[tuple[str, tuple], float]:
 def access_lines(captured: str) -> list[dict]:
     lines = [json.loads(line) for line in captured.splitlines() if line.startswith("{")]
     return [line for line in lines if line.get("logger") == "twinsim.access"]
-
-
-@pytest.fixture
-def llm_server():
-    with OpenAICompatibleServer() as server:
-        yield server
 
 
 @pytest.fixture

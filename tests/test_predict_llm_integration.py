@@ -16,7 +16,6 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.settings import Settings
 from tests.conftest import page
-from tests.support.openai_server import OpenAICompatibleServer
 
 pytestmark = pytest.mark.integration
 
@@ -25,12 +24,6 @@ PRODUCT = "search_results.belkin_boostcharge_usb_c_to_usb_c_cable_6_6ft_usb_if_c
 
 def answer(action: dict, rationale: str = "I trust Belkin and the reviews look solid.") -> str:
     return json.dumps({"rationale": rationale, "action": action})
-
-
-@pytest.fixture
-def llm_server():
-    with OpenAICompatibleServer() as server:
-        yield server
 
 
 @pytest.fixture
