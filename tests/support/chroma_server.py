@@ -7,12 +7,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
-
-from tests.support.service_process import free_port
+from tests.support.service_process import free_port, wait_until_answering
 
 CHROMA_CLI = Path(sys.executable).with_name("chroma")
 
@@ -33,19 +30,15 @@ class ChromaServer:
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
         self._proc = subprocess.Popen([str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1",
                                        "--port", str(self.port)], env=env, stdout=self._output, stderr=subprocess.STDOUT)
-        deadline = time.perf_counter() + self._timeout
-        while time.perf_counter() < deadline:
-            if self._proc.poll() is not None:
-                self._output.seek(0)
-                raise RuntimeError(f"chroma exited early:\n{self._output.read().decode(errors='replace')}")
-            try:
-                if httpx.get(f"{self.url}/api/v2/heartbeat", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        if wait_until_answering(self._proc, f"{self.url}/api/v2/heartbeat", self._timeout, "chroma", self._read_output):
+            return self
         self.stop()
         raise TimeoutError(f"chroma not ready after {self._timeout} s")
+
+    def _read_output(self) -> str:
+        self._output.flush()
+        self._output.seek(0)
+        return self._output.read().decode(errors="replace")
 
     def pause(self) -> None:
         """SIGSTOP: the kernel still accepts connections, nothing answers them (a hung server)."""

@@ -21,6 +21,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_answering(proc: subprocess.Popen, url: str, timeout_s: float, what: str, output) -> bool:
+    """Poll `url` until it answers 200 (True) or `timeout_s` passes (False); an early exit raises with `output()`."""
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited early:\n{output()}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 class ServiceProcess:
     """`uvicorn service.main:app` in a subprocess; `with ServiceProcess(env) as svc: svc.url`."""
 
@@ -42,17 +57,9 @@ class ServiceProcess:
              "--log-level", "warning", *self._args],
             cwd=REPO, env=self._env, stdout=self._output, stderr=subprocess.STDOUT,
         )
-        deadline = started + self._timeout
-        while time.perf_counter() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"service exited early:\n{self.output()}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
-                    self.ready_after_s = time.perf_counter() - started
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        if wait_until_answering(self._proc, f"{self.url}/healthz", self._timeout, "service", self.output):
+            self.ready_after_s = time.perf_counter() - started
+            return self
         self.stop()
         raise TimeoutError(f"service not ready after {self._timeout} s")
 
