@@ -261,9 +261,16 @@ def simulate(
     console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    app()
+def main() -> None:
+    """The console entry point: invalid TWINSIM_* settings are a message and exit 2, not a traceback."""
+    try:
+        app()
+    except ValidationError as error:
+        if error.title != Settings.__name__:
+            raise
+        err.print(f"[red]error:[/red] invalid settings (TWINSIM_* environment or .env): {_validation_message(error)}")
+        sys.exit(2)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())
+    main()

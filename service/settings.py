@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
     executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
+
+    @field_validator("behaviour_params")
+    @classmethod
+    def _params_file_exists(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"no behaviour parameters file at {path} (make one with `twinsim calibrate --out {path}`)")
+        return path
 
     @cached_property
     def chroma_path(self) -> Path:

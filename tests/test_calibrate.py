@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,9 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "opera_small"
 
 
-def _twinsim(*args: str) -> subprocess.CompletedProcess:
+def _twinsim(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(Path(sys.executable).with_name("twinsim")), *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=900, stdin=subprocess.DEVNULL)
+                          timeout=900, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
 
 
 def test_shipped_parameters_are_reproduced_byte_for_byte(tmp_path: Path, opera_dir: Path):
@@ -87,3 +88,10 @@ def test_bad_calibration_input_is_a_clear_error(tmp_path: Path, args: list[str],
     assert message in (result.stdout + result.stderr)
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "p.json").exists()
+
+
+def test_serving_parameters_that_do_not_exist_is_a_settings_error(tmp_path: Path):
+    result = _twinsim("personas", "list", env={"TWINSIM_BEHAVIOUR_PARAMS": str(tmp_path / "missing.json"),
+                                               "TWINSIM_DATA_DIR": str(tmp_path / "data")})
+    assert result.returncode == 2
+    assert "no behaviour parameters file" in result.stderr and "Traceback" not in result.stderr
