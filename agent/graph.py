@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Mapping, Protocol
+from typing import Mapping, NamedTuple, Protocol
 
 from langgraph.graph import END, START, StateGraph
 
@@ -34,6 +34,14 @@ class MemorySource(Protocol):
     def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
 
 
+class RecallRequest(NamedTuple):
+    """What the recall node asks memory for one prediction; hashable, so recalls can be made ahead and shared."""
+
+    persona_id: str
+    query: str
+    k: int
+
+
 def _without_rationales(history: list[Step]) -> list[Step]:
     return [step.model_copy(update={"rationale": None}) for step in history]
 
@@ -52,6 +60,12 @@ class TwinGraph:
     def brains(self) -> list[str]:
         return sorted(self._brains)
 
+    def brains_for(self, brain: str) -> dict[str, Brain]:
+        """The brains a prediction with `brain` can use: that one and the embedded fallback."""
+        if brain not in self._brains:
+            raise ValueError(f"unknown brain '{brain}'; available: {', '.join(self.brains)}")
+        return {name: self._brains[name] for name in sorted({brain, FALLBACK_BRAIN})}
+
     def _build(self):
         graph = StateGraph(TwinState)
         graph.add_node("recall", self._recall)
@@ -67,15 +81,29 @@ class TwinGraph:
         graph.add_edge("fallback", END)
         return graph.compile()
 
+    # ---- recall, also for callers that recall ahead (an evaluation on Ray) ------------------------
+
+    def wants_memories(self, persona: Persona | None, options: PredictOptions) -> bool:
+        return not (persona is None or options.ablate_persona or options.ablate_memory or self._memory is None
+                    or options.memories_k == 0)
+
+    def recall_request(self, persona: Persona | None, observation: Observation, history: list[Step],
+                       options: PredictOptions) -> RecallRequest | None:
+        """The recall this prediction makes, or None when it recalls nothing."""
+        if not self.wants_memories(persona, options):
+            return None
+        return RecallRequest(persona.id, recall_query(observation, history), options.memories_k)
+
+    def recall(self, request: RecallRequest) -> list[Memory]:
+        return self._memory.recall(request.persona_id, request.query, request.k)
+
     # ---- nodes ----------------------------------------------------------------------------------
 
     async def _recall(self, state: TwinState) -> dict:
-        options, persona = state["options"], state.get("persona")
-        if persona is None or options.ablate_persona or options.ablate_memory or self._memory is None or options.memories_k == 0:
+        request = self.recall_request(state.get("persona"), state["observation"], state["history"], state["options"])
+        if request is None:
             return {"memories": []}
-        query = recall_query(state["observation"], state["history"])
-        memories = await asyncio.to_thread(self._memory.recall, persona.id, query, options.memories_k)
-        return {"memories": memories}
+        return {"memories": await asyncio.to_thread(self.recall, request)}
 
     def _context(self, state: TwinState, feedback: str | None) -> TwinContext:
         options = state["options"]

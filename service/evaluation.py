@@ -13,6 +13,7 @@ from tqdm import tqdm
 from agent.evaluation.recorded_sessions import read_action_table
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
 from agent.graph import TwinGraph
+from agent.ray_executor import RayExecutor, RayUnavailable
 from personas.memory_store import open_memory_store
 from personas.sources import PersonaSourceError, load_personas
 from service.container import build_brains, build_llm_client
@@ -27,6 +28,16 @@ def _eval_store(settings: Settings, personas: list, console: Console):
             store.put_persona(persona)
     console.print(f"{len(personas)} personas ready in {settings.data_dir / 'eval-store'}")
     return store
+
+
+def _step_executor(settings: Settings, brain: str, console: Console):
+    """TWINSIM_EXECUTOR=ray sends the steps to Ray; the llm brain stays here (the provider, not the CPU, bounds it)."""
+    if settings.executor != "ray":
+        return None
+    if brain == "llm":
+        console.print("the llm brain runs in this process (--concurrency calls at a time), not on Ray")
+        return None
+    return RayExecutor(settings.ray_address)
 
 
 def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | None, ablate: frozenset[str],
@@ -62,10 +73,16 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
                         fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
                                            "sessions": sessions, "limit": limit})
     total = sum(len(s.steps) for s in recorded)
+    executor = _step_executor(settings, brain, console)
     console.print(f"evaluating {total} steps of {len(recorded)} sessions with the {brain} brain"
-                  + (f" ({config.model})" if config.model else "") + (f", ablations: {sorted(ablate)}" if ablate else ""))
+                  + (f" ({config.model})" if config.model else "") + (f", ablations: {sorted(ablate)}" if ablate else "")
+                  + (" as Ray tasks" if executor is not None else ""))
     with tqdm(total=total, unit="step", disable=None) as bar:
-        report = asyncio.run(evaluate(recorded, {p.id: p for p in personas}, graph, config, on_step=bar.update))
+        try:
+            report = asyncio.run(evaluate(recorded, {p.id: p for p in personas}, graph, config, on_step=bar.update,
+                                          executor=executor))
+        except RayUnavailable as error:
+            raise ValueError(str(error)) from None
     report["run"].update({"actions": str(actions), "users": str(users), "llm_totals": llm.totals.as_dict() if brain == "llm" else None})
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)

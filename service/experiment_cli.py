@@ -63,7 +63,7 @@ def run(
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from agent.experiments.ray_executor import RayUnavailable
+    from agent.ray_executor import RayUnavailable
     from agent.experiments.report import render_report
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec

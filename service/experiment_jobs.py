@@ -97,7 +97,7 @@ class ExperimentExecutor:
             if self._units is None:
                 settings = self.services.settings
                 if settings.executor == "ray":
-                    from agent.experiments.ray_executor import RayExecutor
+                    from agent.ray_executor import RayExecutor
 
                     self._units = RayExecutor(settings.ray_address)
                 else:

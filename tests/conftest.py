@@ -48,6 +48,21 @@ def shop_url():
         yield url
 
 
+@pytest.fixture(scope="module")
+def ray_head():
+    """A local Ray head on 127.0.0.1 with two worker CPUs, for one test module; RayExecutor reuses it."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", object_store_memory=100 * 2**20,
+             log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def ray_batches_run(ray) -> int:
+    """Batches of units that Ray has recorded as run (task events reach the head about once a second)."""
+    return sum(1 for event in ray.timeline() if event.get("name") == "agent.ray_executor._run_batch")
+
+
 @pytest.fixture
 def store(tmp_path: Path):
     from personas.memory_store import open_memory_store

@@ -12,22 +12,14 @@ import time
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.experiments.ray_executor import RayExecutor
+from agent.ray_executor import RayExecutor
 from agent.experiments.runner import InProcessExecutor, RunInterrupted, prepare, run_experiment
 from personas.sources import load_personas
+from tests.conftest import ray_batches_run
 from tests.test_experiment_cli import PERSONA_FILES, invoke, write_spec
 from tests.test_experiment_runner import product_spec
 
 ray = pytest.importorskip("ray")
-
-
-@pytest.fixture(scope="module")
-def ray_head():
-    """A local head on 127.0.0.1 with two worker CPUs; RayExecutor reuses it, and it is shut down at the end."""
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", object_store_memory=100 * 2**20,
-             log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +30,6 @@ def pool(opera_dir):
 @pytest.fixture(scope="module")
 def brain():
     return EmbeddedBrain()
-
-
-def ray_batches_run() -> int:
-    """Tasks of our batch function that Ray has recorded (task events reach the head about once a second)."""
-    return sum(1 for event in ray.timeline() if event.get("name") == "agent.experiments.ray_executor._run_batch")
 
 
 def dumped(samples):
@@ -102,7 +89,7 @@ def test_the_cli_runs_on_ray_when_the_setting_says_so(ray_head, tmp_path, monkey
     documents = {}
     batches = {}
     for executor in ("inprocess", "ray"):
-        batches[executor] = ray_batches_run()
+        batches[executor] = ray_batches_run(ray)
         monkeypatch.setenv("TWINSIM_EXECUTOR", executor)
         out = tmp_path / executor
         result = invoke(spec, "--out", out, *persona_args)
@@ -112,6 +99,6 @@ def test_the_cli_runs_on_ray_when_the_setting_says_so(ray_head, tmp_path, monkey
     assert documents["ray"]["cost"]["samples"] == 2 * 10 * 2
     assert documents["ray"] == documents["inprocess"]
     deadline = time.monotonic() + 30  # a wait for Ray's event report, not a speed assertion
-    while ray_batches_run() == batches["ray"] and time.monotonic() < deadline:
+    while ray_batches_run(ray) == batches["ray"] and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert ray_batches_run() > batches["ray"]  # the setting sent the twins to Ray
+    assert ray_batches_run(ray) > batches["ray"]  # the setting sent the twins to Ray

@@ -3,6 +3,7 @@
 At step t the twin gets the persona, the gold actions 1..t-1 with their rationales, and the page of
 step t (page-free when the recording has none); its prediction is scored against gold action t
 (Wang et al. 2025, arXiv 2506.05606). Finished steps go to a checkpoint file, so a stopped run resumes.
+Steps run in this process with bounded concurrency, or on an executor (Ray) in batches: see steps.py.
 """
 
 from __future__ import annotations
@@ -10,20 +11,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from agent.actions import parse_action
 from agent.brains.base import Usage
 from agent.evaluation.metrics import StepRecord, compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.evaluation.recorded_sessions import RecordedSession, user_id_from_session_id
+from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
+                                    predict_step)
 from agent.graph import TwinGraph
-from agent.history import Step
-from agent.observation import EMPTY_OBSERVATION, parse_page
 from agent.options import PredictOptions
 from personas.persona import Persona
 
@@ -52,17 +53,10 @@ class EvalConfig:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-@dataclass
-class _Outcome:
-    record: StepRecord
-    latency_ms: float
-    usage: Usage
-    fallback: bool
+class StepExecutor(Protocol):
+    """Runs a function over units elsewhere (agent.ray_executor.RayExecutor) and yields results in unit order."""
 
-
-def _history(session: RecordedSession, t: int) -> list[Step]:
-    return [Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
-            for s in session.steps[:t]]
+    def map(self, work: Callable[[StepUnit], StepOutcome], units: Sequence[StepUnit]) -> Iterator[StepOutcome]: ...
 
 
 class _Checkpoint:
@@ -92,10 +86,11 @@ class _Checkpoint:
                 handle.write(json.dumps(row) + "\n")
 
 
-def _row(outcome: _Outcome) -> dict:
+def _row(outcome: StepOutcome) -> dict:
     r = outcome.record
     return {"session_id": r.session_id, "step": r.step, "pred": r.pred.model_dump(), "pred_click_type": r.pred_click_type,
-            "latency_ms": outcome.latency_ms, "usage": outcome.usage.model_dump(), "fallback": outcome.fallback}
+            "latency_ms": outcome.latency_ms, "usage": outcome.usage.model_dump(), "fallback": outcome.fallback,
+            "rationale": outcome.rationale}
 
 
 async def evaluate(
@@ -104,47 +99,69 @@ async def evaluate(
     graph: TwinGraph,
     config: EvalConfig,
     on_step: Callable[[], None] | None = None,
+    executor: StepExecutor | None = None,
 ) -> dict:
-    """Score every step of every session; returns the report (metrics, run details, published figures)."""
+    """Score every step of every session; returns the report (metrics, run details, published figures).
+    With an executor, the steps not yet checkpointed run there, with the memories recalled here first."""
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     checkpoint = _Checkpoint(config.checkpoint, config.fingerprint())
-    semaphore = asyncio.Semaphore(max(1, config.concurrency))
     options = config.options()
     known = list(personas)
     missing_personas: set[str] = set()
+    session_personas: list[Persona | None] = []
+    for session in sessions:
+        user_id = session.user_id if session.user_id in personas else user_id_from_session_id(session.session_id, known)
+        session_personas.append(personas.get(user_id) if user_id else None)
+        if session_personas[-1] is None:
+            missing_personas.add(user_id or session.session_id)
+    units = [StepUnit(i, t) for i, session in enumerate(sessions) for t in range(len(session.steps))]
 
-    async def one(session: RecordedSession, persona: Persona | None, t: int) -> _Outcome:
-        gold = session.steps[t]
-        is_last = t == len(session.steps) - 1
-        cached = checkpoint.done.get((session.session_id, t))
-        if cached is not None:
-            record = StepRecord(session.session_id, t, is_last, gold.action, gold.click_type,
-                                parse_action(cached["pred"]), cached["pred_click_type"])
-            if on_step:
-                on_step()
-            return _Outcome(record, cached["latency_ms"], Usage(**cached["usage"]), cached["fallback"])
-        async with semaphore:
-            observation = parse_page(gold.simplified_html, url=gold.url) if gold.simplified_html else EMPTY_OBSERVATION
-            started = time.perf_counter()
-            prediction = await graph.predict(persona=persona, observation=observation, history=_history(session, t),
-                                             brain=config.brain, model=config.model, options=options)
-            latency = (time.perf_counter() - started) * 1000
-        record = StepRecord(session.session_id, t, is_last, gold.action, gold.click_type,
-                            prediction.action, prediction.click_type)
-        outcome = _Outcome(record, latency, prediction.usage, prediction.fallback_used)
+    def resumed(unit: StepUnit) -> StepOutcome | None:
+        session = sessions[unit.session]
+        cached = checkpoint.done.get((session.session_id, unit.step))
+        if cached is None:
+            return None
+        gold = session.steps[unit.step]
+        record = StepRecord(session.session_id, unit.step, unit.step == len(session.steps) - 1, gold.action,
+                            gold.click_type, parse_action(cached["pred"]), cached["pred_click_type"])
+        return StepOutcome(record, cached["latency_ms"], Usage(**cached["usage"]), cached["fallback"],
+                           cached.get("rationale"))
+
+    def finished(outcome: StepOutcome) -> StepOutcome:
         checkpoint.append(_row(outcome))
         if on_step:
             on_step()
         return outcome
 
-    tasks = []
-    for session in sessions:
-        user_id = session.user_id if session.user_id in personas else user_id_from_session_id(session.session_id, known)
-        persona = personas.get(user_id) if user_id else None
-        if persona is None:
-            missing_personas.add(user_id or session.session_id)
-        tasks.extend(one(session, persona, t) for t in range(len(session.steps)))
-    outcomes = await asyncio.gather(*tasks)
+    outcomes: dict[StepUnit, StepOutcome] = {}
+    for unit in units:
+        cached = resumed(unit)
+        if cached is not None:
+            outcomes[unit] = cached
+            if on_step:
+                on_step()
+    todo = [unit for unit in units if unit not in outcomes]
+    if executor is None:
+        semaphore = asyncio.Semaphore(max(1, config.concurrency))
+
+        async def one(unit: StepUnit) -> None:
+            async with semaphore:
+                outcome = await predict_step(graph, sessions[unit.session], session_personas[unit.session], unit.step,
+                                             brain=config.brain, model=config.model, options=options)
+            outcomes[unit] = finished(outcome)
+
+        await asyncio.gather(*(one(unit) for unit in todo))
+    elif todo:
+        memory = await asyncio.to_thread(_recall_ahead, graph, sessions, session_personas, todo, options,
+                                         config.concurrency)
+        work = StepWork(sessions, session_personas, graph.brains_for(config.brain), memory, config.brain, config.model, options)
+
+        def run_there() -> None:
+            for unit, outcome in zip(todo, executor.map(work, todo)):
+                outcomes[unit] = finished(outcome)
+
+        await asyncio.to_thread(run_there)
+    outcomes = [outcomes[unit] for unit in units]
 
     latencies = sorted(o.latency_ms for o in outcomes)
     usage = Usage()
@@ -167,6 +184,22 @@ async def evaluate(
             "usage": usage.model_dump(),
             "fallbacks": sum(o.fallback for o in outcomes),
             "resumed_steps": len(checkpoint.done),
+            "executor": "inprocess" if executor is None else type(executor).__name__.removesuffix("Executor").lower(),
         },
         "published": PUBLISHED_RESULTS,
     }
+
+
+def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: list[Persona | None],
+                  units: list[StepUnit], options: PredictOptions, concurrency: int) -> RecalledMemories:
+    """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
+    def request(unit: StepUnit):
+        persona = personas[unit.session]
+        if not graph.wants_memories(persona, options):
+            return None  # no page to parse either
+        session = sessions[unit.session]
+        return graph.recall_request(persona, observe(session, unit.step), history_before(session, unit.step), options)
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        requests = sorted({r for r in pool.map(request, units) if r is not None})
+        return RecalledMemories(dict(zip(requests, pool.map(graph.recall, requests))))

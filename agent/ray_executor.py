@@ -1,24 +1,27 @@
-"""An experiment executor that runs units of work as Ray tasks, for populations too large for one process.
+"""An executor that runs units of work as Ray tasks: experiments' twin runs and evaluations' replayed steps.
 
-Why this shape: a unit is a pure function of (spec, persona, instance, variant) with its seed derived from
-those alone, so it gives the same sample wherever it runs, and results identical to the in-process executor
-follow from running the same function. The work (which holds the prepared experiment: personas, parsed pages,
-recalled memories, and the embedded brain) is serialised once with `ray.put` and shared by every task; tasks
-take batches of units because one unit costs well under a millisecond, far less than a task's overhead.
-Samples come back in unit order, with a bounded number of batches in flight, so a stop request or a failed
-unit leaves nothing half-handed-out and the run resumes as usual. `ray` is imported lazily: the package works
-without it (`pip install 'twinsim[ray]'`).
+Why this shape: a unit's result is a pure function of the unit and the shared work (an experiment unit's seed
+comes from (spec, persona, instance) alone; an evaluation step's inputs are the recorded session up to it), so
+it is the same wherever it runs, and results identical to the in-process run follow from running the same
+function. The work (the prepared experiment or evaluation: personas, pages, recalled memories, the brains) is
+serialised once with `ray.put` and shared by every task; tasks take batches of units because one unit costs a
+few milliseconds at most, far less than a task's overhead. Results come back in unit order, with a bounded
+number of batches in flight, so a stop request or a failed unit leaves nothing half-handed-out and the run
+resumes as usual. An address that does not answer fails within seconds (Ray itself retries for minutes).
+`ray` is imported lazily: the package works without it (`pip install 'twinsim[ray]'`).
 """
 
 from __future__ import annotations
 
+import socket
 from collections import deque
-from typing import Any, Callable, Iterator, Sequence
-
-from agent.experiments.runner import WorkUnit
-from agent.experiments.samples import Sample
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+from urllib.parse import urlsplit
 
 DEFAULT_BATCH = 256
+PROBE_TIMEOUT_S = 5.0
+Unit = TypeVar("Unit")
+Result = TypeVar("Result")
 
 
 class RayUnavailable(RuntimeError):
@@ -45,8 +48,34 @@ def _register_serializers(ray) -> None:
     ray.util.register_serializer(BehaviourEngine, serializer=_engine_params, deserializer=BehaviourEngine)
 
 
-def _run_batch(work: Callable[[WorkUnit], Sample], units: list[WorkUnit]) -> list[Sample]:
+def _run_batch(work: Callable[[Unit], Result], units: list[Unit]) -> list[Result]:
     return [work(unit) for unit in units]
+
+
+def _head_endpoint(address: str) -> tuple[str, int] | None:
+    """(host, port) of a `host:port` or `ray://host:port` address; None for "auto" or "local" (nothing to probe)."""
+    if address in ("auto", "local"):
+        return None
+    parts = urlsplit(address if "://" in address else f"//{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise RayUnavailable(f"TWINSIM_RAY_ADDRESS {address!r} is not host:port, ray://host:port or auto") from None
+    if not parts.hostname or port is None:
+        raise RayUnavailable(f"TWINSIM_RAY_ADDRESS {address!r} is not host:port, ray://host:port or auto")
+    return parts.hostname, port
+
+
+def check_reachable(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Fail fast on a head that does not answer: `ray.init` would retry it for minutes before giving up."""
+    endpoint = _head_endpoint(address)
+    if endpoint is None:
+        return
+    try:
+        with socket.create_connection(endpoint, timeout=timeout_s):
+            pass
+    except OSError as error:
+        raise RayUnavailable(f"the Ray head at {address} (TWINSIM_RAY_ADDRESS) does not answer: {error}") from None
 
 
 class RayExecutor:
@@ -66,6 +95,8 @@ class RayExecutor:
     def connect(self):
         ray = _ray()
         if not ray.is_initialized():
+            if self.address is not None:
+                check_reachable(self.address)
             options = {"log_to_driver": False, **({"include_dashboard": False} if self.address is None else {}),
                        **self.init_options}
             try:
@@ -83,12 +114,12 @@ class RayExecutor:
             return max(1, self.max_in_flight)
         return max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))  # keep every CPU busy, memory bounded
 
-    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]:
+    def map(self, work: Callable[[Unit], Result], units: Sequence[Unit]) -> Iterator[Result]:
         units = list(units)
         if not units:
             return
         ray = self.connect()
-        shared = ray.put(work)  # the prepared experiment and the brain, stored once for all tasks
+        shared = ray.put(work)  # the prepared experiment or evaluation and the brains, stored once for all tasks
         batches = [units[i:i + self.batch_size] for i in range(0, len(units), self.batch_size)]
         window = self._window(ray)
         pending: deque = deque()

@@ -1,0 +1,104 @@
+"""One replayed step of a recorded session: its inputs, its prediction, and a unit of work that runs anywhere.
+
+Why: both ways of running an evaluation predict a step with the same function. In this process the twin graph
+recalls from the memory store as it predicts. On Ray (TWINSIM_EXECUTOR=ray) the workers have no memory store:
+the driver recalls ahead through the very calls the graph makes (`TwinGraph.recall_request` / `recall`), the
+workers' graphs answer from those recalls, and so both runs see the same memories and predict the same actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from agent.brains.base import Brain, Usage
+from agent.evaluation.metrics import StepRecord
+from agent.evaluation.recorded_sessions import RecordedSession
+from agent.graph import RecallRequest, TwinGraph
+from agent.history import Step
+from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
+from agent.options import PredictOptions
+from personas.memory_types import Memory
+from personas.persona import Persona
+
+
+@dataclass
+class StepOutcome:
+    record: StepRecord
+    latency_ms: float
+    usage: Usage
+    fallback: bool
+    rationale: str | None = None  # kept in the step log, so a finished run can be read step by step
+
+
+@dataclass(frozen=True)
+class StepUnit:
+    """Step `step` of the work's session number `session`."""
+
+    session: int
+    step: int
+
+
+def history_before(session: RecordedSession, t: int) -> list[Step]:
+    """The gold steps 1..t-1 with their rationales: what the twin knows when it predicts step t."""
+    return [Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
+            for s in session.steps[:t]]
+
+
+def observe(session: RecordedSession, t: int) -> Observation:
+    """The page of step t, or no page (page-free) when the recording has none."""
+    gold = session.steps[t]
+    return parse_page(gold.simplified_html, url=gold.url) if gold.simplified_html else EMPTY_OBSERVATION
+
+
+async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
+                       brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
+    gold = session.steps[t]
+    observation = observe(session, t)
+    started = time.perf_counter()
+    prediction = await graph.predict(persona=persona, observation=observation, history=history_before(session, t),
+                                     brain=brain, model=model, options=options)
+    latency = (time.perf_counter() - started) * 1000
+    record = StepRecord(session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type,
+                        prediction.action, prediction.click_type)
+    return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale)
+
+
+class RecalledMemories:
+    """A memory source that answers from recalls made ahead; a recall nobody made ahead is a bug, not a miss."""
+
+    def __init__(self, recalled: Mapping[RecallRequest, list[Memory]]) -> None:
+        self._recalled = dict(recalled)
+
+    def __len__(self) -> int:
+        return len(self._recalled)
+
+    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]:
+        return self._recalled[RecallRequest(persona_id, query, k)]
+
+
+@dataclass
+class StepWork:
+    """Everything a worker needs to predict any step of the evaluation; shipped once, called per step.
+
+    The twin graph is built on first use in each process (a compiled graph does not travel)."""
+
+    sessions: list[RecordedSession]
+    personas: list[Persona | None]  # per session
+    brains: dict[str, Brain]
+    memory: RecalledMemories
+    brain: str
+    model: str | None
+    options: PredictOptions
+    _graph: TwinGraph | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_graph": None}
+
+    def __call__(self, unit: StepUnit) -> StepOutcome:
+        if self._graph is None:
+            self._graph = TwinGraph(self.brains, memory=self.memory)
+        return asyncio.run(predict_step(self._graph, self.sessions[unit.session], self.personas[unit.session],
+                                        unit.step, brain=self.brain, model=self.model, options=self.options))
