@@ -125,7 +125,8 @@ class TwinGraph:
         try:
             decision = await brain.decide(self._context(state, state.get("feedback")))
         except BrainError as error:
-            return {"decision": None, "attempts": attempts, "fallback_reason": f"{brain.name} brain failed: {error}"}
+            return {"decision": None, "attempts": attempts, "fallback_reason": f"{brain.name} brain failed: {error}",
+                    "usage": state.get("usage", Usage()).add(error.usage)}
         return {"decision": decision, "attempts": attempts, "usage": state.get("usage", Usage()).add(decision.usage)}
 
     def _after_reason(self, state: TwinState) -> str:

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.settings import Settings
 from tests.conftest import page
+from tests.support.openai_server import Reply
 
 pytestmark = pytest.mark.integration
 
@@ -93,10 +94,21 @@ def test_a_slow_server_times_out_into_the_fallback(client, llm_server):
     assert client.get(f"/personas/{client.persona_id}").status_code == 200
 
 
+def metric(client, line_start: str) -> float:
+    lines = [line for line in client.get("/metrics").text.splitlines() if line.startswith(line_start)]
+    return float(lines[0].rsplit(" ", 1)[1]) if lines else 0.0
+
+
 def test_garbage_and_server_errors_fall_back(client, llm_server):
-    llm_server.enqueue("I think they would probably click something nice.")
+    calls_before = metric(client, "twinsim_llm_calls_total")
+    llm_server.enqueue(Reply("I think they would probably click something nice.", usage=(900, 12)))
     body = predict(client)
     assert body["fallback_used"] is True and "unparseable" in body["fallback_reason"]
+    # the unusable answer was paid for: it is in the response's usage and in the metrics
+    assert body["usage"]["calls"] == 1
+    assert body["usage"]["prompt_tokens"] == 900 and body["usage"]["completion_tokens"] == 12
+    assert metric(client, "twinsim_llm_calls_total") == calls_before + 1
+    assert metric(client, 'twinsim_llm_tokens_total{kind="prompt"}') >= 900
     llm_server.enqueue(("status", 500))
     body = predict(client)
     assert body["fallback_used"] is True and body["brain"] == "embedded"

@@ -61,7 +61,12 @@ class Decision(BaseModel):
 
 
 class BrainError(Exception):
-    """A brain could not answer (timeout, provider error, unparseable output); the graph falls back."""
+    """A brain could not answer (timeout, provider error, unparseable output); the graph falls back.
+    `usage` is what the attempt still cost: a call whose answer was unusable was paid for all the same."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or Usage()
 
 
 @runtime_checkable

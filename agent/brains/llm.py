@@ -52,9 +52,7 @@ class LLMBrain:
         try:
             rationale, action = parse_decision_text(completion.text)
         except ValueError as exc:
-            error = BrainError(f"unparseable output from {model}: {exc}")
-            error.usage = completion.usage  # the call was paid even though its answer is unusable
-            raise error from exc
+            raise BrainError(f"unparseable output from {model}: {exc}", usage=completion.usage) from exc
         return Decision(
             action=action,
             rationale=rationale,
