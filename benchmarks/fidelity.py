@@ -30,7 +30,7 @@ from agent.behaviour.calibrate import Selection, previous_labels, read_personas 
 from agent.behaviour.cross_validation import fold_assignment, out_of_fold_distributions  # noqa: E402
 from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
 from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
-from agent.behaviour.label_metrics import label_metrics  # noqa: E402
+from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
 from agent.behaviour.params import load_params  # noqa: E402
 from agent.behaviour.timelines import read_timelines  # noqa: E402
 from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
@@ -110,6 +110,7 @@ def evaluate_scheme(rows: TrainingRows, scheme: str, selection: Selection) -> di
     scored = ~rows.live
     gold, is_last, sessions = rows.labels[scored], rows.is_last[scored], rows.sessions[scored]
     results = {name: {m: round(v, 4) if isinstance(v, float) else v for m, v in label_metrics(gold, p, is_last).items()}
+               | {"action_type_f1_by_class": {k: round(v, 4) for k, v in action_type_f1_by_class(gold, p).items()}}
                for name, p in predictions.items()}
     model = results["model"]
     beats = {base: {m: model[m] > results[base][m] for m in MUST_BEAT} for base in ("repeat-previous", "majority")}

@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 from agent.actions import ClickAction, InputAction
-from agent.behaviour.label_metrics import label_metrics
+from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.timelines import session_from_timeline
 from agent.brains.base import TwinContext
@@ -86,6 +86,9 @@ def test_label_metrics_match_scikit_learn():
     assert metrics["click_type_weighted_f1"] == pytest.approx(
         f1_score([LABELS[gold[i]] for i in clicks], click_pred, average="weighted", zero_division=0))
     assert metrics["fine_grained_accuracy"] == pytest.approx(float(np.mean(gold == pred)))
+    by_class = action_type_f1_by_class(gold, pred)
+    expected = f1_score(gold_type, pred_type, average=None, labels=["click", "input", "terminate"], zero_division=0)
+    assert [by_class[k] for k in ("click", "input", "terminate")] == pytest.approx(list(expected))
 
 
 # ---- decisions -------------------------------------------------------------------------------------

@@ -72,5 +72,11 @@ def label_metrics(gold: Sequence[int] | np.ndarray, pred: Sequence[int] | np.nda
     }
 
 
+def action_type_f1_by_class(gold: Sequence[int] | np.ndarray, pred: Sequence[int] | np.ndarray) -> dict[str, float]:
+    """F1 of click, input and terminate apart: where the action-type macro F1 is won or lost."""
+    f1, _ = f1_per_class(_TYPE_OF_LABEL[np.asarray(gold, dtype=int)], _TYPE_OF_LABEL[np.asarray(pred, dtype=int)], 3)
+    return {"click": float(f1[0]), "input": float(f1[1]), "terminate": float(f1[2])}
+
+
 def label_indices(labels: Sequence[str]) -> np.ndarray:
     return np.asarray([LABEL_INDEX[label] for label in labels], dtype=int)
