@@ -133,14 +133,14 @@ async def evaluate(
             on_step()
         return outcome
 
-    outcomes: dict[StepUnit, StepOutcome] = {}
+    by_unit: dict[StepUnit, StepOutcome] = {}
     for unit in units:
         cached = resumed(unit)
         if cached is not None:
-            outcomes[unit] = cached
+            by_unit[unit] = cached
             if on_step:
                 on_step()
-    todo = [unit for unit in units if unit not in outcomes]
+    todo = [unit for unit in units if unit not in by_unit]
     if executor is None:
         semaphore = asyncio.Semaphore(max(1, config.concurrency))
 
@@ -148,20 +148,21 @@ async def evaluate(
             async with semaphore:
                 outcome = await predict_step(graph, sessions[unit.session], session_personas[unit.session], unit.step,
                                              brain=config.brain, model=config.model, options=options)
-            outcomes[unit] = finished(outcome)
+            by_unit[unit] = finished(outcome)
 
         await asyncio.gather(*(one(unit) for unit in todo))
     elif todo:
         memory = await asyncio.to_thread(_recall_ahead, graph, sessions, session_personas, todo, options,
                                          config.concurrency)
-        work = StepWork(sessions, session_personas, graph.brains_for(config.brain), memory, config.brain, config.model, options)
+        work = StepWork(sessions, session_personas, graph.brains_for(config.brain), memory, config.brain,
+                        config.model, options)
 
         def run_there() -> None:
             for unit, outcome in zip(todo, executor.map(work, todo)):
-                outcomes[unit] = finished(outcome)
+                by_unit[unit] = finished(outcome)
 
         await asyncio.to_thread(run_there)
-    outcomes = [outcomes[unit] for unit in units]
+    outcomes = [by_unit[unit] for unit in units]
 
     latencies = sorted(o.latency_ms for o in outcomes)
     usage = Usage()
