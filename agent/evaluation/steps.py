@@ -72,9 +72,6 @@ class RecalledMemories:
     def __init__(self, recalled: Mapping[RecallRequest, list[Memory]]) -> None:
         self._recalled = dict(recalled)
 
-    def __len__(self) -> int:
-        return len(self._recalled)
-
     def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]:
         return self._recalled[RecallRequest(persona_id, query, k)]
 
