@@ -59,8 +59,8 @@ def _head_endpoint(address: str) -> tuple[str, int] | None:
     parts = urlsplit(address if "://" in address else f"//{address}")
     try:
         port = parts.port
-    except ValueError:
-        raise RayUnavailable(f"TWINSIM_RAY_ADDRESS {address!r} is not host:port, ray://host:port or auto") from None
+    except ValueError:  # a port that is not a number, or out of range
+        port = None
     if not parts.hostname or port is None:
         raise RayUnavailable(f"TWINSIM_RAY_ADDRESS {address!r} is not host:port, ray://host:port or auto")
     return parts.hostname, port
