@@ -45,7 +45,8 @@ MUST_BEAT = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy
 
 def shipped_selection() -> Selection:
     hyper = load_params().meta["hyperparameters"]
-    return Selection(hyper["action_c"], hyper["outcome_c"], hyper["persona_scale"], hyper["person_scale"], {})
+    return Selection(hyper["action_c"], hyper["outcome_c"], hyper["persona_scale"], hyper["person_scale"], {},
+                     hyper.get("chain_weight", 0.0), hyper.get("chain_strength", 2.0))
 
 
 def scored_previous(rows: TrainingRows) -> np.ndarray:
@@ -134,7 +135,8 @@ def main() -> None:
         "task": "page-free next action (persona and history only), benchmark action space",
         "sessions": len(sessions), "steps": int((~rows.live).sum()), "folds": N_FOLDS, "seed": SEED,
         "hyperparameters": {"action_c": selection.action_c, "outcome_c": selection.outcome_c,
-                            "persona_scale": selection.persona_scale, "person_scale": selection.person_scale},
+                            "persona_scale": selection.persona_scale, "person_scale": selection.person_scale,
+                            "chain_weight": selection.chain_weight, "chain_strength": selection.chain_strength},
         "results": results,
         "seconds": round(time.perf_counter() - started, 1),
     })

@@ -7,7 +7,8 @@ release's action table (names, typed text, pages) and user table. Steps:
 1. sessions in the benchmark's action space; one training row per step (two when live context is known)
 2. action-model L2 strength by leave-users-out cross-validation (log-loss), then the outcome model's
 3. persona-term scale by the summed log-loss of leave-users-out and held-out-session cross-validation,
-   then the per-person effect scale by held-out-session cross-validation (only seen people have one)
+   then the per-person effect scale by held-out-session cross-validation (only seen people have one),
+   then the label chain's share in the mixture and its smoothing, by the same summed log-loss
 4. the most-likely decision rule (log biases for terminate, purchase, input) on out-of-fold predictions
 5. final fits with and without persona terms; from the action table, element names, name priors and
    element-choice weights
@@ -24,7 +25,7 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from agent.behaviour.cross_validation import fold_assignment, log_loss, out_of_fold_distributions
+from agent.behaviour.cross_validation import fold_assignment, log_loss, out_of_fold_chain, out_of_fold_distributions
 from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_rule
 from agent.behaviour.fitting import FitConfig, fit_variant
 from agent.behaviour.label_metrics import label_metrics
@@ -44,6 +45,8 @@ ACTION_C_GRID: tuple[float, ...] = (0.05, 0.1, 0.2)
 OUTCOME_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3)
 PERSONA_SCALE_GRID: tuple[float, ...] = (0.1, 0.3, 1.0)
 PERSON_SCALE_GRID: tuple[float, ...] = (0.0, 0.3, 1.0, 3.0)
+CHAIN_WEIGHT_GRID: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75)
+CHAIN_STRENGTH_GRID: tuple[float, ...] = (0.5, 2.0, 8.0)
 N_FOLDS = 5
 DIGITS = 5
 
@@ -86,11 +89,14 @@ class Selection:
     persona_scale: float
     person_scale: float
     scores: dict
+    chain_weight: float = 0.0
+    chain_strength: float = 2.0
 
     def config(self, variant: str) -> FitConfig:
         """FitConfig of a variant: "persona", "no_persona" or "known_person" (persona + per-person effects)."""
         person_scale = self.person_scale if variant == "known_person" else 0.0
-        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona", person_scale)
+        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona", person_scale,
+                         self.chain_weight, self.chain_strength)
 
 
 def _rounded(value, digits: int = DIGITS):
@@ -165,7 +171,22 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
         return log_loss(out_of_fold_distributions(rows, by_session, config), rows)
 
     person_scale, scores["person_scale"] = _grid_search(person_grid, person_loss)
-    return Selection(action_c, outcome_c, persona_scale, person_scale, scores)
+
+    # The chain is mixed into fitted distributions, so the logistic part is fitted once per split.
+    persona_config = FitConfig(action_c, outcome_c, persona_scale, True)
+    splits = [(folds, out_of_fold_distributions(rows, folds, persona_config)) for folds in (by_user, by_session)]
+    weight_grid = CHAIN_WEIGHT_GRID[2:3] if small else CHAIN_WEIGHT_GRID
+    strength_grid = CHAIN_STRENGTH_GRID[1:2] if small else CHAIN_STRENGTH_GRID
+    chains = {strength: [out_of_fold_chain(rows, folds, strength) for folds, _ in splits] for strength in strength_grid}
+
+    def chain_loss(point: tuple[float, float]) -> float:
+        weight, strength = point
+        return sum(log_loss((1.0 - weight) * model + weight * chain, rows)
+                   for (_, model), chain in zip(splits, chains[strength]))
+
+    points = [(weight, strength) for weight in weight_grid for strength in strength_grid]
+    (chain_weight, chain_strength), scores["chain"] = _grid_search(points, chain_loss)
+    return Selection(action_c, outcome_c, persona_scale, person_scale, scores, chain_weight, chain_strength)
 
 
 def previous_labels(rows: TrainingRows) -> np.ndarray:
@@ -303,6 +324,8 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
             "outcome_c": selection.outcome_c,
             "persona_scale": selection.persona_scale,
             "person_scale": selection.person_scale,
+            "chain_weight": selection.chain_weight,
+            "chain_strength": selection.chain_strength,
             "search": _rounded(selection.scores),
         },
         "cross_validation": _rounded(report),
@@ -316,6 +339,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
                 else {}
             ),
         },
+        "label_chain": with_persona.chain.to_json(DIGITS) if with_persona.chain is not None else None,
         "naming": naming.to_json(),
         "name_priors": name_priors,
         "element_choice": element_weights,

@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from agent.behaviour.fitting import FitConfig, fit_variant, merged_features
+from agent.behaviour.fitting import FitConfig, fit_chain, fit_variant, merged_features
 from agent.behaviour.labels import LABELS
 from agent.behaviour.training_data import TrainingRows
 
@@ -50,6 +50,17 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
         features = merged_features(rows.subset(scored_mask), config)
         for row, row_features in zip(np.flatnonzero(scored_mask), features):
             distributions[row] = variant.distribution(row_features).probabilities
+    return distributions
+
+
+def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float) -> np.ndarray:
+    """The label chain's P(label) for every row without live context, each fitted on the other folds."""
+    distributions = np.full((len(rows), len(LABELS)), np.nan)
+    for fold in np.unique(folds):
+        test = folds == fold
+        chain = fit_chain(rows.subset(~test), strength)
+        for row in np.flatnonzero(test & ~rows.live):
+            distributions[row] = chain.probabilities(rows.history[row])
     return distributions
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from agent.behaviour.label_chain import LabelChain, context_feature
 from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import ACTION_CLASSES, END, OUTCOME_CLASSES, BehaviourVariant
@@ -30,6 +31,8 @@ class FitConfig:
     persona_scale: float = 0.3
     use_persona: bool = True
     person_scale: float = 0.0  # 0: no per-person effects
+    chain_weight: float = 0.0  # share of the label chain in the predicted distribution (0: none)
+    chain_strength: float = 2.0  # the chain's pseudo-counts toward the overall label shares
 
     def scale_of(self, name: str) -> float:
         if name.startswith(PERSON_PREFIX):
@@ -95,8 +98,14 @@ def action_target(label_index: int) -> str:
     return END if label in (PURCHASE, TERMINATE) else label
 
 
+def fit_chain(rows: TrainingRows, strength: float) -> LabelChain:
+    """The label chain on the rows without live context (each step once)."""
+    steps = np.flatnonzero(~rows.live)
+    return LabelChain.fit(((context_feature(rows.previous[i]), int(rows.labels[i])) for i in steps), strength)
+
+
 def fit_variant(rows: TrainingRows, config: FitConfig) -> BehaviourVariant:
-    """The action model on every row, the outcome model on the rows where a session ends."""
+    """The action model on every row, the outcome model on the rows where a session ends, and the chain."""
     features = merged_features(rows, config)
     action = fit_softmax(
         features,
@@ -115,4 +124,5 @@ def fit_variant(rows: TrainingRows, config: FitConfig) -> BehaviourVariant:
         config.outcome_c,
         config,
     )
-    return BehaviourVariant(action=action, outcome=outcome)
+    chain = fit_chain(rows, config.chain_strength) if config.chain_weight > 0 else None
+    return BehaviourVariant(action=action, outcome=outcome, chain=chain, chain_weight=config.chain_weight)

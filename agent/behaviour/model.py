@@ -4,7 +4,9 @@ Two parts, a discrete-time competing-risks reading of a session (OPeRA, Wang et 
 2506.05606): the action model gives, after steps 1..t-1, the probability of each next click type, of
 typing, and of the session ending now (the hazard); the outcome model splits an ending into buying
 (a purchase click) or leaving (terminate). Each part exists with persona terms and without, the
-latter for the ablation and for twins without a persona. Most-likely decisions add log biases tuned
+latter for the ablation and for twins without a persona. The action model's distribution is mixed with
+the label chain (label_chain.py: what followed the previous label in real sessions), which keeps rare
+self-following labels at their real rates. Most-likely decisions add log biases tuned
 on cross-validated predictions (decision_tuning.py), because the benchmark's F1 metrics reward naming
 rare labels (terminate, purchase, input) more often than plain argmax would.
 """
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
 
@@ -28,10 +31,12 @@ _ACTION_TO_LABEL = np.asarray([LABEL_INDEX[label] for label in ACTION_CLASSES[:-
 
 @dataclass(frozen=True)
 class BehaviourVariant:
-    """One fitted pair of (action model, outcome model)."""
+    """One fitted pair of (action model, outcome model), mixed with the label chain when there is one."""
 
     action: LinearSoftmax
     outcome: LinearSoftmax
+    chain: LabelChain | None = None
+    chain_weight: float = 0.0  # share of the chain in the mixture
 
     def __post_init__(self) -> None:
         if tuple(self.action.classes) != ACTION_CLASSES:
@@ -48,6 +53,10 @@ class BehaviourVariant:
         probabilities[_ACTION_TO_LABEL] = action[:-1]
         probabilities[_PURCHASE] = hazard * buy_share
         probabilities[_TERMINATE] = hazard * (1.0 - buy_share)
+        if self.chain is not None and self.chain_weight > 0:
+            probabilities = (1.0 - self.chain_weight) * probabilities + self.chain_weight * self.chain.probabilities(features)
+            hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
+            buy_share = float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0
         return LabelDistribution(probabilities=probabilities, hazard=hazard, buy_share=buy_share)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS
+from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
@@ -48,9 +49,13 @@ def params_from_json(data: dict) -> BehaviourParams:
     for label, value in decision.get("bias", {}).items():
         bias[LABEL_INDEX[label]] = float(value)
 
+    chain = LabelChain.from_json(data["label_chain"]) if data.get("label_chain") else None
+    chain_weight = float(data.get("hyperparameters", {}).get("chain_weight", 0.0)) if chain is not None else 0.0
+
     def variant(key: str) -> BehaviourVariant:
         part = variants[key]
-        return BehaviourVariant(action=LinearSoftmax.from_json(part["action"]), outcome=LinearSoftmax.from_json(part["outcome"]))
+        return BehaviourVariant(action=LinearSoftmax.from_json(part["action"]), outcome=LinearSoftmax.from_json(part["outcome"]),
+                                chain=chain, chain_weight=chain_weight)
 
     model = BehaviourModel(
         with_persona=variant("persona"),

@@ -13,7 +13,7 @@ from typing import Iterable
 import numpy as np
 
 from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
-from agent.behaviour.labels import LABEL_INDEX
+from agent.behaviour.labels import LABEL_INDEX, START
 from agent.behaviour.persona_features import persona_vector
 from agent.behaviour.sessions import BehaviourSession, BehaviourStep
 from personas.persona import Persona
@@ -29,6 +29,7 @@ class TrainingRows:
     sessions: np.ndarray              # index of each row's session in the input list
     is_last: np.ndarray               # the row predicts its session's last step
     live: np.ndarray                  # the row carries live context
+    previous: np.ndarray              # the label before the row's step (START at a session's first step)
 
     def __len__(self) -> int:
         return len(self.history)
@@ -44,6 +45,7 @@ class TrainingRows:
             sessions=self.sessions[indices],
             is_last=self.is_last[indices],
             live=self.live[indices],
+            previous=self.previous[indices],
         )
 
 
@@ -72,6 +74,7 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
     session_index: list[int] = []
     is_last: list[bool] = []
     live: list[bool] = []
+    previous: list[str] = []
     for s_index, session in enumerate(sessions):
         vector = persona_vector(personas.get(session.user_prefix))
         steps = session.steps
@@ -89,6 +92,7 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
                 session_index.append(s_index)
                 is_last.append(t == len(steps) - 1)
                 live.append(has_live)
+                previous.append(steps[t - 1].label if t else START)
     return TrainingRows(
         history=history_rows,
         persona=persona_rows,
@@ -98,4 +102,5 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
         sessions=np.asarray(session_index, dtype=int),
         is_last=np.asarray(is_last, dtype=bool),
         live=np.asarray(live, dtype=bool),
+        previous=np.asarray(previous),
     )
