@@ -171,6 +171,22 @@ def test_page_free_mode_names_clicks_from_the_history(brain, personas):
     assert searches and all(action == ClickAction(name="nav_bar.search_button") for action in searches)
 
 
+def test_name_priors_follow_a_click_on_the_element_not_typing_into_it(brain):
+    """OPeRA names a typed query by its box (nav_bar.search_input), like a click on that box; only the click
+    says typing comes next. After the query is typed, the search is submitted."""
+    def probabilities(*history):
+        return brain.decide_sync(TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION,
+                                             history=list(history))).details["probabilities"]
+
+    typed_into_box = probabilities(Step(action=InputAction(name="nav_bar.search_input", text="tea")))
+    typed_elsewhere = probabilities(Step(action=InputAction(name="checkout.gift_message", text="tea")))
+    assert typed_into_box == typed_elsewhere
+    assert max(typed_into_box, key=typed_into_box.get) == "search"
+    clicked_box = probabilities(Step(action=ClickAction(name="nav_bar.search_input"), click_type="search"))
+    clicked_button = probabilities(Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"))
+    assert clicked_box[INPUT] > 2 * clicked_button[INPUT]
+
+
 def test_persona_terms_move_the_distribution_and_ablation_removes_them(brain, personas):
     by_id = list(personas.values())
     distributions = {p.id: brain.decide_sync(TwinContext(persona=p, memories=[], observation=EMPTY_OBSERVATION,

@@ -1,7 +1,7 @@
 """One prediction of the embedded brain, start to end: features, distribution, label, element, words.
 
     history + persona (+ live context)  ->  P(next label)          (model.py, numpy)
-    name priors on the last element      ->  adjusted P             (params name_priors)
+    name priors on the element last clicked -> adjusted P          (params name_priors)
     most likely (biased argmax) / sample  ->  label                  (page: only labels the page offers)
     page: element choice / no page: names from history and Amazon's standard names
     query text for typing, first-person rationale, and the evidence in Decision.details
@@ -87,7 +87,10 @@ class BehaviourEngine:
             features = {**features, **persona_features}
         variant = self.variant(persona, persona_features)
         distribution = variant.distribution(features)
-        priors = self.params.name_priors.get(past[-1].name) if past and past[-1].name else None
+        # Priors are about the element last *clicked*: OPeRA names a typed query by its box too
+        # (nav_bar.search_input), and what follows typing is already in the history features.
+        last = past[-1] if past else None
+        priors = self.params.name_priors.get(last.name) if last and last.name and last.label != INPUT else None
         if priors:
             adjusted = distribution.probabilities * np.exp(
                 np.asarray([priors.get(label, 0.0) for label in LABELS])

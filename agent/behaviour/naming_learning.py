@@ -82,7 +82,7 @@ def learn_name_priors(
     for session in sessions:
         for t in range(1, len(session.steps)):
             name = session.steps[t - 1].name
-            if not name:
+            if not name or session.steps[t - 1].label == INPUT:  # priors are about clicked elements (engine.py)
                 continue
             counts[name][session.steps[t].label] += 1
             totals[name] += 1
