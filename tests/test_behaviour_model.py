@@ -225,6 +225,24 @@ def test_typed_queries_come_from_what_the_person_told_not_from_survey_statements
     assert texts == {"yoga mat"}
 
 
+def test_interests_from_a_real_interview_name_things_not_pieces_of_speech(opera_dir):
+    """A live twin types these into the search box: "nail polish", not "stuff or the go" or "immediately"."""
+    import csv
+
+    from agent.behaviour.query_text import interests
+
+    csv.field_size_limit(10**8)
+    with (opera_dir / "users_sample.csv").open(encoding="utf-8", newline="") as handle:
+        transcripts = {row["user_id"][:8]: row["interview_transcript"] for row in csv.DictReader(handle)}
+    found = interests([transcripts["7f0c8207"]])
+    assert found[0] == "nail polish"  # "I recently got fascinating to buy some nail polish to decorate my nail"
+    for speech in ("stuff or the go", "nail polish to decorate", "participant", "immediately", "local stores instead",
+                   "hurry", "that one", "on amazon", "so many things", "that again"):
+        assert speech not in found
+    assert "shampoo" in interests([transcripts["85aeec61"]])  # "if you buy the shampoo or face moisture"
+    assert "do everything" not in interests([transcripts["85aeec61"]])  # "need to do everything"
+
+
 def test_after_submitting_a_search_a_search_click_goes_into_the_box_not_the_same_button(brain, personas):
     observation = parse_page(page("search_results.html"))
     persona = next(iter(personas.values()))

@@ -22,10 +22,23 @@ _SHOPPING_FOR = re.compile(
     r"want(?:ed|s)? to (?:buy|get))\s+(?:a |an |some |new |more |the )?([a-z][a-z0-9 \-]{2,40}?)(?=[.,;:!?)]|\s+(?:for|from|on|at|and|because|since|when|so|that|which)\b|$)",
     re.IGNORECASE,
 )
-_STOP = {"it", "them", "things", "stuff", "something", "anything", "everything", "products", "items", "online", "amazon"}
+# Words that are not the thing shopped for. Interview transcripts are speech ("buy things immediately",
+# "buy it from the local stores instead"), so a phrase is trimmed of these at both ends and cut where a
+# joining word or a preposition starts a new part; what is left must still name something.
+_FILLER = frozenset("""
+    a an the some any more most many much other another such so very really just only also too again already
+    this that these those it its them they their there here i me my we our you your he she his her one ones
+    of like lot lots kind sort bit couple different same good nice better best new old whatever what
+    stuff thing things something anything everything item items product products brand brands store stores
+    online amazon website site shopping purchase purchases reviews review advertisement ads ad history
+    participant interviewer said say think know mean guess maybe probably usually directly immediately
+    instead now soon later anyway right away local
+""".split())
+_JOINING = frozenset({"to", "or", "and", "but", "so", "that", "which", "again", "before", "after", "said",
+                      "because", "when", "then", "than", "if"})
+_PREPOSITIONS = frozenset({"for", "from", "on", "at", "in", "with", "by", "about", "into", "without"})
 # A phrase starting with one of these is a way of shopping ("buying the first product that ..."), not a thing.
-_NOT_A_THING = {"first", "whatever", "what", "only", "just", "cheaper", "cheapest", "expensive", "quickly", "new brand",
-                "brands", "product", "products", "items", "things", "it", "them", "too", "more", "less", "one"}
+_WAYS_OF_SHOPPING = frozenset({"first", "whatever", "cheaper", "cheapest", "expensive", "quickly", "new brand"})
 REFINEMENTS: dict[str, str] = {
     "price_consciousness": "cheap",
     "quality": "best",
@@ -41,16 +54,35 @@ def previous_queries(past: Sequence[PastAction]) -> list[str]:
     return [item.text.strip() for item in past if item.label == INPUT and item.text and item.text.strip()]
 
 
+def _thing(phrase: str) -> str | None:
+    """The thing a "shopping for ..." phrase names, or None ("to do everything", "them in a hurry", "it from
+    the local stores"): leading filler skipped, cut at the next joining word or preposition, filler trimmed."""
+    words = phrase.lower().replace("-", " ").split()
+    if not words or words[0] in _WAYS_OF_SHOPPING or " ".join(words[:2]) in _WAYS_OF_SHOPPING:
+        return None
+    start = 0
+    while start < len(words) and words[start] in _FILLER:
+        start += 1
+    if start == len(words) or words[start] in _JOINING or words[start] in _PREPOSITIONS:
+        return None
+    kept: list[str] = []
+    for word in words[start:]:
+        if word in _JOINING or word in _PREPOSITIONS:
+            break
+        kept.append(word)
+    while kept and kept[-1] in _FILLER:
+        kept.pop()
+    return " ".join(kept[:4]) if kept else None
+
+
 def interests(texts: Sequence[str]) -> list[str]:
     """Things a person says they shop for, in order of appearance ("shopping for running shoes" -> "running shoes")."""
     found: list[str] = []
     for text in texts:
         for match in _SHOPPING_FOR.finditer(text or ""):
-            phrase = " ".join(match.group(1).lower().split()[:4]).strip(" -")
-            if phrase.split(" ", 1)[0] in _NOT_A_THING:
-                continue
-            if phrase and phrase not in _STOP and phrase not in found:
-                found.append(phrase)
+            thing = _thing(match.group(1))
+            if thing and thing not in found:
+                found.append(thing)
     return found
 
 
