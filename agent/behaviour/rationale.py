@@ -210,7 +210,7 @@ _DOING: dict[str, str] = {
     "suggested_term": "I'll take the suggested search{target}",
     "cart_side_bar": "I'll look at my cart{target}",
     "cart_page_select": "I'll sort out the items in my cart{target}",
-    "filter": "I'll narrow the results{target}",
+    "filter": "I'll filter the results{target}",
 }
 
 
