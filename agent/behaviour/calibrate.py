@@ -29,7 +29,7 @@ from agent.behaviour.cross_validation import fold_assignment, log_loss, out_of_f
 from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_rule
 from agent.behaviour.fitting import FitConfig, fit_variant
 from agent.behaviour.label_metrics import label_metrics
-from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
+from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.naming_learning import learn_name_priors, learn_naming
 from agent.behaviour.page_free_names import NamingTables
 from agent.behaviour.params import DEFAULT_NAME_PRIORS, PARAMS_FORMAT, PARAMS_PATH, dump_params
@@ -157,10 +157,13 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
 
     outcome_c, scores["outcome_c"] = _grid_search(outcome_grid, outcome_loss)
 
+    persona_distributions: dict[float, tuple[np.ndarray, np.ndarray]] = {}  # kept for the chain's search
+
     def persona_loss(scale: float) -> tuple[float, dict]:
         config = FitConfig(action_c=action_c, outcome_c=outcome_c, persona_scale=scale, use_persona=True)
-        users_loss = log_loss(out_of_fold_distributions(rows, by_user, config), rows)
-        sessions_loss = log_loss(out_of_fold_distributions(rows, by_session, config), rows)
+        persona_distributions[scale] = (out_of_fold_distributions(rows, by_user, config),
+                                        out_of_fold_distributions(rows, by_session, config))
+        users_loss, sessions_loss = (log_loss(d, rows) for d in persona_distributions[scale])
         return users_loss + sessions_loss, {"users": users_loss, "sessions": sessions_loss}
 
     persona_scale, scores["persona_scale"] = _grid_search(scale_grid, persona_loss)
@@ -172,17 +175,17 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
 
     person_scale, scores["person_scale"] = _grid_search(person_grid, person_loss)
 
-    # The chain is mixed into fitted distributions, so the logistic part is fitted once per split.
-    persona_config = FitConfig(action_c, outcome_c, persona_scale, True)
-    splits = [(folds, out_of_fold_distributions(rows, folds, persona_config)) for folds in (by_user, by_session)]
+    # The chain is mixed into fitted distributions: the persona search's out-of-fold fits at the chosen scale.
+    models = persona_distributions[persona_scale]
     weight_grid = CHAIN_WEIGHT_GRID[2:3] if small else CHAIN_WEIGHT_GRID
     strength_grid = CHAIN_STRENGTH_GRID[1:2] if small else CHAIN_STRENGTH_GRID
-    chains = {strength: [out_of_fold_chain(rows, folds, strength) for folds, _ in splits] for strength in strength_grid}
+    chains = {strength: [out_of_fold_chain(rows, folds, strength) for folds in (by_user, by_session)]
+              for strength in strength_grid}
 
     def chain_loss(point: tuple[float, float]) -> float:
         weight, strength = point
         return sum(log_loss((1.0 - weight) * model + weight * chain, rows)
-                   for (_, model), chain in zip(splits, chains[strength]))
+                   for model, chain in zip(models, chains[strength]))
 
     points = [(weight, strength) for weight in weight_grid for strength in strength_grid]
     (chain_weight, chain_strength), scores["chain"] = _grid_search(points, chain_loss)
@@ -190,20 +193,8 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
 
 
 def previous_labels(rows: TrainingRows) -> np.ndarray:
-    """The previous step's label of every row (-1 at a session's first step), in row order."""
-    previous = np.full(len(rows), -1)
-    last_label: dict[int, int] = {}
-    step_of_session: dict[int, int] = {}
-    for i in range(len(rows)):
-        session = int(rows.sessions[i])
-        if rows.live[i]:  # a live copy shares its step with the row just before it
-            previous[i] = previous[i - 1]
-            continue
-        if step_of_session.get(session, -1) >= 0 and session in last_label:
-            previous[i] = last_label[session]
-        step_of_session[session] = step_of_session.get(session, -1) + 1
-        last_label[session] = int(rows.labels[i])
-    return previous
+    """The previous step's label index of every row (-1 at a session's first step), in row order."""
+    return np.asarray([LABEL_INDEX.get(label, -1) for label in rows.previous], dtype=int)
 
 
 def cross_validated_report(rows: TrainingRows, selection: Selection, seed: int) -> tuple[DecisionRule, dict]:
