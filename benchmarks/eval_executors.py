@@ -26,7 +26,7 @@ from timelines_eval import timelines_table  # noqa: E402
 from service.evaluation import run_eval_command  # noqa: E402
 
 
-def run(table: Path, data_dir: Path, executor: str) -> tuple[dict, float]:
+def run(table: Path, executor: str) -> tuple[dict, float]:
     os.environ["TWINSIM_EXECUTOR"] = executor
     started = time.perf_counter()
     report = run_eval_command(actions=table, users=SHARED_OPERA / "personas.jsonl", brain="embedded", model=None,
@@ -42,12 +42,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TWINSIM_DATA_DIR"] = str(Path(tmp) / "data")
         table = timelines_table(Path(tmp) / "timelines_actions.jsonl")
-        run(table, Path(tmp), "inprocess")  # warm-up: personas embedded into the eval store, models loaded
+        run(table, "inprocess")  # warm-up: personas embedded into the eval store, models loaded
         ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
-        run(table, Path(tmp), "ray")  # warm-up: Ray workers started
+        run(table, "ray")  # warm-up: Ray workers started
         reports = {}
         for executor in ("inprocess", "ray"):
-            report, wall = run(table, Path(tmp), executor)
+            report, wall = run(table, executor)
             steps = report["metrics"]["n"]
             reports[executor] = report
             results[executor] = {"steps": steps, "wall_s": round(wall, 2), "steps_per_s": round(steps / wall, 1),

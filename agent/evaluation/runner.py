@@ -19,11 +19,11 @@ from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from agent.actions import parse_action
 from agent.brains.base import Usage
-from agent.evaluation.metrics import StepRecord, compute_metrics
+from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.evaluation.recorded_sessions import RecordedSession, user_id_from_session_id
 from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
-                                    predict_step)
+                                    predict_step, step_record)
 from agent.graph import TwinGraph
 from agent.options import PredictOptions
 from personas.persona import Persona
@@ -121,9 +121,7 @@ async def evaluate(
         cached = checkpoint.done.get((session.session_id, unit.step))
         if cached is None:
             return None
-        gold = session.steps[unit.step]
-        record = StepRecord(session.session_id, unit.step, unit.step == len(session.steps) - 1, gold.action,
-                            gold.click_type, parse_action(cached["pred"]), cached["pred_click_type"])
+        record = step_record(session, unit.step, parse_action(cached["pred"]), cached["pred_click_type"])
         return StepOutcome(record, cached["latency_ms"], Usage(**cached["usage"]), cached["fallback"],
                            cached.get("rationale"))
 

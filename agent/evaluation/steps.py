@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from agent.actions import Action
 from agent.brains.base import Brain, Usage
 from agent.evaluation.metrics import StepRecord
 from agent.evaluation.recorded_sessions import RecordedSession
@@ -53,16 +54,21 @@ def observe(session: RecordedSession, t: int) -> Observation:
     return parse_page(gold.simplified_html, url=gold.url) if gold.simplified_html else EMPTY_OBSERVATION
 
 
+def step_record(session: RecordedSession, t: int, pred: Action, pred_click_type: str | None) -> StepRecord:
+    """Step t's prediction beside its gold action, as the metrics read it."""
+    gold = session.steps[t]
+    return StepRecord(session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type, pred,
+                      pred_click_type)
+
+
 async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
                        brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
-    gold = session.steps[t]
     observation = observe(session, t)
     started = time.perf_counter()
     prediction = await graph.predict(persona=persona, observation=observation, history=history_before(session, t),
                                      brain=brain, model=model, options=options)
     latency = (time.perf_counter() - started) * 1000
-    record = StepRecord(session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type,
-                        prediction.action, prediction.click_type)
+    record = step_record(session, t, prediction.action, prediction.click_type)
     return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale)
 
 
