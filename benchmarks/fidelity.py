@@ -46,7 +46,7 @@ MUST_BEAT = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy
 def shipped_selection() -> Selection:
     hyper = load_params().meta["hyperparameters"]
     return Selection(hyper["action_c"], hyper["outcome_c"], hyper["persona_scale"], hyper["person_scale"], {},
-                     hyper.get("chain_weight", 0.0), hyper.get("chain_strength", 2.0))
+                     hyper.get("chain_weight", 0.0), hyper.get("chain_strength", 2.0), hyper.get("person_chain_strength", 0.0))
 
 
 def scored_previous(rows: TrainingRows) -> np.ndarray:
@@ -136,7 +136,8 @@ def main() -> None:
         "sessions": len(sessions), "steps": int((~rows.live).sum()), "folds": N_FOLDS, "seed": SEED,
         "hyperparameters": {"action_c": selection.action_c, "outcome_c": selection.outcome_c,
                             "persona_scale": selection.persona_scale, "person_scale": selection.person_scale,
-                            "chain_weight": selection.chain_weight, "chain_strength": selection.chain_strength},
+                            "chain_weight": selection.chain_weight, "chain_strength": selection.chain_strength,
+                            "person_chain_strength": selection.person_chain_strength},
         "results": results,
         "seconds": round(time.perf_counter() - started, 1),
     })

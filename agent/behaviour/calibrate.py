@@ -8,7 +8,8 @@ release's action table (names, typed text, pages) and user table. Steps:
 2. action-model L2 strength by leave-users-out cross-validation (log-loss), then the outcome model's
 3. persona-term scale by the summed log-loss of leave-users-out and held-out-session cross-validation,
    then the per-person effect scale by held-out-session cross-validation (only seen people have one),
-   then the label chain's share in the mixture and its smoothing, by the same summed log-loss
+   then the label chain's share in the mixture and its smoothing, by the same summed log-loss, then the
+   smoothing of each known person's own chain by held-out-session log-loss
 4. the most-likely decision rule (log biases for terminate, purchase, input) on out-of-fold predictions
 5. final fits with and without persona terms; from the action table, element names, name priors and
    element-choice weights
@@ -33,6 +34,7 @@ from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.naming_learning import learn_name_priors, learn_naming
 from agent.behaviour.page_free_names import NamingTables
 from agent.behaviour.params import DEFAULT_NAME_PRIORS, PARAMS_FORMAT, PARAMS_PATH, dump_params
+from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.persona_features import person_key, persona_vector
 from agent.behaviour.recorded import merge_sessions, sessions_of
 from agent.behaviour.sessions import BehaviourSession
@@ -47,6 +49,7 @@ PERSONA_SCALE_GRID: tuple[float, ...] = (0.1, 0.3, 1.0)
 PERSON_SCALE_GRID: tuple[float, ...] = (0.0, 0.3, 1.0, 3.0)
 CHAIN_WEIGHT_GRID: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75)
 CHAIN_STRENGTH_GRID: tuple[float, ...] = (0.5, 2.0, 8.0)
+PERSON_CHAIN_STRENGTH_GRID: tuple[float, ...] = (0.0, 4.0, 16.0, 64.0)  # 0: no per-person chain
 N_FOLDS = 5
 DIGITS = 5
 
@@ -91,12 +94,19 @@ class Selection:
     scores: dict
     chain_weight: float = 0.0
     chain_strength: float = 2.0
+    person_chain_strength: float = 0.0
 
     def config(self, variant: str) -> FitConfig:
         """FitConfig of a variant: "persona", "no_persona" or "known_person" (persona + per-person effects)."""
-        person_scale = self.person_scale if variant == "known_person" else 0.0
-        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona", person_scale,
-                         self.chain_weight, self.chain_strength)
+        known = variant == "known_person"
+        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona",
+                         self.person_scale if known else 0.0, self.chain_weight, self.chain_strength,
+                         self.person_chain_strength if known else 0.0)
+
+    @property
+    def knows_people(self) -> bool:
+        """Whether there is anything per person to fit (the known-person variant)."""
+        return self.person_scale > 0 or self.person_chain_strength > 0
 
 
 def _rounded(value, digits: int = DIGITS):
@@ -169,9 +179,12 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
     persona_scale, scores["persona_scale"] = _grid_search(scale_grid, persona_loss)
 
     # Per-person effects only exist for people seen in training, so only held-out sessions can judge them.
+    person_distributions: dict[float, np.ndarray] = {}  # kept for the person chain's search
+
     def person_loss(scale: float) -> float:
         config = FitConfig(action_c, outcome_c, persona_scale, True, scale)
-        return log_loss(out_of_fold_distributions(rows, by_session, config), rows)
+        person_distributions[scale] = out_of_fold_distributions(rows, by_session, config)
+        return log_loss(person_distributions[scale], rows)
 
     person_scale, scores["person_scale"] = _grid_search(person_grid, person_loss)
 
@@ -189,7 +202,20 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
 
     points = [(weight, strength) for weight in weight_grid for strength in strength_grid]
     (chain_weight, chain_strength), scores["chain"] = _grid_search(points, chain_loss)
-    return Selection(action_c, outcome_c, persona_scale, person_scale, scores, chain_weight, chain_strength)
+
+    # A known person's own chain, on held-out sessions, mixed into the known-person model at the chosen weight.
+    known = person_distributions[person_scale]
+    person_chain_grid = PERSON_CHAIN_STRENGTH_GRID[2:3] if small else PERSON_CHAIN_STRENGTH_GRID
+
+    def person_chain_loss(strength: float) -> float:
+        chain = out_of_fold_chain(rows, by_session, chain_strength, strength)
+        return log_loss((1.0 - chain_weight) * known + chain_weight * chain, rows)
+
+    person_chain_strength, scores["person_chain"] = (
+        _grid_search(person_chain_grid, person_chain_loss) if chain_weight > 0 else (0.0, {})
+    )
+    return Selection(action_c, outcome_c, persona_scale, person_scale, scores, chain_weight, chain_strength,
+                     person_chain_strength)
 
 
 def previous_labels(rows: TrainingRows) -> np.ndarray:
@@ -282,7 +308,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
     rule, report = cross_validated_report(rows, selection, seed)
     with_persona = fit_variant(rows, selection.config("persona"))
     without_persona = fit_variant(rows, selection.config("no_persona"))
-    known_person = fit_variant(rows, selection.config("known_person")) if selection.person_scale > 0 else None
+    known_person = fit_variant(rows, selection.config("known_person")) if selection.knows_people else None
 
     naming = NamingTables()
     name_priors = DEFAULT_NAME_PRIORS
@@ -317,6 +343,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
             "person_scale": selection.person_scale,
             "chain_weight": selection.chain_weight,
             "chain_strength": selection.chain_strength,
+            "person_chain_strength": selection.person_chain_strength,
             "search": _rounded(selection.scores),
         },
         "cross_validation": _rounded(report),
@@ -331,6 +358,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
             ),
         },
         "label_chain": with_persona.chain.to_json(DIGITS) if with_persona.chain is not None else None,
+        "person_chain": known_person.chain.to_json() if known_person is not None and isinstance(known_person.chain, PersonChain) else None,
         "naming": naming.to_json(),
         "name_priors": name_priors,
         "element_choice": element_weights,

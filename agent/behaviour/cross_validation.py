@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from agent.behaviour.fitting import FitConfig, fit_chain, fit_variant, merged_features
+from agent.behaviour.fitting import FitConfig, fit_chain, fit_person_chain, fit_variant, merged_features
 from agent.behaviour.labels import LABELS
 from agent.behaviour.training_data import TrainingRows
 
@@ -53,14 +53,18 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
     return distributions
 
 
-def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float) -> np.ndarray:
-    """The label chain's P(label) for every row without live context, each fitted on the other folds."""
+def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0) -> np.ndarray:
+    """The label chain's P(label) for every row without live context, each fitted on the other folds
+    (refined by each known person's own chain when person_strength > 0)."""
     distributions = np.full((len(rows), len(LABELS)), np.nan)
     for fold in np.unique(folds):
         test = folds == fold
-        chain = fit_chain(rows.subset(~test), strength)
+        train = rows.subset(~test)
+        chain = fit_chain(train, strength)
+        if person_strength > 0:
+            chain = fit_person_chain(train, chain, person_strength)
         for row in np.flatnonzero(test & ~rows.live):
-            distributions[row] = chain.probabilities(rows.history[row])
+            distributions[row] = chain.probabilities({**rows.history[row], **rows.persona[row]})
     return distributions
 
 

@@ -18,6 +18,7 @@ from agent.behaviour.label_chain import LabelChain, context_feature
 from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import ACTION_CLASSES, END, OUTCOME_CLASSES, BehaviourVariant
+from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature
 from agent.behaviour.training_data import TrainingRows
 
@@ -33,6 +34,7 @@ class FitConfig:
     person_scale: float = 0.0  # 0: no per-person effects
     chain_weight: float = 0.0  # share of the label chain in the predicted distribution (0: none)
     chain_strength: float = 2.0  # the chain's pseudo-counts toward the overall label shares
+    person_chain_strength: float = 0.0  # pseudo-counts of a known person's own chain toward the shared one (0: none)
 
     def scale_of(self, name: str) -> float:
         if name.startswith(PERSON_PREFIX):
@@ -49,8 +51,8 @@ def merged_features(rows: TrainingRows, config: FitConfig) -> list[dict[str, flo
         row = dict(history)
         for name, value in persona.items():
             scale = config.scale_of(name)
-            if scale:
-                row[name] = value * scale
+            if scale or (config.person_chain_strength and name.startswith(PERSON_PREFIX)):
+                row[name] = value * scale  # the person chain finds the person by name, whatever the value
         merged.append(row)
     return merged
 
@@ -104,6 +106,16 @@ def fit_chain(rows: TrainingRows, strength: float) -> LabelChain:
     return LabelChain.fit(((context_feature(rows.previous[i]), int(rows.labels[i])) for i in steps), strength)
 
 
+def fit_person_chain(rows: TrainingRows, shared: LabelChain, strength: float) -> PersonChain:
+    """Each known person's transitions (rows without live context), refining the shared chain."""
+    def person_of(persona: dict[str, float]) -> str | None:
+        return next((name for name in persona if name.startswith(PERSON_PREFIX)), None)
+
+    triples = ((person_of(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
+               for i in np.flatnonzero(~rows.live))
+    return PersonChain.fit(shared, ((p, c, label) for p, c, label in triples if p is not None), strength)
+
+
 def fit_variant(rows: TrainingRows, config: FitConfig) -> BehaviourVariant:
     """The action model on every row, the outcome model on the rows where a session ends, and the chain."""
     features = merged_features(rows, config)
@@ -125,4 +137,6 @@ def fit_variant(rows: TrainingRows, config: FitConfig) -> BehaviourVariant:
         config,
     )
     chain = fit_chain(rows, config.chain_strength) if config.chain_weight > 0 else None
+    if chain is not None and config.use_persona and config.person_chain_strength > 0:
+        chain = fit_person_chain(rows, chain, config.person_chain_strength)
     return BehaviourVariant(action=action, outcome=outcome, chain=chain, chain_weight=config.chain_weight)

@@ -6,7 +6,8 @@ typing, and of the session ending now (the hazard); the outcome model splits an 
 (a purchase click) or leaving (terminate). Each part exists with persona terms and without, the
 latter for the ablation and for twins without a persona. The action model's distribution is mixed with
 the label chain (label_chain.py: what followed the previous label in real sessions), which keeps rare
-self-following labels at their real rates. Most-likely decisions add log biases tuned
+self-following labels at their real rates; for a person calibrated on, with their own chain
+(person_chain.py). Most-likely decisions add log biases tuned
 on cross-validated predictions (decision_tuning.py), because the benchmark's F1 metrics reward naming
 rare labels (terminate, purchase, input) more often than plain argmax would.
 """
@@ -20,6 +21,7 @@ import numpy as np
 from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
+from agent.behaviour.person_chain import PersonChain
 
 END = "END"  # the action model's class for "the session ends now" (purchase click or terminate)
 ACTION_CLASSES: tuple[str, ...] = tuple(label for label in LABELS if label not in (PURCHASE, TERMINATE)) + (END,)
@@ -35,7 +37,7 @@ class BehaviourVariant:
 
     action: LinearSoftmax
     outcome: LinearSoftmax
-    chain: LabelChain | None = None
+    chain: LabelChain | PersonChain | None = None  # a PersonChain for the known-person variant
     chain_weight: float = 0.0  # share of the chain in the mixture
 
     def __post_init__(self) -> None:
@@ -43,6 +45,12 @@ class BehaviourVariant:
             raise ValueError(f"action model classes {self.action.classes} differ from {ACTION_CLASSES}")
         if tuple(self.outcome.classes) != OUTCOME_CLASSES:
             raise ValueError(f"outcome model classes {self.outcome.classes} differ from {OUTCOME_CLASSES}")
+
+    def knows(self, person_feature: str) -> bool:
+        """Whether this variant has anything of its own for the person (per-person terms or their chain)."""
+        if person_feature in self.action.vocabulary:
+            return True
+        return isinstance(self.chain, PersonChain) and self.chain.knows(person_feature)
 
     def distribution(self, features: dict[str, float]) -> "LabelDistribution":
         action = self.action.probabilities(features)
@@ -76,8 +84,9 @@ class LabelDistribution:
 class BehaviourModel:
     """The variants and the decision rule of the most-likely mode.
 
-    `known_person` adds per-person effects for people whose sessions were calibrated on; it is used
-    only for them (for anyone else its shared weights fit worse than `with_persona`'s).
+    `known_person` adds per-person effects (terms and their own chain) for people whose sessions were
+    calibrated on; it is used only for them (for anyone else its shared weights fit worse than
+    `with_persona`'s).
     """
 
     with_persona: BehaviourVariant
@@ -89,7 +98,7 @@ class BehaviourModel:
     def variant(self, use_persona: bool, person_feature: str | None = None) -> BehaviourVariant:
         if not use_persona:
             return self.without_persona
-        if person_feature and self.known_person is not None and person_feature in self.known_person.action.vocabulary:
+        if person_feature and self.known_person is not None and self.known_person.knows(person_feature):
             return self.known_person
         return self.with_persona
 

@@ -19,6 +19,7 @@ from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
+from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.page_free_names import NamingTables
 
 PARAMS_PATH = Path(__file__).with_name("params.json")
@@ -52,10 +53,13 @@ def params_from_json(data: dict) -> BehaviourParams:
     chain = LabelChain.from_json(data["label_chain"]) if data.get("label_chain") else None
     chain_weight = float(data.get("hyperparameters", {}).get("chain_weight", 0.0)) if chain is not None else 0.0
 
+    person_chain = PersonChain.from_json(chain, data["person_chain"]) if chain is not None and data.get("person_chain") else None
+
     def variant(key: str) -> BehaviourVariant:
         part = variants[key]
+        own_chain = person_chain if key == "known_person" and person_chain is not None else chain
         return BehaviourVariant(action=LinearSoftmax.from_json(part["action"]), outcome=LinearSoftmax.from_json(part["outcome"]),
-                                chain=chain, chain_weight=chain_weight)
+                                chain=own_chain, chain_weight=chain_weight)
 
     model = BehaviourModel(
         with_persona=variant("persona"),
