@@ -50,13 +50,13 @@ def shipped_selection() -> Selection:
 
 
 def scored_previous(rows: TrainingRows) -> np.ndarray:
-    return previous_labels(rows)[~rows.live]
+    return previous_labels(rows)[~rows.training_only]
 
 
 def tuned_rule(train: TrainingRows, scheme: str, config):
     """The decision rule from inner out-of-fold predictions of the training folds only."""
     inner = fold_assignment(train, scheme, N_FOLDS, SEED)
-    scored = ~train.live
+    scored = ~train.training_only
     distributions = out_of_fold_distributions(train, inner, config)[scored]
     tuning = TuningSet(distributions, train.labels[scored], train.is_last[scored], scored_previous(train))
     rule, _ = tune_rule([tuning])
@@ -66,18 +66,18 @@ def tuned_rule(train: TrainingRows, scheme: str, config):
 def predict_fold(train: TrainingRows, test: TrainingRows, scheme: str, config) -> np.ndarray:
     rule = tuned_rule(train, scheme, config)
     variant = fit_variant(train, config)
-    scored = test.subset(~test.live)
+    scored = test.subset(~test.training_only)
     distributions = np.asarray([variant.distribution(f).probabilities for f in merged_features(scored, config)])
     return rule.decide(distributions, scored_previous(test))
 
 
 def baselines(train: TrainingRows, test: TrainingRows) -> dict[str, np.ndarray]:
-    scored_train = ~train.live
+    scored_train = ~train.training_only
     majority = int(np.bincount(train.labels[scored_train]).argmax())
     first_steps = scored_train & (previous_labels(train) < 0)
     first = int(np.bincount(train.labels[first_steps]).argmax())
     previous = scored_previous(test)
-    n = int((~test.live).sum())
+    n = int((~test.training_only).sum())
     return {"repeat-previous": np.where(previous >= 0, previous, first), "majority": np.full(n, majority)}
 
 
@@ -99,16 +99,16 @@ def evaluate_scheme(rows: TrainingRows, scheme: str, selection: Selection) -> di
     folds = fold_assignment(rows, scheme, N_FOLDS, SEED)
     persona_variant = "known_person" if scheme == "sessions" and selection.person_scale > 0 else "persona"
     systems = ("model", "model without persona", "repeat-previous", "majority")
-    predictions = {name: np.zeros(int((~rows.live).sum()), dtype=int) for name in systems}
-    scored_index = np.cumsum(~rows.live) - 1
+    predictions = {name: np.zeros(int((~rows.training_only).sum()), dtype=int) for name in systems}
+    scored_index = np.cumsum(~rows.training_only) - 1
     for fold in range(N_FOLDS):
         train, test = rows.subset(folds != fold), rows.subset(folds == fold)
-        positions = scored_index[(folds == fold) & ~rows.live]
+        positions = scored_index[(folds == fold) & ~rows.training_only]
         predictions["model"][positions] = predict_fold(train, test, scheme, selection.config(persona_variant))
         predictions["model without persona"][positions] = predict_fold(train, test, scheme, selection.config("no_persona"))
         for name, labels in baselines(train, test).items():
             predictions[name][positions] = labels
-    scored = ~rows.live
+    scored = ~rows.training_only
     gold, is_last, sessions = rows.labels[scored], rows.is_last[scored], rows.sessions[scored]
     results = {name: {m: round(v, 4) if isinstance(v, float) else v for m, v in label_metrics(gold, p, is_last).items()}
                | {"action_type_f1_by_class": {k: round(v, 4) for k, v in action_type_f1_by_class(gold, p).items()}}
@@ -133,7 +133,7 @@ def main() -> None:
     write_result("fidelity", {
         "data": "OPeRA timelines.jsonl + personas.jsonl (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)",
         "task": "page-free next action (persona and history only), benchmark action space",
-        "sessions": len(sessions), "steps": int((~rows.live).sum()), "folds": N_FOLDS, "seed": SEED,
+        "sessions": len(sessions), "steps": int((~rows.training_only).sum()), "folds": N_FOLDS, "seed": SEED,
         "hyperparameters": {"action_c": selection.action_c, "outcome_c": selection.outcome_c,
                             "persona_scale": selection.persona_scale, "person_scale": selection.person_scale,
                             "chain_weight": selection.chain_weight, "chain_strength": selection.chain_strength,

@@ -9,11 +9,13 @@ import pytest
 from sklearn.metrics import f1_score
 
 from agent.actions import ClickAction, InputAction
+from agent.behaviour.features import history_features
 from agent.behaviour.label_chain import LabelChain, context_feature
 from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.timelines import read_timelines, session_from_timeline
+from agent.behaviour.training_data import build_rows
 from agent.brains.base import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
@@ -68,6 +70,26 @@ def test_timeline_ending_in_a_purchase_click_is_a_purchase_and_eventless_session
 
 
 # ---- the metrics decisions are tuned on ----------------------------------------------------------
+
+
+def test_every_session_also_trains_without_times_and_only_the_benchmark_view_is_scored():
+    """Live twins and API callers send histories without times; a model fitted only on timed histories
+    saw 'no time between the last two actions' only after a session's first action."""
+    record = {"session_key": "s1", "user_prefix": "abcd1234", "start": "2025-03-01T10:00:00Z", "actions": [
+        _event("input", t=1), _event("click", "search", 2), _event("scroll", t=3), _event("click", "product_link", 9),
+        _event("click", "review", 20)]}
+    session = session_from_timeline(record)
+    rows = build_rows([session], {})
+    scored = ~rows.training_only
+    assert [LABELS[i] for i in rows.labels[scored]] == [step.label for step in session.steps]
+    untimed = [f for f in rows.history if "times_unknown" in f]
+    assert len(untimed) == len(session.steps) - 2  # from the third step on
+    assert all("log_gap_before_last" not in f and "log_elapsed" not in f for f in untimed)
+    assert not any("times_unknown" in rows.history[i] for i in np.flatnonzero(scored))
+    step_of_row = np.cumsum(scored) - 1  # each step's benchmark row comes first, then its copies
+    assert np.bincount(step_of_row, weights=rows.weights) == pytest.approx(np.ones(len(session.steps)))
+    one = history_features(session.steps[:1])
+    assert "times_unknown" not in one  # one action: no time between actions to be missing
 
 
 def test_label_metrics_match_scikit_learn():

@@ -4,7 +4,8 @@ Data (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0): the timelines (real sessio
 table, click types and times, no names) and the personas of the people in them; optionally the full
 release's action table (names, typed text, pages) and user table. Steps:
 
-1. sessions in the benchmark's action space; one training row per step (two when live context is known)
+1. sessions in the benchmark's action space; one training row per step, plus training-only copies with
+   live context and without times (training_data.py)
 2. action-model L2 strength by leave-users-out cross-validation (log-loss), then the outcome model's
 3. persona-term scale by the summed log-loss of leave-users-out and held-out-session cross-validation,
    then the per-person effect scale by held-out-session cross-validation (only seen people have one),
@@ -229,7 +230,7 @@ def cross_validated_report(rows: TrainingRows, selection: Selection, seed: int) 
     Held-out people are scored with the persona variant, held-out sessions of known people with the
     known-person variant (as at inference); both without persona terms for the ablation.
     """
-    scored = ~rows.live
+    scored = ~rows.training_only
     previous = previous_labels(rows)[scored]
     report: dict = {}
     tuning_sets: list[TuningSet] = []
@@ -325,7 +326,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
         "actions": Path(actions).name if actions is not None else None,
         "persona_files": [p.name for p in persona_paths],
         "sessions": len(sessions),
-        "steps": int((~rows.live).sum()),
+        "steps": int((~rows.training_only).sum()),
         "users": len({s.user_prefix for s in sessions}),
         "users_with_persona": len(users_with_persona),
         "purchase_sessions": sum(1 for s in sessions if s.outcome == PURCHASE),

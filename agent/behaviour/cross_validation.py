@@ -18,9 +18,11 @@ Scheme = Literal["users", "sessions"]
 
 
 def fold_assignment(rows: TrainingRows, scheme: Scheme, n_folds: int = 5, seed: int = 0) -> np.ndarray:
-    """A fold number per row. Users are packed largest first into the lightest fold (deterministic)."""
+    """A fold number per row. Users are packed largest first (by steps, not counting the training-only
+    copies) into the lightest fold (deterministic)."""
     if scheme == "users":
-        users, counts = np.unique(rows.users, return_counts=True)
+        users = np.unique(rows.users)
+        counts = np.asarray([np.count_nonzero((rows.users == user) & ~rows.training_only) for user in users])
         order = sorted(range(len(users)), key=lambda i: (-counts[i], users[i]))
         load = np.zeros(n_folds)
         fold_of_user: dict[str, int] = {}
@@ -38,15 +40,15 @@ def fold_assignment(rows: TrainingRows, scheme: Scheme, n_folds: int = 5, seed: 
 
 
 def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: FitConfig) -> np.ndarray:
-    """P(label) for every row without live context, each from a model fitted on the other folds.
+    """P(label) for every benchmark row, each from a model fitted on the other folds.
 
-    Rows with live context get NaN: the benchmark never shows it, so they are trained on, not scored.
+    Training-only copies (live context, no times) get NaN: they are trained on, never scored.
     """
     distributions = np.full((len(rows), len(LABELS)), np.nan)
     for fold in np.unique(folds):
         test = folds == fold
         variant = fit_variant(rows.subset(~test), config)
-        scored_mask = test & ~rows.live
+        scored_mask = test & ~rows.training_only
         features = merged_features(rows.subset(scored_mask), config)
         for row, row_features in zip(np.flatnonzero(scored_mask), features):
             distributions[row] = variant.distribution(row_features).probabilities
@@ -54,7 +56,7 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
 
 
 def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0) -> np.ndarray:
-    """The label chain's P(label) for every row without live context, each fitted on the other folds
+    """The label chain's P(label) for every benchmark row, each fitted on the other folds
     (refined by each known person's own chain when person_strength > 0)."""
     distributions = np.full((len(rows), len(LABELS)), np.nan)
     for fold in np.unique(folds):
@@ -63,7 +65,7 @@ def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, pe
         chain = fit_chain(train, strength)
         if person_strength > 0:
             chain = fit_person_chain(train, chain, person_strength)
-        for row in np.flatnonzero(test & ~rows.live):
+        for row in np.flatnonzero(test & ~rows.training_only):
             distributions[row] = chain.probabilities({**rows.history[row], **rows.persona[row]})
     return distributions
 

@@ -113,8 +113,10 @@ def history_features(history: Sequence[HistoryItem], live: LiveContext = NO_LIVE
             # An action logged within a second of the one before it came with it (an input is logged
             # when its search is submitted), which says what kind of click the last one was.
             features[f"prev1={prev1}&gap={'instant' if gap < FAST_GAP_S else 'slow'}"] = 1.0
-        else:
-            features["gap_before_last_unknown"] = 1.0
+        elif n >= 2:
+            # A history without times (a live twin, an API caller): fitting sees such copies of every
+            # session too (training_data.py), so this is a known state, not an unseen one.
+            features["times_unknown"] = 1.0
         first_time = history[0].timestamp
         if last_time is not None and first_time is not None:
             features["log_elapsed"] = math.log1p(max(0.0, last_time - first_time)) / 5.0

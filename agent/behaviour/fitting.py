@@ -101,18 +101,18 @@ def action_target(label_index: int) -> str:
 
 
 def fit_chain(rows: TrainingRows, strength: float) -> LabelChain:
-    """The label chain on the rows without live context (each step once)."""
-    steps = np.flatnonzero(~rows.live)
+    """The label chain on the benchmark rows (each step once)."""
+    steps = np.flatnonzero(~rows.training_only)
     return LabelChain.fit(((context_feature(rows.previous[i]), int(rows.labels[i])) for i in steps), strength)
 
 
 def fit_person_chain(rows: TrainingRows, shared: LabelChain, strength: float) -> PersonChain:
-    """Each known person's transitions (rows without live context), refining the shared chain."""
+    """Each known person's transitions (benchmark rows, each step once), refining the shared chain."""
     def person_of(persona: dict[str, float]) -> str | None:
         return next((name for name in persona if name.startswith(PERSON_PREFIX)), None)
 
     triples = ((person_of(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
-               for i in np.flatnonzero(~rows.live))
+               for i in np.flatnonzero(~rows.training_only))
     return PersonChain.fit(shared, ((p, c, label) for p, c, label in triples if p is not None), strength)
 
 

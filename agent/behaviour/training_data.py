@@ -1,13 +1,16 @@
 """Turn benchmark sessions into training rows: the features before each step and the step's label.
 
-A step whose source also knows live context (seconds since the last action, scrolls and navigations
-since it, the page type) yields two rows of half weight, one with that context and one without, so
-one fitted model serves both the benchmark (which never shows it) and live sessions (which may).
+Each step yields up to three rows that share its weight: the benchmark's view (history with times, no
+live context), and two training-only copies, one with the live context its source knows (seconds since
+the last action, scrolls and navigations since it, the page type) and one without any times. So one
+fitted model serves the benchmark (which shows times but never live context), live sessions that pass
+their context, and twins or API callers whose history carries no times at all (the simulator's), which
+would otherwise look like nothing seen in training. Only the benchmark's rows are ever scored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import numpy as np
@@ -28,7 +31,7 @@ class TrainingRows:
     users: np.ndarray                 # user prefix of each row
     sessions: np.ndarray              # index of each row's session in the input list
     is_last: np.ndarray               # the row predicts its session's last step
-    live: np.ndarray                  # the row carries live context
+    training_only: np.ndarray         # a copy with live context or without times: trained on, never scored
     previous: np.ndarray              # the label before the row's step (START at a session's first step)
 
     def __len__(self) -> int:
@@ -44,7 +47,7 @@ class TrainingRows:
             users=self.users[indices],
             sessions=self.sessions[indices],
             is_last=self.is_last[indices],
-            live=self.live[indices],
+            training_only=self.training_only[indices],
             previous=self.previous[indices],
         )
 
@@ -64,8 +67,8 @@ def live_context_before(steps: tuple[BehaviourStep, ...], t: int) -> LiveContext
     )
 
 
-def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona], live_copies: bool = True) -> TrainingRows:
-    """One row per step of every session (two when live context is known and live_copies is set)."""
+def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona], copies: bool = True) -> TrainingRows:
+    """One row per step of every session, plus its training-only copies when `copies` is set."""
     history_rows: list[dict[str, float]] = []
     persona_rows: list[dict[str, float]] = []
     labels: list[int] = []
@@ -73,17 +76,21 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
     users: list[str] = []
     session_index: list[int] = []
     is_last: list[bool] = []
-    live: list[bool] = []
+    training_only: list[bool] = []
     previous: list[str] = []
     for s_index, session in enumerate(sessions):
         vector = persona_vector(personas.get(session.user_prefix))
         steps = session.steps
+        timed = copies and any(step.timestamp is not None for step in steps)
+        untimed = tuple(replace(step, timestamp=None) for step in steps) if timed else steps
         for t, step in enumerate(steps):
-            context = live_context_before(steps, t) if live_copies else NO_LIVE_CONTEXT
+            context = live_context_before(steps, t) if copies else NO_LIVE_CONTEXT
             variants = [(history_features(steps[:t]), False)]
             if context != NO_LIVE_CONTEXT:
                 variants.append((history_features(steps[:t], context), True))
-            for features, has_live in variants:
+            if timed and t >= 2:  # before the second step there is no time between actions to miss
+                variants.append((history_features(untimed[:t]), True))
+            for features, copy in variants:
                 history_rows.append(features)
                 persona_rows.append(vector)
                 labels.append(LABEL_INDEX[step.label])
@@ -91,7 +98,7 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
                 users.append(session.user_prefix)
                 session_index.append(s_index)
                 is_last.append(t == len(steps) - 1)
-                live.append(has_live)
+                training_only.append(copy)
                 previous.append(steps[t - 1].label if t else START)
     return TrainingRows(
         history=history_rows,
@@ -101,6 +108,6 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
         users=np.asarray(users),
         sessions=np.asarray(session_index, dtype=int),
         is_last=np.asarray(is_last, dtype=bool),
-        live=np.asarray(live, dtype=bool),
+        training_only=np.asarray(training_only, dtype=bool),
         previous=np.asarray(previous),
     )
