@@ -13,7 +13,9 @@ log-loss on all sessions), the one thing not re-chosen per fold.
 
 Compared on the same steps: the model, the model without persona terms, repeating the previous action
 (at a session's first step: the most common first action in training), and always the majority action.
-The persona effect comes with a 95% interval from a paired bootstrap over sessions.
+The persona effect comes with a 95% interval from a paired bootstrap over sessions. Also scored: the same
+model and rule on the same steps with the times removed from the histories, as the live simulator and most
+API callers send them.
 
 Run: .venv/bin/python benchmarks/fidelity.py
 """
@@ -21,6 +23,7 @@ Run: .venv/bin/python benchmarks/fidelity.py
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,6 +35,7 @@ from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
 from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
 from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
 from agent.behaviour.params import load_params  # noqa: E402
+from agent.behaviour.sessions import BehaviourSession  # noqa: E402
 from agent.behaviour.timelines import read_timelines  # noqa: E402
 from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
 
@@ -41,6 +45,12 @@ BOOTSTRAP = 2000
 METRICS = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy", "outcome_weighted_f1",
            "fine_grained_accuracy", "action_type_weighted_f1")
 MUST_BEAT = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy")
+UNTIMED = "model, histories without times"
+
+
+def without_times(session: BehaviourSession) -> BehaviourSession:
+    """The session as the live simulator and most API callers describe it: actions without times."""
+    return replace(session, steps=tuple(replace(step, timestamp=None) for step in session.steps))
 
 
 def shipped_selection() -> Selection:
@@ -63,12 +73,16 @@ def tuned_rule(train: TrainingRows, scheme: str, config):
     return rule
 
 
-def predict_fold(train: TrainingRows, test: TrainingRows, scheme: str, config) -> np.ndarray:
+def predict_fold(train: TrainingRows, tests: list[TrainingRows], scheme: str, config) -> list[np.ndarray]:
+    """One model and rule from the training folds, deciding every step of each test set given."""
     rule = tuned_rule(train, scheme, config)
     variant = fit_variant(train, config)
-    scored = test.subset(~test.training_only)
-    distributions = np.asarray([variant.distribution(f).probabilities for f in merged_features(scored, config)])
-    return rule.decide(distributions, scored_previous(test))
+    decided = []
+    for test in tests:
+        scored = test.subset(~test.training_only)
+        distributions = np.asarray([variant.distribution(f).probabilities for f in merged_features(scored, config)])
+        decided.append(rule.decide(distributions, scored_previous(test)))
+    return decided
 
 
 def baselines(train: TrainingRows, test: TrainingRows) -> dict[str, np.ndarray]:
@@ -95,17 +109,20 @@ def paired_bootstrap(gold, a, b, is_last, sessions, rng) -> dict[str, list[float
     return {m: [round(float(np.percentile(v, 2.5)), 4), round(float(np.percentile(v, 97.5)), 4)] for m, v in draws.items()}
 
 
-def evaluate_scheme(rows: TrainingRows, scheme: str, selection: Selection) -> dict:
+def evaluate_scheme(rows: TrainingRows, untimed: TrainingRows, scheme: str, selection: Selection) -> dict:
+    """`untimed`: the same steps with the times removed (one row each), as live twins send histories."""
     folds = fold_assignment(rows, scheme, N_FOLDS, SEED)
-    persona_variant = "known_person" if scheme == "sessions" and selection.person_scale > 0 else "persona"
-    systems = ("model", "model without persona", "repeat-previous", "majority")
+    untimed_folds = folds[~rows.training_only]
+    persona_variant = "known_person" if scheme == "sessions" and selection.knows_people else "persona"
+    systems = ("model", "model without persona", "repeat-previous", "majority", UNTIMED)
     predictions = {name: np.zeros(int((~rows.training_only).sum()), dtype=int) for name in systems}
     scored_index = np.cumsum(~rows.training_only) - 1
     for fold in range(N_FOLDS):
         train, test = rows.subset(folds != fold), rows.subset(folds == fold)
         positions = scored_index[(folds == fold) & ~rows.training_only]
-        predictions["model"][positions] = predict_fold(train, test, scheme, selection.config(persona_variant))
-        predictions["model without persona"][positions] = predict_fold(train, test, scheme, selection.config("no_persona"))
+        predictions["model"][positions], predictions[UNTIMED][positions] = predict_fold(
+            train, [test, untimed.subset(untimed_folds == fold)], scheme, selection.config(persona_variant))
+        predictions["model without persona"][positions], = predict_fold(train, [test], scheme, selection.config("no_persona"))
         for name, labels in baselines(train, test).items():
             predictions[name][positions] = labels
     scored = ~rows.training_only
@@ -128,8 +145,9 @@ def main() -> None:
     people = read_personas([SHARED_OPERA / "personas.jsonl"])
     sessions = read_timelines(SHARED_OPERA / "timelines.jsonl")
     rows = build_rows(sessions, people)
+    untimed = build_rows([without_times(s) for s in sessions], people, copies=False)
     selection = shipped_selection()
-    results = {scheme: evaluate_scheme(rows, scheme, selection) for scheme in ("users", "sessions")}
+    results = {scheme: evaluate_scheme(rows, untimed, scheme, selection) for scheme in ("users", "sessions")}
     write_result("fidelity", {
         "data": "OPeRA timelines.jsonl + personas.jsonl (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)",
         "task": "page-free next action (persona and history only), benchmark action space",
