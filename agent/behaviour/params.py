@@ -19,8 +19,8 @@ from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
-from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.person_chain import PersonChain
 
 PARAMS_PATH = Path(__file__).with_name("params.json")
 PARAMS_FORMAT = 1
