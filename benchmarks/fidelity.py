@@ -23,7 +23,6 @@ Run: .venv/bin/python benchmarks/fidelity.py
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import numpy as np
 
@@ -35,7 +34,6 @@ from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
 from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
 from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
 from agent.behaviour.params import load_params  # noqa: E402
-from agent.behaviour.sessions import BehaviourSession  # noqa: E402
 from agent.behaviour.timelines import read_timelines  # noqa: E402
 from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
 
@@ -46,11 +44,6 @@ METRICS = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy",
            "fine_grained_accuracy", "action_type_weighted_f1")
 MUST_BEAT = ("action_type_macro_f1", "click_type_weighted_f1", "outcome_accuracy")
 UNTIMED = "model, histories without times"
-
-
-def without_times(session: BehaviourSession) -> BehaviourSession:
-    """The session as the live simulator and most API callers describe it: actions without times."""
-    return replace(session, steps=tuple(replace(step, timestamp=None) for step in session.steps))
 
 
 def shipped_selection() -> Selection:
@@ -122,7 +115,7 @@ def evaluate_scheme(rows: TrainingRows, untimed: TrainingRows, scheme: str, sele
         positions = scored_index[(folds == fold) & ~rows.training_only]
         predictions["model"][positions], predictions[UNTIMED][positions] = predict_fold(
             train, [test, untimed.subset(untimed_folds == fold)], scheme, selection.config(persona_variant))
-        predictions["model without persona"][positions], = predict_fold(train, [test], scheme, selection.config("no_persona"))
+        predictions["model without persona"][positions] = predict_fold(train, [test], scheme, selection.config("no_persona"))[0]
         for name, labels in baselines(train, test).items():
             predictions[name][positions] = labels
     scored = ~rows.training_only
@@ -145,7 +138,7 @@ def main() -> None:
     people = read_personas([SHARED_OPERA / "personas.jsonl"])
     sessions = read_timelines(SHARED_OPERA / "timelines.jsonl")
     rows = build_rows(sessions, people)
-    untimed = build_rows([without_times(s) for s in sessions], people, copies=False)
+    untimed = build_rows([s.without_times() for s in sessions], people, copies=False)
     selection = shipped_selection()
     results = {scheme: evaluate_scheme(rows, untimed, scheme, selection) for scheme in ("users", "sessions")}
     write_result("fidelity", {

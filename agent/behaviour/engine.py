@@ -23,7 +23,7 @@ from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
 from agent.behaviour.page_free_names import name_click, name_input
 from agent.behaviour.page_index import candidate_text, page_index
 from agent.behaviour.params import BehaviourParams
-from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature, persona_vector
+from agent.behaviour.persona_features import is_persona_feature, person_feature, persona_vector
 from agent.behaviour.query_text import query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
 from agent.brains.base import Decision, TwinContext
@@ -98,13 +98,12 @@ class BehaviourEngine:
             distribution = LabelDistribution(adjusted / adjusted.sum(), distribution.hazard, distribution.buy_share)
         return distribution, features, persona_features
 
-    def variant(self, persona: Persona | None, persona_features: dict[str, float]):
-        person = next((name for name in persona_features if name.startswith(PERSON_PREFIX)), None)
-        return self.params.model.variant(persona is not None, person)
+    def variant(self, persona: Persona | None, features: dict[str, float]):
+        return self.params.model.variant(persona is not None, person_feature(features))
 
     def drivers(self, features: dict[str, float], persona: Persona | None, label: str) -> tuple[list[str], list[tuple[str, float]]]:
         """History features that pushed this label up most, and persona features that did."""
-        variant = self.variant(persona, {k: v for k, v in features.items() if k.startswith(PERSON_PREFIX)})
+        variant = self.variant(persona, features)
         label_class = END if label in ("purchase", TERMINATE) else label
         pushed = variant.action.contributions(features, ACTION_CLASSES.index(label_class), top=8)
         if label in ("purchase", TERMINATE):

@@ -19,7 +19,7 @@ from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import ACTION_CLASSES, END, OUTCOME_CLASSES, BehaviourVariant
 from agent.behaviour.person_chain import PersonChain
-from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature
+from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature, person_feature
 from agent.behaviour.training_data import TrainingRows
 
 ABSENT_CLASS_BIAS = -12.0  # a class never seen in training is all but impossible
@@ -108,10 +108,7 @@ def fit_chain(rows: TrainingRows, strength: float) -> LabelChain:
 
 def fit_person_chain(rows: TrainingRows, shared: LabelChain, strength: float) -> PersonChain:
     """Each known person's transitions (benchmark rows, each step once), refining the shared chain."""
-    def person_of(persona: dict[str, float]) -> str | None:
-        return next((name for name in persona if name.startswith(PERSON_PREFIX)), None)
-
-    triples = ((person_of(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
+    triples = ((person_feature(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
                for i in np.flatnonzero(~rows.training_only))
     return PersonChain.fit(shared, ((p, c, label) for p, c, label in triples if p is not None), strength)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABELS
-from agent.behaviour.persona_features import PERSON_PREFIX
+from agent.behaviour.persona_features import person_feature
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class PersonChain:
 
     def probabilities(self, features: dict[str, float]) -> np.ndarray:
         shared = self.shared.probabilities(features)
-        own = next((self.counts[name] for name in features if name.startswith(PERSON_PREFIX) and name in self.counts), None)
+        own = self.counts.get(person_feature(features) or "")
         if own is None:
             return shared
         row = next((row for context, row in own.items() if context in features), None)

@@ -51,6 +51,11 @@ def person_key(persona_id: str) -> str | None:
     return match.group(0) if match else None
 
 
+def person_feature(features: dict[str, float]) -> str | None:
+    """The `person=<prefix>` feature among `features`, if any: who this is, for per-person effects."""
+    return next((name for name in features if name.startswith(PERSON_PREFIX)), None)
+
+
 def is_persona_feature(name: str) -> bool:
     return name.startswith(("big5:", "pref:", PERSON_PREFIX)) or name in ("prime", "frequency")
 

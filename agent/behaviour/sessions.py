@@ -6,7 +6,7 @@ features, the fitting and the fidelity benchmark never care where a session came
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent.behaviour.labels import PURCHASE, TERMINATE
 
@@ -44,6 +44,10 @@ class BehaviourSession:
     @property
     def labels(self) -> list[str]:
         return [step.label for step in self.steps]
+
+    def without_times(self) -> "BehaviourSession":
+        """The session as the live simulator and most API callers describe it: actions without times."""
+        return replace(self, steps=tuple(replace(step, timestamp=None) for step in self.steps))
 
 
 def close_session(

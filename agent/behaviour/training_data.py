@@ -10,7 +10,7 @@ would otherwise look like nothing seen in training. Only the benchmark's rows ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -82,7 +82,7 @@ def build_rows(sessions: Iterable[BehaviourSession], personas: dict[str, Persona
         vector = persona_vector(personas.get(session.user_prefix))
         steps = session.steps
         timed = copies and any(step.timestamp is not None for step in steps)
-        untimed = tuple(replace(step, timestamp=None) for step in steps) if timed else steps
+        untimed = session.without_times().steps if timed else steps
         for t, step in enumerate(steps):
             context = live_context_before(steps, t) if copies else NO_LIVE_CONTEXT
             variants = [(history_features(steps[:t]), False)]
