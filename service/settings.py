@@ -35,9 +35,13 @@ class Settings(BaseSettings):
 
     @field_validator("behaviour_params")
     @classmethod
-    def _params_file_exists(cls, path: Path | None) -> Path | None:
+    def _params_file_usable(cls, path: Path | None) -> Path | None:
         if path is not None and not path.is_file():
             raise ValueError(f"no behaviour parameters file at {path} (make one with `twinsim calibrate --out {path}`)")
+        if path is not None:
+            from agent.behaviour.params import load_params  # parsed once per process; a bad file fails here, clearly
+
+            load_params(path)  # BehaviourParamsError is a ValueError: a settings error with its reason
         return path
 
     @cached_property

@@ -90,6 +90,19 @@ def test_bad_calibration_input_is_a_clear_error(tmp_path: Path, args: list[str],
     assert not (tmp_path / "p.json").exists()
 
 
+@pytest.mark.parametrize("damage, message", [
+    (lambda text: text[: len(text) // 2], "are not usable"),  # a truncated copy
+    (lambda text: json.dumps({**json.loads(text), "person_chain": {"strength": 16.0}}), "missing 'counts'"),
+])
+def test_serving_parameters_that_cannot_be_read_is_a_settings_error(tmp_path: Path, damage, message: str):
+    broken = tmp_path / "params.json"
+    broken.write_text(damage(PARAMS_PATH.read_text(encoding="utf-8")), encoding="utf-8")
+    result = _twinsim("personas", "list", env={"TWINSIM_BEHAVIOUR_PARAMS": str(broken),
+                                               "TWINSIM_DATA_DIR": str(tmp_path / "data")})
+    assert result.returncode == 2
+    assert message in result.stderr and str(broken) in result.stderr and "Traceback" not in result.stderr
+
+
 def test_serving_parameters_that_do_not_exist_is_a_settings_error(tmp_path: Path):
     result = _twinsim("personas", "list", env={"TWINSIM_BEHAVIOUR_PARAMS": str(tmp_path / "missing.json"),
                                                "TWINSIM_DATA_DIR": str(tmp_path / "data")})

@@ -30,6 +30,10 @@ PARAMS_FORMAT = 1
 DEFAULT_NAME_PRIORS: dict[str, dict[str, float]] = {"nav_bar.search_input": {"input": round(math.log(4.0), 4)}}
 
 
+class BehaviourParamsError(ValueError):
+    """A parameters file that exists but cannot be read as parameters (truncated, edited, another format)."""
+
+
 @dataclass(frozen=True)
 class BehaviourParams:
     model: BehaviourModel
@@ -97,5 +101,10 @@ def load_params(path: Path | str | None = None) -> BehaviourParams:
         if resolved not in _loaded:
             if not resolved.is_file():
                 raise FileNotFoundError(f"behaviour parameters not found at {resolved}; run `twinsim calibrate`")
-            _loaded[resolved] = params_from_json(json.loads(resolved.read_text(encoding="utf-8")))
+            try:
+                _loaded[resolved] = params_from_json(json.loads(resolved.read_text(encoding="utf-8")))
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:  # ValueError: bad JSON too
+                detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
+                raise BehaviourParamsError(f"behaviour parameters at {resolved} are not usable ({detail}); "
+                                           f"make them with `twinsim calibrate --out {resolved}`") from None
         return _loaded[resolved]
