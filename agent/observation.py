@@ -15,6 +15,8 @@ from urllib.parse import urlparse
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.click_types import infer_click_type
+from agent.fact_texts import parse_price
+from agent.page_facts import NO_FACTS, PageFacts, read_facts
 
 CandidateKind = Literal["clickable", "input"]
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
@@ -24,7 +26,6 @@ _INTERACTIVE_ROLES = frozenset({"button", "link", "radio", "checkbox", "searchbo
                                 "combobox", "textbox", "switch", "menuitemradio", "menuitemcheckbox"})
 _NON_TEXT_INPUTS = frozenset({"checkbox", "radio", "submit", "button", "image", "reset", "file", "color", "range"})
 _SPACES = re.compile(r"\s+")
-_PRICE = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)")
 _MAX_TEXT = 300
 _PAGE_TEXT = 2000
 
@@ -52,6 +53,7 @@ class Observation:
     candidates: tuple[Candidate, ...]
     by_name: dict[str, Candidate] = field(repr=False)
     text: str = field(default="", repr=False)  # visible page text, folded, first ~2,000 chars
+    facts: PageFacts = field(default=NO_FACTS, repr=False)  # products in view and their prices, stars, stock ...
 
     @property
     def empty(self) -> bool:
@@ -63,11 +65,6 @@ EMPTY_OBSERVATION = Observation(url=None, page_type="none", title="", candidates
 
 def _fold(text: str | None) -> str:
     return _SPACES.sub(" ", text or "").strip()
-
-
-def parse_price(text: str) -> float | None:
-    match = _PRICE.search(text)
-    return float(match.group(1).replace(",", "")) if match else None
 
 
 def _is_text_input(node: LexborNode) -> bool:
@@ -166,11 +163,14 @@ def parse_page(simplified_html: str | None, url: str | None = None) -> Observati
         by_name[name] = candidate
     body = tree.body
     page_text = _fold(body.text(deep=True, separator=" ")) if body is not None else ""
+    page_type = _page_type(url, list(by_name))
+    title = _title(tree, candidates)
     return Observation(
         url=url,
-        page_type=_page_type(url, list(by_name)),
-        title=_title(tree, candidates),
+        page_type=page_type,
+        title=title,
         candidates=tuple(candidates),
         by_name=by_name,
         text=page_text[:_PAGE_TEXT],
+        facts=read_facts(tree, named, by_name, page_type, title),  # last: it removes the blocks it has read
     )

@@ -8,8 +8,16 @@ same parsed tree as the candidates (OPeRA simplified HTML, raw HTML through the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from agent import fact_texts
+from agent.fact_texts import fold
+
+if TYPE_CHECKING:
+    from agent.observation import Candidate
 
 Availability = Literal["in_stock", "low_stock", "unavailable"]
 
@@ -65,3 +73,257 @@ class PageFacts:
 
 
 NO_FACTS = PageFacts()
+
+
+# --- reading the facts from a parsed page -----------------------------------------------------------------
+
+# The last part of a name that opens a product: OPeRA's `search_results.<slug>.product_name`,
+# `4_stars_and_above.<slug>.product_title`, `active_item_list.<slug>.product_detail`, ...
+_LINK_PARTS = frozenset({"product_name", "product_title", "product_image", "product_detail", "product_link",
+                         "title_link", "item_link"})
+_TITLE_PARTS = ("product_name", "product_title", "product_detail", "product_link", "title_link", "item_link",
+                "product_image")
+_COUNT_PARTS = frozenset({"reviews", "review_count", "ratings", "rating_count"})
+# Parts of a product page that are about the shop, not the product on sale.
+_NOT_THE_PRODUCT = ("[name=nav_bar], [role=navigation], nav, header, footer, [name=breadcrumbs], "
+                    "[name=refinements], [name=cart_side_bar]")
+_REVIEW_BODIES = "div.review, [data-hook=review]"
+_STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
+
+
+@dataclass(slots=True)
+class _Group:
+    """One product's block: the named container of a search result, or the product link itself."""
+
+    node: LexborNode
+    head: str                       # the name prefix its links share, e.g. "search_results.<slug>"
+    links: list[str] = field(default_factory=list)
+
+
+def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
+               page_type: str, page_title: str = "") -> PageFacts:
+    """The facts of a parsed page. `named` is every `[name]` element in document order.
+
+    Consumes `tree`: other products' blocks are removed once read, so on a product page what is left is the
+    page's own product.
+    """
+    groups, sections = _product_groups(named)
+    grouped: set[str] = set()
+    products: list[ProductFacts] = []
+    for group in groups:
+        names = _names_in(group)
+        grouped.update(names)
+        products.append(_group_facts(group, names, by_name))
+    page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
+    if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
+        products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
+    options = sum(1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option"))
+    focus: int | None = None
+    if page_type == "product":
+        _remove(named, [g.node for g in groups] + sections)
+        products.insert(0, _focus_facts(tree, by_name, page_buy, options, page_title))
+        focus = 0
+    return PageFacts(
+        products=tuple(products),
+        focus=focus,
+        option_count=options,
+        reviews_shown=any(p.rating is not None or p.review_count for p in products)
+        or any(c.click_type == "review" for c in by_name.values()),
+        search_box=any(c.kind == "input" and c.click_type == "search" for c in by_name.values()),
+        can_buy=any(p.buy_names and p.availability != "unavailable" for p in products),
+        notes=tuple(f"no price: {p.title[:60]}" for p in products if p.price is None),
+    )
+
+
+def _saved_for_later(product: ProductFacts) -> bool:
+    return bool(product.name) and "saved" in product.name.split(".", 1)[0]
+
+
+def _product_groups(named: list[LexborNode]) -> tuple[list[_Group], list[LexborNode]]:
+    """One group per product; and the named sections that hold bare product links (a "related items" list).
+
+    Links sharing a prefix are one product; a link inside another product's block (a "4 stars and above"
+    title inside a search result) belongs to that block.
+    """
+    groups: list[_Group] = []
+    sections: dict[int, LexborNode] = {}
+    by_head: dict[str, _Group] = {}
+    by_node: dict[int, _Group] = {}
+    for node in named:
+        name = node.attributes.get("name") or ""
+        head, _, last = name.rpartition(".")
+        if not head or last not in _LINK_PARTS:
+            continue
+        group = by_head.get(head)
+        if group is None:
+            owner = _named_ancestor(node)
+            group = by_node.get(owner.mem_id) if owner is not None else None
+            if group is None:
+                owner_name = (owner.attributes.get("name") or "") if owner is not None else ""
+                if owner is not None and _same_product(owner_name, head):
+                    block = owner
+                else:
+                    block = node
+                    if owner is not None:
+                        sections[owner.mem_id] = owner
+                group = _Group(block, head)
+                groups.append(group)
+                by_node[block.mem_id] = group
+            by_head[head] = group
+        group.links.append(name)
+    return groups, list(sections.values())
+
+
+def _same_product(owner_name: str, head: str) -> bool:
+    """`search_results.x` holds `search_results.x.product_name` and `4_stars_and_above.x.product_title`."""
+    return owner_name == head or "." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2]
+
+
+def _named_ancestor(node: LexborNode) -> LexborNode | None:
+    parent = node.parent
+    while parent is not None:
+        if parent.attributes.get("name") is not None:
+            return parent
+        parent = parent.parent
+    return None
+
+
+def _remove(named: list[LexborNode], nodes: list[LexborNode]) -> None:
+    """Decompose `nodes` (all named), innermost first: a node inside a freed subtree must not be touched."""
+    wanted = {node.mem_id for node in nodes}
+    for node in reversed(named):
+        if node.mem_id in wanted:
+            wanted.discard(node.mem_id)
+            node.decompose()
+
+
+def _names_in(group: _Group) -> list[str]:
+    own = group.node.attributes.get("name")
+    inner = [n.attributes.get("name") or "" for n in group.node.css("[name]")]
+    return list(dict.fromkeys(([own] if own else []) + [n for n in inner if n] + group.links))
+
+
+def _group_facts(group: _Group, names: list[str], by_name: dict[str, Candidate]) -> ProductFacts:
+    node = group.node
+    text = fold(node.text(deep=True, separator=" "))
+    labelled = [node, *node.css("[aria-label], img[alt]")]
+    labels = " ".join(fold(n.attributes.get("aria-label") or n.attributes.get("alt") or "") for n in labelled)
+    candidates = [by_name[n] for n in names if n in by_name]
+    link = _title_candidate(group, by_name)
+    return _common_facts(
+        text=text, labels=labels, scope=node,
+        title=_title_from(link.text if link else "", node),
+        name=link.name if link else None,
+        brand=_text_of(node, ".product-brand") or fact_texts.brand(text),
+        price=_price_of(node, candidates, text),
+        review_count=_count_of(node, candidates),
+        option_count=sum(1 for c in candidates if c.click_type == "product_option"),
+        buy_names=tuple(c.name for c in candidates if c.click_type == "purchase"),
+        delivery_text=_text_of(node, ".product-delivery") or text,
+        stock_text=text,
+    )
+
+
+def _common_facts(*, text: str, labels: str, scope: LexborNode | LexborHTMLParser, title: str, name: str | None,
+                  brand: str | None, price: float | None, review_count: int | None, option_count: int,
+                  buy_names: tuple[str, ...], delivery_text: str, stock_text: str) -> ProductFacts:
+    """Facts read the same way for every product: from its block's text, labels and marked elements."""
+    free, fee, days = fact_texts.delivery(delivery_text)
+    availability, left = fact_texts.availability(stock_text)
+    if review_count is None:
+        review_count = fact_texts.review_count(labels) or fact_texts.review_count(text)
+    struck = _text_of(scope, ".product-list-price, .a-text-price, .basisPrice")
+    return ProductFacts(
+        title=title, name=name, brand=brand, price=price,
+        list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
+        rating=fact_texts.rating(labels) or fact_texts.rating(text), review_count=review_count,
+        delivery_free=free, delivery_fee=fee, delivery_days=days, availability=availability, stock_left=left,
+        sponsored=fact_texts.sponsored(text + " " + labels), badges=fact_texts.badges(text + " " + labels),
+        option_count=option_count, buy_names=buy_names)
+
+
+def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy: tuple[str, ...], options: int,
+                 page_title: str) -> ProductFacts:
+    """The product a product page is about: the page once other products, navigation and reviews are gone."""
+    for node in reversed(tree.css(_NOT_THE_PRODUCT)):
+        node.decompose()
+    labels = " ".join(fold(n.attributes.get("aria-label") or n.attributes.get("title") or "")
+                      for n in tree.css("[name^=reviews], #acrPopover, .product-rating"))
+    labels += " " + " ".join(_text_of(tree, s) for s in ("[name='reviews.star_rating']", ".product-rating"))
+    count = _count_of(tree, [c for name, c in by_name.items() if name in _COUNT_PARTS])
+    title = (_text_of(tree, "#productTitle") or _text_of(tree, "[name=product_title]") or _text_of(tree, "h1")
+             or _strip_store(page_title))
+    byline = _text_of(tree, "[name=brand_store], .product-byline, #bylineInfo")
+    price = fact_texts.parse_price(_text_of(tree, "[name=product_price], .product-price, .priceToPay"))
+    for node in reversed(tree.css(_REVIEW_BODIES)):
+        node.decompose()
+    body = tree.body or tree.root
+    text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
+    buybox = _text_of(tree, "[name=buybox], #buybox, .buybox")
+    stock = _text_of(tree, "#availability, .availability")
+    if fact_texts.availability(stock)[0] is None:
+        stock = buybox if fact_texts.availability(buybox)[0] is not None else text
+    delivery = _text_of(tree, ".product-delivery")
+    if fact_texts.delivery(delivery)[0] is None:
+        delivery = buybox if fact_texts.delivery(buybox)[0] is not None else text
+    facts = _common_facts(
+        text=text, labels=labels, scope=tree, title=title[:200], name=None,
+        brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or None,
+        price=price if price is not None else fact_texts.parse_price(buybox), review_count=count,
+        option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
+    return replace(facts, sponsored=False)  # ads on a product page are for other products
+
+
+def _title_candidate(group: _Group, by_name: dict[str, Candidate]) -> Candidate | None:
+    links = [by_name[n] for n in group.links if n in by_name]
+    for part in _TITLE_PARTS:
+        for candidate in links:
+            if candidate.name.endswith("." + part) and candidate.text:
+                return candidate
+    return links[0] if links else None
+
+
+def _title_from(link_text: str, node: LexborNode) -> str:
+    """The link's text up to its first price ("Belkin Cable, 6ft $19.99" -> "Belkin Cable, 6ft"), else the
+    image's alt without its ad label."""
+    title = link_text.split("$", 1)[0].strip() or link_text
+    if not title:
+        image = node if node.tag == "img" else node.css_first("img[alt]")
+        title = fold(image.attributes.get("alt") if image is not None else "")
+    return fact_texts.without_ad_label(title)[:200]
+
+
+def _price_of(node: LexborNode, candidates: list[Candidate], text: str) -> float | None:
+    for candidate in candidates:
+        if candidate.name.endswith(".product_price") and candidate.price is not None:
+            return candidate.price
+    shown = fact_texts.parse_price(_text_of(node, ".product-price"))
+    return shown if shown is not None else fact_texts.price_to_pay(text)
+
+
+def _count_of(scope: LexborNode | LexborHTMLParser, candidates: list[Candidate]) -> int | None:
+    """The review count from the element that shows it: a named `reviews` element or a rating-count text."""
+    for candidate in candidates:
+        if candidate.name.rpartition(".")[2] in _COUNT_PARTS:
+            node = scope.css_first(f'[name="{candidate.name}"]')
+            label = (node.attributes.get("aria-label") or "") if node is not None else ""
+            found = fact_texts.review_count(label, bare=True) or fact_texts.review_count(candidate.text, bare=True)
+            if found is not None:
+                return found
+    for selector in (".product-rating-count", "#acrCustomerReviewText", "[data-hook=total-review-count]"):
+        found = fact_texts.review_count(_text_of(scope, selector), bare=True)
+        if found is not None:
+            return found
+    return None
+
+
+def _text_of(scope: LexborNode | LexborHTMLParser | None, selector: str) -> str:
+    node = scope.css_first(selector) if scope is not None else None
+    return fold(node.text(deep=True, separator=" ")) if node is not None else ""
+
+
+def _strip_store(title: str) -> str:
+    for prefix in _STORE_PREFIXES:
+        if title.startswith(prefix):
+            return title[len(prefix):].strip()
+    return title

@@ -1,0 +1,162 @@
+"""The words shops use for prices, stars, delivery, stock and deals, read from one product's text.
+
+Each reader takes the folded text of one product's block (a search result, a buy box), never the whole
+page, so a phrase is credited to the product it stands in. The phrases are amazon.com's, as they appear in
+OPeRA's simplified pages (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) and in raw pages.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONEY = r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+_PRICE = re.compile(_MONEY)
+_LIST_LABEL = re.compile(r"\b(?:list price|list|was|typical price|typical)\s*:?\s*$")  # just before the "$"
+_RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
+_COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?",
+                    re.IGNORECASE)
+_COUNT_WORDED = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)?(?:customer\s+)?(?:ratings?|reviews?)\b",
+                           re.IGNORECASE)
+# Patterns searched in lower-cased text start with a literal: Python's re then skips ahead fast.
+_FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b")
+_PAID_DELIVERY = re.compile(_MONEY + r"\s+(?:delivery|shipping)\b")
+_DAYS = re.compile(r"(today|tomorrow|overnight|(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:business\s+)?days?)\b")
+_DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it")
+_WINDOW = 120  # characters around the delivery words that can hold the promise
+_UNAVAILABLE = re.compile(r"\b(?:currently unavailable|temporarily out of stock|out of stock|unavailable|sold out|"
+                          r"no longer available)\b", re.IGNORECASE)
+_LOW_STOCK = re.compile(r"\bonly\s+(\d+)\s+left\s+in\s+stock\b", re.IGNORECASE)
+_IN_STOCK = re.compile(r"\bin stock\b", re.IGNORECASE)
+_SPONSORED = re.compile(r"\bsponsored\b", re.IGNORECASE)
+_DAY_WORDS = ("today", "tomorrow", "overnight", "day")
+# (badge, words one of which it needs, its pattern): the words are a cheap test before the pattern.
+_BADGES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("best_seller", ("seller",), re.compile(r"\bbest\s?seller\b", re.IGNORECASE)),
+    ("amazons_choice", ("choice", "overall pick"), re.compile(r"\bamazon'?s\s+choice\b|\boverall pick\b", re.IGNORECASE)),
+    ("limited_time_deal", ("deal",), re.compile(r"\blimited[\s-]time deal\b", re.IGNORECASE)),
+    ("deal", ("deal",), re.compile(r"\b(?:lightning deal|deal of the day|today'?s deal|prime (?:day|big deal days?) deal|"
+                        r"(?<!limited time )(?<!limited-time )deal)\b", re.IGNORECASE)),
+    ("coupon", ("coupon",), re.compile(r"\bcoupon\b", re.IGNORECASE)),
+)
+
+
+def parse_price(text: str) -> float | None:
+    """The first dollar amount in `text` ("$1,299.99" -> 1299.99)."""
+    match = _PRICE.search(text)
+    return _money(match.group(1)) if match else None
+
+
+def _money(digits: str) -> float:
+    return float(digits.replace(",", ""))
+
+
+def list_price(text: str) -> float | None:
+    """The struck price a shop labels "List Price:", "List:", "Was:" or "Typical price"."""
+    for match in _PRICE.finditer(text):
+        if _LIST_LABEL.search(text[max(0, match.start() - 16):match.start()].lower()):
+            return _money(match.group(1))
+    return None
+
+
+def rating(text: str) -> float | None:
+    """Stars from "4.7 out of 5 stars"."""
+    match = _RATING.search(text) if "out of 5" in text else None
+    return float(match.group(1)) if match else None
+
+
+def review_count(text: str, bare: bool = False) -> int | None:
+    """Reviews from "48,211 ratings" / "2,063 reviews"; with `bare`, also "(48,211)" or "48,211" alone
+    (the text of an element that is known to be the review count)."""
+    low = text.lower()
+    match = _COUNT_WORDED.search(text) if "rating" in low or "review" in low else None
+    if match:
+        return int(match.group(1).replace(",", ""))
+    if bare:
+        match = _COUNT.fullmatch(text.strip())
+        if match:
+            return int(match.group(1).replace(",", ""))
+    return None
+
+
+def delivery(text: str) -> tuple[bool | None, float | None, int | None]:
+    """(free, fee, days) from the first delivery phrase: "FREE delivery Tomorrow", "$5.99 delivery Dec 5".
+
+    `days` is the soonest relative promise near a delivery word (today 0, tomorrow / overnight 1, "in 2 days" 2).
+    """
+    low = text.lower()
+    found = [i for i in (low.find(word) for word in _DELIVERY_WORDS) if i >= 0]
+    if not found:
+        return None, None, None
+    start = max(0, min(found) - _WINDOW // 3)
+    low = low[start:max(i for i in (low.rfind(word) for word in _DELIVERY_WORDS)) + _WINDOW]
+    free_match = _FREE_DELIVERY.search(low) if "free" in low else None
+    paid_match = _PAID_DELIVERY.search(low) if "$" in low else None
+    free: bool | None = None
+    fee: float | None = None
+    if free_match and (not paid_match or free_match.start() < paid_match.start()):
+        free = True
+    elif paid_match:
+        fee = _money(paid_match.group(1))
+        free = fee == 0.0
+    days: int | None = None
+    if any(word in low for word in _DAY_WORDS):
+        for match in _DAYS.finditer(low):
+            word = match.group(1)
+            promised = 0 if word == "today" else 1 if word in ("tomorrow", "overnight") else int(match.group(2))
+            days = promised if days is None else min(days, promised)
+    return free, fee, days
+
+
+def availability(text: str) -> tuple[str | None, int | None]:
+    """("unavailable" | "low_stock" | "in_stock" | None, items left) from the stock line."""
+    low = text.lower()
+    if ("unavailable" in low or "out of stock" in low or "sold out" in low or "no longer" in low) \
+            and _UNAVAILABLE.search(text):
+        return "unavailable", None
+    left = _LOW_STOCK.search(text) if "left in stock" in low else None
+    if left:
+        return "low_stock", int(left.group(1))
+    if "in stock" in low and _IN_STOCK.search(text):
+        return "in_stock", None
+    return None, None
+
+
+def sponsored(text: str) -> bool:
+    return "ponsored" in text and _SPONSORED.search(text) is not None
+
+
+def badges(text: str) -> tuple[str, ...]:
+    """Badges and deals shown: best_seller, amazons_choice, limited_time_deal, deal, coupon."""
+    low = text.lower()
+    return tuple(badge for badge, keys, pattern in _BADGES if any(k in low for k in keys) and pattern.search(text))
+
+
+_BRAND = re.compile(r"\bvisit the (.{1,60}?) store\b|\bbrand:\s*(.{1,60}?)(?=\s{2}|\s*$|\s+(?:visit|[0-5](?:\.\d)? out of)\b)",
+                    re.IGNORECASE)
+_AD_LABEL = re.compile(r"^\s*sponsored\s+ad\s*[-–:]\s*", re.IGNORECASE)
+
+
+def fold(text: str | None) -> str:
+    """Whitespace runs to one space, trimmed (split and join: several times faster than a regex)."""
+    return " ".join(text.split()) if text else ""
+
+
+def brand(text: str) -> str | None:
+    """The brand from "Visit the Anker Store" or "Brand: Anker"."""
+    match = _BRAND.search(text)
+    if not match:
+        return None
+    return (match.group(1) or match.group(2) or "").strip() or None
+
+
+def without_ad_label(title: str) -> str:
+    """"Sponsored Ad - PEAK High Top ..." -> "PEAK High Top ..." (search results put the label in the image alt)."""
+    return _AD_LABEL.sub("", title)
+
+
+def price_to_pay(text: str) -> float | None:
+    """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99)."""
+    for match in _PRICE.finditer(text):
+        if not _LIST_LABEL.search(text[max(0, match.start() - 16):match.start()].lower()):
+            return _money(match.group(1))
+    return None
