@@ -15,12 +15,13 @@ _LIST_LABEL = re.compile(r"\b(?:list price|list|was|typical price|typical)\s*:?\
 _RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
 _COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?",
                     re.IGNORECASE)
-_COUNT_WORDED = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)?(?:customer\s+)?(?:ratings?|reviews?)\b",
-                           re.IGNORECASE)
+_COUNT_BEFORE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)?(?:customer\s+)?$")  # before "ratings"
+_COUNT_WORDS = ("rating", "review")
 # Patterns searched in lower-cased text start with a literal: Python's re then skips ahead fast.
 _FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b")
 _PAID_DELIVERY = re.compile(_MONEY + r"\s+(?:delivery|shipping)\b")
-_DAYS = re.compile(r"(today|tomorrow|overnight|(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:business\s+)?days?)\b")
+_DAYS_BEFORE = re.compile(r"\b(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:business\s+)?$")  # before "day"
+_WORD_DAYS = (("today", 0), ("tomorrow", 1), ("overnight", 1))
 _DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it")
 _WINDOW = 120  # characters around the delivery words that can hold the promise
 _UNAVAILABLE = re.compile(r"\b(?:currently unavailable|temporarily out of stock|out of stock|unavailable|sold out|"
@@ -28,7 +29,6 @@ _UNAVAILABLE = re.compile(r"\b(?:currently unavailable|temporarily out of stock|
 _LOW_STOCK = re.compile(r"\bonly\s+(\d+)\s+left\s+in\s+stock\b", re.IGNORECASE)
 _IN_STOCK = re.compile(r"\bin stock\b", re.IGNORECASE)
 _SPONSORED = re.compile(r"\bsponsored\b", re.IGNORECASE)
-_DAY_WORDS = ("today", "tomorrow", "overnight", "day")
 # (badge, words one of which it needs, its pattern): the words are a cheap test before the pattern.
 _BADGES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("best_seller", ("seller",), re.compile(r"\bbest\s?seller\b", re.IGNORECASE)),
@@ -68,9 +68,15 @@ def review_count(text: str, bare: bool = False) -> int | None:
     """Reviews from "48,211 ratings" / "2,063 reviews"; with `bare`, also "(48,211)" or "48,211" alone
     (the text of an element that is known to be the review count)."""
     low = text.lower()
-    match = _COUNT_WORDED.search(text) if "rating" in low or "review" in low else None
-    if match:
-        return int(match.group(1).replace(",", ""))
+    for word in _COUNT_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            match = _COUNT_BEFORE.search(low, max(0, at - 32), at)
+            if match:
+                return int(match.group(1).replace(",", ""))
+            at = low.find(word, at + 1)
+    if "no customer reviews" in low or "no reviews" in low or "no ratings" in low:
+        return 0
     if bare:
         match = _COUNT.fullmatch(text.strip())
         if match:
@@ -98,13 +104,19 @@ def delivery(text: str) -> tuple[bool | None, float | None, int | None]:
     elif paid_match:
         fee = _money(paid_match.group(1))
         free = fee == 0.0
-    days: int | None = None
-    if any(word in low for word in _DAY_WORDS):
-        for match in _DAYS.finditer(low):
-            word = match.group(1)
-            promised = 0 if word == "today" else 1 if word in ("tomorrow", "overnight") else int(match.group(2))
-            days = promised if days is None else min(days, promised)
-    return free, fee, days
+    return free, fee, _soonest_day(low)
+
+
+def _soonest_day(low: str) -> int | None:
+    """Days until delivery from "today" / "tomorrow" / "overnight" / "in 2 days" / "within 3-5 business days"."""
+    days = [promised for word, promised in _WORD_DAYS if word in low]
+    at = low.find("day")
+    while at >= 0:
+        match = _DAYS_BEFORE.search(low, max(0, at - 32), at)
+        if match:
+            days.append(int(match.group(1)))
+        at = low.find("day", at + 3)
+    return min(days) if days else None
 
 
 def availability(text: str) -> tuple[str | None, int | None]:
@@ -143,7 +155,8 @@ def fold(text: str | None) -> str:
 
 def brand(text: str) -> str | None:
     """The brand from "Visit the Anker Store" or "Brand: Anker"."""
-    match = _BRAND.search(text)
+    low = text.lower()
+    match = _BRAND.search(text) if "visit the" in low or "brand:" in low else None
     if not match:
         return None
     return (match.group(1) or match.group(2) or "").strip() or None

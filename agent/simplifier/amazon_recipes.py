@@ -93,6 +93,15 @@ SEARCH_RESULT = Rule(
              css_class="product-list-price", text_format="List: {}", price=True),
         Rule(("div[data-cy=delivery-recipe]", "div.a-row.a-size-base.a-color-secondary.s-align-children-center"),
              kind="text", tag="div", css_class="product-delivery", text_limit=160),
+        # What a shopper weighs besides the price: the ad label, badges and deals, coupons, low stock.
+        Rule((".s-label-popover-default", ".puis-label-popover-default", ".puis-sponsored-label-text",
+              ".s-sponsored-label-text"), kind="text", css_class="sponsored-label", text_limit=40),
+        Rule(("span.a-badge-text", ".a-badge-label-inner"), kind="text", css_class="badge", many=True, limit=3,
+             text_limit=60),
+        Rule((".s-coupon-unclipped", "[data-component-type=s-coupon-component]"), kind="text", css_class="coupon",
+             text_limit=80),
+        Rule(("span[aria-label*='left in stock']", "div.a-row.a-size-base.a-color-secondary span.a-color-price"),
+             kind="text", css_class="availability", text_limit=80),
         Rule(("button[name='submit.addToCart']", "input[name='submit.addToCart']", ".s-add-to-cart button"),
              name="add_to_cart", kind="click", tag="button", text_from=("@label", "@self"), text_default="Add to cart"),
     ),
@@ -150,6 +159,14 @@ PRICE_SELECTORS = (
     "#price_inside_buybox", "#newBuyBoxPrice", "#kindle-price", "#price",
 )
 
+LIST_PRICE_SELECTORS = (  # the struck-through "List Price" / "Was" / "Typical price"
+    "#corePriceDisplay_desktop_feature_div .basisPrice span.a-offscreen",
+    "#corePrice_feature_div span.a-text-price[data-a-strike] span.a-offscreen",
+    "#corePriceDisplay_desktop_feature_div span.a-text-price[data-a-strike] span.a-offscreen",
+    "#apex_desktop .basisPrice span.a-offscreen", "#apex_desktop span.a-text-price[data-a-strike] span.a-offscreen",
+    "#corePrice_desktop span.a-text-price span.a-offscreen", "#listPrice", ".priceBlockStrikePriceString",
+)
+
 REVIEW_SUMMARY = Rule(
     ("#averageCustomerReviews", "#averageCustomerReviews_feature_div", "#acrPopover"),
     css_class="review", virtual_if_missing=True,
@@ -190,7 +207,7 @@ BUYBOX = Rule(
     ("#buybox", "#desktop_buybox", "#buyBoxAccordion", "#rightCol"),
     name="buybox", css_class="buybox", virtual_if_missing=True,
     children=(
-        Rule(("#availability",), kind="text", tag="div", css_class="availability"),
+        Rule(("#availability", "#outOfStock"), kind="text", tag="div", css_class="availability"),
         Rule(("#mir-layout-DELIVERY_BLOCK", "#deliveryBlockMessage", "#delivery-message"), kind="text", tag="div",
              css_class="product-delivery", text_limit=200),
         Rule(("form#addToCart", "#addToCart", "form[id*=addToCart]"), name="purchase_form",
@@ -260,6 +277,13 @@ PRODUCT_RECIPE = Recipe(
         REVIEW_SUMMARY,
         Rule(PRICE_SELECTORS, name="product_price", kind="text", css_class="product-price",
              text_format="Price: {}", price=True, strip=PRICE_TEXT),
+        Rule(LIST_PRICE_SELECTORS, kind="text", css_class="product-list-price", text_format="List Price: {}", price=True),
+        Rule(("#acBadge_feature_div", ".ac-badge-wrapper"), kind="text", css_class="badge", text_limit=60),
+        Rule(("#zeitgeistBadge_feature_div", ".zeitgeistBadge"), kind="text", css_class="badge", text_limit=80),
+        Rule(("#dealBadge_feature_div", "#dealBadgeSupportingText", ".dealBadge"), kind="text", css_class="badge",
+             text_limit=80),
+        Rule(("#promoPriceBlockMessage_feature_div", "#couponBadgeRegularVpc", "#vpcButton", ".couponLabelText"),
+             kind="text", css_class="coupon", text_limit=120),
         PRODUCT_OPTIONS,
         Rule(("#feature-bullets", "#productFactsDesktopExpander"), name="about_this_item", kind="text", tag="div",
              css_class="about-this-item", text_limit=1200),
