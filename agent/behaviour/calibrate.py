@@ -348,7 +348,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
             "search": _rounded(selection.scores),
         },
         "cross_validation": _rounded(report),
-        "decision": {"bias": rule.biases, "repeat_bias": rule.repeat_bias},
+        "decision": {"bias": rule.biases, "repeat_bias": rule.repeat_bias, "start_bias": rule.start_biases},
         "variants": {
             "persona": {"action": with_persona.action.to_json(DIGITS), "outcome": with_persona.outcome.to_json(DIGITS)},
             "no_persona": {"action": without_persona.action.to_json(DIGITS), "outcome": without_persona.outcome.to_json(DIGITS)},

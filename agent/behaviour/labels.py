@@ -7,6 +7,8 @@ switches are not actions there, so they are never labels here (they may be featu
 
 from __future__ import annotations
 
+import numpy as np
+
 from agent.click_types import CLICK_TYPES
 
 INPUT = "input"
@@ -40,3 +42,11 @@ def outcome_of(label: str) -> str | None:
     if label == TERMINATE:
         return TERMINATE
     return None
+
+
+def bias_vector(biases: dict[str, float]) -> np.ndarray:
+    """A per-label vector (LABELS order) from label -> value; labels not given are 0."""
+    vector = np.zeros(len(LABELS))
+    for label, value in biases.items():
+        vector[LABEL_INDEX[label]] = float(value)
+    return vector

@@ -94,6 +94,7 @@ class BehaviourModel:
     decision_bias: np.ndarray  # log bias per label (labels.LABELS order), most-likely mode only
     known_person: BehaviourVariant | None = None
     repeat_bias: float = 0.0   # log bias for repeating the previous label, most-likely mode only
+    start_bias: np.ndarray | None = None  # the decision bias at a session's first step (decision_tuning.py)
 
     def variant(self, use_persona: bool, person_feature: str | None = None) -> BehaviourVariant:
         if not use_persona:
@@ -109,8 +110,10 @@ class BehaviourModel:
 
     def most_likely(self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None) -> int:
         """The label the decision rule picks: argmax of log p + bias (+ repeat bias for the previous label)."""
-        scores = np.log(distribution.probabilities + 1e-12) + self.decision_bias
-        if previous is not None and previous >= 0:
+        first = previous is None or previous < 0
+        bias = self.start_bias if first and self.start_bias is not None else self.decision_bias
+        scores = np.log(distribution.probabilities + 1e-12) + bias
+        if not first:
             scores[previous] += self.repeat_bias
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)

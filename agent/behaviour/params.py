@@ -12,11 +12,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS
 from agent.behaviour.label_chain import LabelChain
-from agent.behaviour.labels import LABEL_INDEX, LABELS
+from agent.behaviour.labels import LABELS, bias_vector
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
 from agent.behaviour.page_free_names import NamingTables
@@ -50,9 +49,8 @@ def params_from_json(data: dict) -> BehaviourParams:
         raise ValueError("behaviour params were fitted for another label set; recalibrate")
     variants = data["variants"]
     decision = data.get("decision", {})
-    bias = np.zeros(len(LABELS))
-    for label, value in decision.get("bias", {}).items():
-        bias[LABEL_INDEX[label]] = float(value)
+    bias = bias_vector(decision.get("bias", {}))
+    start_bias = bias_vector(decision["start_bias"]) if "start_bias" in decision else None
 
     chain = LabelChain.from_json(data["label_chain"]) if data.get("label_chain") else None
     chain_weight = float(data.get("hyperparameters", {}).get("chain_weight", 0.0)) if chain is not None else 0.0
@@ -71,6 +69,7 @@ def params_from_json(data: dict) -> BehaviourParams:
         decision_bias=bias,
         known_person=variant("known_person") if "known_person" in variants else None,
         repeat_bias=float(decision.get("repeat_bias", 0.0)),
+        start_bias=start_bias,
     )
     weights = dict(DEFAULT_WEIGHTS)
     weights.update(data.get("element_choice", {}))
