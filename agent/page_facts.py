@@ -111,9 +111,9 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     grouped: set[str] = set()
     products: list[ProductFacts] = []
     for group in groups:
-        names = _names_in(group)
-        grouped.update(names)
-        products.append(_group_facts(group, names, by_name))
+        marks = _marks(group)
+        grouped.update(marks.names)
+        products.append(_group_facts(group, marks, by_name))
     page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
     if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
@@ -197,45 +197,86 @@ def _remove(named: list[LexborNode], nodes: list[LexborNode]) -> None:
             node.decompose()
 
 
-def _names_in(group: _Group) -> list[str]:
-    own = group.node.attributes.get("name")
-    inner = [n.attributes.get("name") or "" for n in group.node.css("[name]")]
-    return list(dict.fromkeys(([own] if own else []) + [n for n in inner if n] + group.links))
+_MARKED = ("[name], [aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, "
+           ".basisPrice, .product-price, .product-rating-count")
+_MARK_CLASSES = (("product-brand", "brand"), ("product-delivery", "delivery"), ("product-list-price", "struck"),
+                 ("a-text-price", "struck"), ("basisPrice", "struck"), ("product-price", "price"),
+                 ("product-rating-count", "count"))
 
 
-def _group_facts(group: _Group, names: list[str], by_name: dict[str, Candidate]) -> ProductFacts:
+@dataclass(slots=True)
+class _Marks:
+    """What one walk over a product block finds: its names, labels, and the first element of each marked kind."""
+
+    names: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    first: dict[str, LexborNode] = field(default_factory=dict)
+
+    def text(self, kind: str) -> str:
+        node = self.first.get(kind)
+        return fold(node.text(deep=True, separator=" ")) if node is not None else ""
+
+
+def _marks(group: _Group) -> _Marks:
+    marks = _Marks()
+    for node in (group.node, *group.node.css(_MARKED)):
+        attrs = node.attributes
+        if name := attrs.get("name"):
+            marks.names.append(name)
+            if name.rpartition(".")[2] in _COUNT_PARTS:
+                marks.first.setdefault("count_named", node)
+        if label := attrs.get("aria-label") or attrs.get("alt"):
+            marks.labels.append(label)
+        if classes := attrs.get("class"):
+            for marker, kind in _MARK_CLASSES:
+                if marker in classes:
+                    marks.first.setdefault(kind, node)
+    marks.names = list(dict.fromkeys(marks.names + group.links))
+    return marks
+
+
+def _group_facts(group: _Group, marks: _Marks, by_name: dict[str, Candidate]) -> ProductFacts:
     node = group.node
     text = fold(node.text(deep=True, separator=" "))
-    labelled = [node, *node.css("[aria-label], img[alt]")]
-    labels = " ".join(fold(n.attributes.get("aria-label") or n.attributes.get("alt") or "") for n in labelled)
-    candidates = [by_name[n] for n in names if n in by_name]
+    labels = fold(" ".join(marks.labels))
+    candidates = [by_name[n] for n in marks.names if n in by_name]
     link = _title_candidate(group, by_name)
+    price = next((c.price for c in candidates if c.name.endswith(".product_price") and c.price is not None), None)
+    if price is None:
+        price = fact_texts.parse_price(marks.text("price"))
+    named_count = marks.first.get("count_named")
+    count = None
+    if named_count is not None:
+        count = (fact_texts.review_count(named_count.attributes.get("aria-label") or "", bare=True)
+                 or fact_texts.review_count(fold(named_count.text(deep=True, separator=" ")), bare=True))
+    if count is None:
+        count = fact_texts.review_count(marks.text("count"), bare=True)
+    struck = marks.text("struck")
     return _common_facts(
-        text=text, labels=labels, scope=node,
+        text=text, labels=labels,
         title=_title_from(link.text if link else "", node),
         name=link.name if link else None,
-        brand=_text_of(node, ".product-brand") or fact_texts.brand(text),
-        price=_price_of(node, candidates, text),
-        review_count=_count_of(node, candidates),
+        brand=marks.text("brand") or fact_texts.brand(text),
+        price=price if price is not None else fact_texts.price_to_pay(text),
+        list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
+        review_count=count,
         option_count=sum(1 for c in candidates if c.click_type == "product_option"),
         buy_names=tuple(c.name for c in candidates if c.click_type == "purchase"),
-        delivery_text=_text_of(node, ".product-delivery") or text,
+        delivery_text=marks.text("delivery") or text,
         stock_text=text,
     )
 
 
-def _common_facts(*, text: str, labels: str, scope: LexborNode | LexborHTMLParser, title: str, name: str | None,
-                  brand: str | None, price: float | None, review_count: int | None, option_count: int,
+def _common_facts(*, text: str, labels: str, title: str, name: str | None, brand: str | None,
+                  price: float | None, list_price: float | None, review_count: int | None, option_count: int,
                   buy_names: tuple[str, ...], delivery_text: str, stock_text: str) -> ProductFacts:
     """Facts read the same way for every product: from its block's text, labels and marked elements."""
     free, fee, days = fact_texts.delivery(delivery_text)
     availability, left = fact_texts.availability(stock_text)
     if review_count is None:
         review_count = fact_texts.review_count(labels) or fact_texts.review_count(text)
-    struck = _text_of(scope, ".product-list-price, .a-text-price, .basisPrice")
     return ProductFacts(
-        title=title, name=name, brand=brand, price=price,
-        list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
+        title=title, name=name, brand=brand, price=price, list_price=list_price,
         rating=fact_texts.rating(labels) or fact_texts.rating(text), review_count=review_count,
         delivery_free=free, delivery_fee=fee, delivery_days=days, availability=availability, stock_left=left,
         sponsored=fact_texts.sponsored(text + " " + labels), badges=fact_texts.badges(text + " " + labels),
@@ -266,8 +307,10 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
     delivery = _text_of(tree, ".product-delivery")
     if fact_texts.delivery(delivery)[0] is None:
         delivery = buybox if fact_texts.delivery(buybox)[0] is not None else text
+    struck = _text_of(tree, ".product-list-price, .a-text-price, .basisPrice")
     facts = _common_facts(
-        text=text, labels=labels, scope=tree, title=title[:200], name=None,
+        text=text, labels=labels, title=title[:200], name=None,
+        list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
         brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or None,
         price=price if price is not None else fact_texts.parse_price(buybox), review_count=count,
         option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
@@ -291,14 +334,6 @@ def _title_from(link_text: str, node: LexborNode) -> str:
         image = node if node.tag == "img" else node.css_first("img[alt]")
         title = fold(image.attributes.get("alt") if image is not None else "")
     return fact_texts.without_ad_label(title)[:200]
-
-
-def _price_of(node: LexborNode, candidates: list[Candidate], text: str) -> float | None:
-    for candidate in candidates:
-        if candidate.name.endswith(".product_price") and candidate.price is not None:
-            return candidate.price
-    shown = fact_texts.parse_price(_text_of(node, ".product-price"))
-    return shown if shown is not None else fact_texts.price_to_pay(text)
 
 
 def _count_of(scope: LexborNode | LexborHTMLParser, candidates: list[Candidate]) -> int | None:
