@@ -140,6 +140,8 @@ def sponsored(text: str) -> bool:
 def badges(text: str) -> tuple[str, ...]:
     """Badges and deals shown: best_seller, amazons_choice, limited_time_deal, deal, coupon."""
     low = text.lower()
+    if "seller" not in low and "choice" not in low and "pick" not in low and "deal" not in low and "coupon" not in low:
+        return ()
     return tuple(badge for badge, keys, pattern in _BADGES if any(k in low for k in keys) and pattern.search(text))
 
 

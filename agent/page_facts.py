@@ -271,6 +271,7 @@ def _common_facts(*, text: str, labels: str, title: str, name: str | None, brand
                   price: float | None, list_price: float | None, review_count: int | None, option_count: int,
                   buy_names: tuple[str, ...], delivery_text: str, stock_text: str) -> ProductFacts:
     """Facts read the same way for every product: from its block's text, labels and marked elements."""
+    shown = text + " " + labels
     free, fee, days = fact_texts.delivery(delivery_text)
     availability, left = fact_texts.availability(stock_text)
     if review_count is None:
@@ -279,7 +280,7 @@ def _common_facts(*, text: str, labels: str, title: str, name: str | None, brand
         title=title, name=name, brand=brand, price=price, list_price=list_price,
         rating=fact_texts.rating(labels) or fact_texts.rating(text), review_count=review_count,
         delivery_free=free, delivery_fee=fee, delivery_days=days, availability=availability, stock_left=left,
-        sponsored=fact_texts.sponsored(text + " " + labels), badges=fact_texts.badges(text + " " + labels),
+        sponsored=fact_texts.sponsored(shown), badges=fact_texts.badges(shown),
         option_count=option_count, buy_names=buy_names)
 
 
