@@ -98,6 +98,7 @@ class _Group:
     node: LexborNode
     head: str                       # the name prefix its links share, e.g. "search_results.<slug>"
     links: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)  # every name under its links' prefixes, inside the block or not
 
 
 def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
@@ -149,9 +150,12 @@ def _product_groups(named: list[LexborNode]) -> tuple[list[_Group], list[LexborN
     sections: dict[int, LexborNode] = {}
     by_head: dict[str, _Group] = {}
     by_node: dict[int, _Group] = {}
+    under: dict[str, list[str]] = {}
     for node in named:
         name = node.attributes.get("name") or ""
         head, _, last = name.rpartition(".")
+        if head:
+            under.setdefault(head, []).append(name)
         if not head or last not in _LINK_PARTS:
             continue
         group = by_head.get(head)
@@ -171,6 +175,8 @@ def _product_groups(named: list[LexborNode]) -> tuple[list[_Group], list[LexborN
                 by_node[block.mem_id] = group
             by_head[head] = group
         group.links.append(name)
+    for head, group in by_head.items():  # OPeRA's parts of one result need not share a container
+        group.parts.extend(under[head])
     return groups, list(sections.values())
 
 
@@ -231,7 +237,7 @@ def _marks(group: _Group) -> _Marks:
             for marker, kind in _MARK_CLASSES:
                 if marker in classes:
                     marks.first.setdefault(kind, node)
-    marks.names = list(dict.fromkeys(marks.names + group.links))
+    marks.names = list(dict.fromkeys(marks.names + group.links + group.parts))
     return marks
 
 

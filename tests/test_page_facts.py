@@ -169,6 +169,7 @@ def test_opera_search_names_without_a_result_container():
     facts = facts_of(page, "https://www.amazon.com/s?k=bath+toy")
     assert [p.title for p in facts.products] == ["Kids Bath Toy", "Cup Set"]
     assert facts.products[0].name == "search_results.kids_bath_toy.product_name"
+    assert [p.price for p in facts.products] == [6.99, None]
 
 
 # --- the real raw search page, through the simplifier ------------------------------------------------------
