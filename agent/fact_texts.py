@@ -17,6 +17,7 @@ _COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings
                     re.IGNORECASE)
 _COUNT_BEFORE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)?(?:customer\s+)?$")  # before "ratings"
 _COUNT_WORDS = ("rating", "review")
+_COUNT_AFTER_STARS = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*\)")
 # Patterns searched in lower-cased text start with a literal: Python's re then skips ahead fast.
 _FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b")
 _PAID_DELIVERY = re.compile(_MONEY + r"\s+(?:delivery|shipping)\b")
@@ -75,6 +76,9 @@ def review_count(text: str, bare: bool = False) -> int | None:
             if match:
                 return int(match.group(1).replace(",", ""))
             at = low.find(word, at + 1)
+    at = low.find("out of 5")
+    if at >= 0 and (match := _COUNT_AFTER_STARS.search(low, at + 8, at + 48)):  # "4.5 out of 5 stars (128)"
+        return int(match.group(1).replace(",", ""))
     if "no customer reviews" in low or "no reviews" in low or "no ratings" in low:
         return 0
     if bare:

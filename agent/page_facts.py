@@ -15,6 +15,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent import fact_texts
 from agent.fact_texts import fold
+from agent.product_blocks import ProductBlock, product_blocks, remove_blocks
 
 if TYPE_CHECKING:
     from agent.observation import Candidate
@@ -77,28 +78,14 @@ NO_FACTS = PageFacts()
 
 # --- reading the facts from a parsed page -----------------------------------------------------------------
 
-# The last part of a name that opens a product: OPeRA's `search_results.<slug>.product_name`,
-# `4_stars_and_above.<slug>.product_title`, `active_item_list.<slug>.product_detail`, ...
-_LINK_PARTS = frozenset({"product_name", "product_title", "product_image", "product_detail", "product_link",
-                         "title_link", "item_link"})
 _TITLE_PARTS = ("product_name", "product_title", "product_detail", "product_link", "title_link", "item_link",
-                "product_image")
+                "title", "product_image", "image")
 _COUNT_PARTS = frozenset({"reviews", "review_count", "ratings", "rating_count"})
 # Parts of a product page that are about the shop, not the product on sale.
 _NOT_THE_PRODUCT = ("[name=nav_bar], [role=navigation], nav, header, footer, [name=breadcrumbs], "
                     "[name=refinements], [name=cart_side_bar]")
 _REVIEW_BODIES = "div.review, [data-hook=review]"
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
-
-
-@dataclass(slots=True)
-class _Group:
-    """One product's block: the named container of a search result, or the product link itself."""
-
-    node: LexborNode
-    head: str                       # the name prefix its links share, e.g. "search_results.<slug>"
-    links: list[str] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)  # every name under its links' prefixes, inside the block or not
 
 
 def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
@@ -108,20 +95,23 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     Consumes `tree`: other products' blocks are removed once read, so on a product page what is left is the
     page's own product.
     """
-    groups, sections = _product_groups(named)
+    groups, sections = product_blocks(named)
     grouped: set[str] = set()
     products: list[ProductFacts] = []
     for group in groups:
         marks = _marks(group)
+        product = _group_facts(group, marks, by_name)
+        if group.card and product.price is None:
+            continue
         grouped.update(marks.names)
-        products.append(_group_facts(group, marks, by_name))
+        products.append(product)
     page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
     if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
     options = sum(1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option"))
     focus: int | None = None
     if page_type == "product":
-        _remove(named, [g.node for g in groups] + sections)
+        remove_blocks(named, [g.node for g in groups] + sections)
         products.insert(0, _focus_facts(tree, by_name, page_buy, options, page_title))
         focus = 0
     return PageFacts(
@@ -138,69 +128,6 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
 
 def _saved_for_later(product: ProductFacts) -> bool:
     return bool(product.name) and "saved" in product.name.split(".", 1)[0]
-
-
-def _product_groups(named: list[LexborNode]) -> tuple[list[_Group], list[LexborNode]]:
-    """One group per product; and the named sections that hold bare product links (a "related items" list).
-
-    Links sharing a prefix are one product; a link inside another product's block (a "4 stars and above"
-    title inside a search result) belongs to that block.
-    """
-    groups: list[_Group] = []
-    sections: dict[int, LexborNode] = {}
-    by_head: dict[str, _Group] = {}
-    by_node: dict[int, _Group] = {}
-    under: dict[str, list[str]] = {}
-    for node in named:
-        name = node.attributes.get("name") or ""
-        head, _, last = name.rpartition(".")
-        if head:
-            under.setdefault(head, []).append(name)
-        if not head or last not in _LINK_PARTS:
-            continue
-        group = by_head.get(head)
-        if group is None:
-            owner = _named_ancestor(node)
-            group = by_node.get(owner.mem_id) if owner is not None else None
-            if group is None:
-                owner_name = (owner.attributes.get("name") or "") if owner is not None else ""
-                if owner is not None and _same_product(owner_name, head):
-                    block = owner
-                else:
-                    block = node
-                    if owner is not None:
-                        sections[owner.mem_id] = owner
-                group = _Group(block, head)
-                groups.append(group)
-                by_node[block.mem_id] = group
-            by_head[head] = group
-        group.links.append(name)
-    for head, group in by_head.items():  # OPeRA's parts of one result need not share a container
-        group.parts.extend(under[head])
-    return groups, list(sections.values())
-
-
-def _same_product(owner_name: str, head: str) -> bool:
-    """`search_results.x` holds `search_results.x.product_name` and `4_stars_and_above.x.product_title`."""
-    return owner_name == head or "." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2]
-
-
-def _named_ancestor(node: LexborNode) -> LexborNode | None:
-    parent = node.parent
-    while parent is not None:
-        if parent.attributes.get("name") is not None:
-            return parent
-        parent = parent.parent
-    return None
-
-
-def _remove(named: list[LexborNode], nodes: list[LexborNode]) -> None:
-    """Decompose `nodes` (all named), innermost first: a node inside a freed subtree must not be touched."""
-    wanted = {node.mem_id for node in nodes}
-    for node in reversed(named):
-        if node.mem_id in wanted:
-            wanted.discard(node.mem_id)
-            node.decompose()
 
 
 _MARKED = ("[name], [aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, "
@@ -223,7 +150,7 @@ class _Marks:
         return fold(node.text(deep=True, separator=" ")) if node is not None else ""
 
 
-def _marks(group: _Group) -> _Marks:
+def _marks(group: ProductBlock) -> _Marks:
     marks = _Marks()
     for node in (group.node, *group.node.css(_MARKED)):
         attrs = node.attributes
@@ -241,7 +168,7 @@ def _marks(group: _Group) -> _Marks:
     return marks
 
 
-def _group_facts(group: _Group, marks: _Marks, by_name: dict[str, Candidate]) -> ProductFacts:
+def _group_facts(group: ProductBlock, marks: _Marks, by_name: dict[str, Candidate]) -> ProductFacts:
     node = group.node
     text = fold(node.text(deep=True, separator=" "))
     labels = fold(" ".join(marks.labels))
@@ -324,7 +251,7 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
     return replace(facts, sponsored=False)  # ads on a product page are for other products
 
 
-def _title_candidate(group: _Group, by_name: dict[str, Candidate]) -> Candidate | None:
+def _title_candidate(group: ProductBlock, by_name: dict[str, Candidate]) -> Candidate | None:
     links = [by_name[n] for n in group.links if n in by_name]
     for part in _TITLE_PARTS:
         for candidate in links:

@@ -219,3 +219,52 @@ def test_demo_shop_product_page(variant, price, list_price, days):
     assert shoes.option_count == 8 == facts.option_count  # 3 colours, 5 sizes
     assert set(shoes.buy_names) == {"buybox.purchase_form.add_to_cart", "buybox.purchase_form.buy_now"}
     assert facts.can_buy and facts.reviews_shown
+
+
+# --- raw product, cart and shop pages through the simplifier (tests/fixtures/raw_pages) ---------------------
+
+RAW = Path(__file__).parent / "fixtures" / "raw_pages"
+
+
+def raw_facts(name: str, url: str):
+    page = simplify_html((RAW / f"{name}.html").read_text(encoding="utf-8"), url)
+    return parse_page(page.html, url).facts
+
+
+def test_raw_amazon_product_page():
+    facts = raw_facts("amazon_product", "https://www.amazon.com/dp/B083GBKZ5B")
+    bottle = facts.focus_product
+    assert bottle.title == "Hydro Flask Wide Mouth Bottle with Flex Cap, 32 oz" and bottle.brand == "Hydro Flask"
+    assert (bottle.price, bottle.list_price, bottle.rating, bottle.review_count) == (44.95, 49.95, 4.8, 31572)
+    assert bottle.delivery_free is True and bottle.availability == "in_stock" and bottle.option_count == 8
+    assert bottle.buy_names == ("buybox.purchase_form.add_to_cart", "buybox.purchase_form.buy_now")
+    assert [(p.title, p.price) for p in facts.alternatives()] == [
+        ("Owala FreeSip Insulated Stainless Steel Water Bottle, 24 oz", 27.99),
+        ("Stanley IceFlow Flip Straw Tumbler 30 oz", 35.0)]
+
+
+@pytest.mark.parametrize("name, price, list_price, rating, reviews", [
+    ("amazon_product_2019", 29.99, 39.99, 4.6, 18214), ("amazon_product_2024", 15.99, 19.99, 4.7, 14860)])
+def test_raw_amazon_product_pages_older_and_newer_markup(name, price, list_price, rating, reviews):
+    product = raw_facts(name, "https://www.amazon.com/dp/B0EXAMPLE1").focus_product
+    assert (product.price, product.list_price, product.rating, product.review_count) == (price, list_price, rating,
+                                                                                         reviews)
+    assert product.availability == "in_stock" and len(product.buy_names) == 2
+
+
+def test_raw_amazon_cart_low_stock_item():
+    facts = raw_facts("amazon_cart", "https://www.amazon.com/gp/cart/view.html")
+    assert [p.price for p in facts.products] == [44.95, 27.99, 35.0]
+    assert (facts.products[1].availability, facts.products[1].stock_left) == ("low_stock", 3)
+    assert [bool(p.buy_names) for p in facts.products] == [True, True, False]  # the third is saved for later
+
+
+def test_any_shop_through_the_generic_simplifier():
+    """Cards named by their titles are products when they show a price; a struck price is the list price."""
+    facts = raw_facts("generic_shop", "https://shop.example/mugs")
+    assert [(p.title, p.price, p.list_price) for p in facts.products] == [
+        ("Blue Speckled Mug", 24.0, None), ("White Espresso Cup", 14.5, 18.0), ("Stoneware Travel Cup", 32.0, None)]
+    assert [(p.rating, p.review_count) for p in facts.products[:2]] == [(4.5, 128), (4.0, 57)]
+    sold_out = facts.products[2]
+    assert sold_out.availability == "unavailable" and sold_out.buy_names == ()
+    assert facts.products[0].buy_names == ("main.blue_speckled_mug.add_to_cart",) and facts.can_buy

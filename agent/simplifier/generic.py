@@ -37,6 +37,7 @@ HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 INLINE_TAGS = {"span", "b", "strong", "em", "i", "small", "label", "sup", "sub", "abbr", "time", "data", "mark",
                "s", "del", "ins", "u", "font", "bdi", "bdo", "q", "cite", "code", "kbd", "var", "big", "wbr",
                "br", "img", "picture", "source", "meter", "progress", "output"}
+STRUCK_TAGS = frozenset({"s", "del"})
 CARD_CLASS = re.compile(r"(?:^|[\s_-])(?:product|card|item|tile|result|offer)s?(?:$|[\s_-])", re.IGNORECASE)
 CARD_HEADING = "h1, h2, h3, h4, h5, h6, legend, [itemprop=name], [class*=title], [class*=name]"
 _SELECTED = ' selected=""'
@@ -145,6 +146,8 @@ class _Walker:
                 self.flush()
                 stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, tag)))
             elif tag in INLINE_TAGS:
+                if tag in STRUCK_TAGS:  # a struck-through price is the old one: say so, as shops' own text does
+                    self._text("Was: ")
                 self._aria_text(child)
                 stack.append((iter(child.iter(include_text=True)), path, None))
             else:  # block-level or unknown: a boundary around its content
