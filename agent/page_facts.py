@@ -226,7 +226,7 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
                       for n in tree.css("[name^=reviews], #acrPopover, .product-rating"))
     labels += " " + " ".join(_text_of(tree, s) for s in ("[name='reviews.star_rating']", ".product-rating"))
     count = _count_of(tree, [c for name, c in by_name.items() if name in _COUNT_PARTS])
-    title = (_text_of(tree, "#productTitle") or _text_of(tree, "[name=product_title]") or _text_of(tree, "h1")
+    title = (_text_of(tree, "#productTitle, [name=product_title], .product-title") or _text_of(tree, "h1")
              or _strip_store(page_title))
     byline = _text_of(tree, "[name=brand_store], .product-byline, #bylineInfo")
     price = fact_texts.parse_price(_text_of(tree, "[name=product_price], .product-price, .priceToPay"))
