@@ -28,7 +28,7 @@ _WINDOW = 120  # characters around the delivery words that can hold the promise
 _UNAVAILABLE = re.compile(r"\b(?:currently unavailable|temporarily out of stock|out of stock|unavailable|sold out|"
                           r"no longer available)\b", re.IGNORECASE)
 _LOW_STOCK = re.compile(r"\bonly\s+(\d+)\s+left\s+in\s+stock\b", re.IGNORECASE)
-_IN_STOCK = re.compile(r"\bin stock\b", re.IGNORECASE)
+_IN_STOCK = re.compile(r"\bin stock\b|\bships (?:same day|today)\b|\bready to ship\b", re.IGNORECASE)
 _SPONSORED = re.compile(r"\bsponsored\b", re.IGNORECASE)
 # (badge, words one of which it needs, its pattern): the words are a cheap test before the pattern.
 _BADGES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
@@ -132,7 +132,7 @@ def availability(text: str) -> tuple[str | None, int | None]:
     left = _LOW_STOCK.search(text) if "left in stock" in low else None
     if left:
         return "low_stock", int(left.group(1))
-    if "in stock" in low and _IN_STOCK.search(text):
+    if ("in stock" in low or "ships" in low or "ready to" in low) and _IN_STOCK.search(text):
         return "in_stock", None
     return None, None
 

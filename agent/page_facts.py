@@ -8,6 +8,7 @@ same parsed tree as the candidates (OPeRA simplified HTML, raw HTML through the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -85,6 +86,8 @@ _COUNT_PARTS = frozenset({"reviews", "review_count", "ratings", "rating_count"})
 _NOT_THE_PRODUCT = ("[name=nav_bar], [role=navigation], nav, header, footer, [name=breadcrumbs], "
                     "[name=refinements], [name=cart_side_bar]")
 _REVIEW_BODIES = "div.review, [data-hook=review]"
+_FRAME_SECTIONS = frozenset({"nav_bar", "header", "footer", "cart_side_bar"})
+_CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 
 
@@ -110,10 +113,13 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
     options = sum(1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option"))
     focus: int | None = None
-    if page_type == "product":
+    own_buy = tuple(name for name in page_buy if _buys_one_product(name))
+    if page_type == "product" or page_type == "other" and own_buy:  # any shop: a buy button outside the cards
         remove_blocks(named, [g.node for g in groups] + sections)
-        products.insert(0, _focus_facts(tree, by_name, page_buy, options, page_title))
-        focus = 0
+        own = _focus_facts(tree, by_name, own_buy, options, page_title)
+        if own.price is not None or own.buy_names or own.rating is not None or own.option_count:
+            products.insert(0, own)  # else no product is shown (an error page, a bot check at a product URL)
+            focus = 0
     return PageFacts(
         products=tuple(products),
         focus=focus,
@@ -124,6 +130,11 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
         can_buy=any(p.buy_names and p.availability != "unavailable" for p in products),
         notes=tuple(f"no price: {p.title[:60]}" for p in products if p.price is None),
     )
+
+
+def _buys_one_product(name: str) -> bool:
+    """A purchase element for the page's product: not a cart checkout, not in the page's header or footer."""
+    return name.partition(".")[0] not in _FRAME_SECTIONS and not _CHECKOUT.search(name.rpartition(".")[2])
 
 
 def _saved_for_later(product: ProductFacts) -> bool:
@@ -232,7 +243,7 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
     price = fact_texts.parse_price(_text_of(tree, "[name=product_price], .product-price, .priceToPay"))
     for node in reversed(tree.css(_REVIEW_BODIES)):
         node.decompose()
-    body = tree.body or tree.root
+    body = tree.css_first("main, [role=main]") or tree.body or tree.root  # not the shop's banners around it
     text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     buybox = _text_of(tree, "[name=buybox], #buybox, .buybox")
     stock = _text_of(tree, "#availability, .availability")
@@ -246,7 +257,8 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
         text=text, labels=labels, title=title[:200], name=None,
         list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
         brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or None,
-        price=price if price is not None else fact_texts.parse_price(buybox), review_count=count,
+        price=price if price is not None else fact_texts.parse_price(buybox) or fact_texts.price_to_pay(text),
+        review_count=count,
         option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
     return replace(facts, sponsored=False)  # ads on a product page are for other products
 

@@ -268,3 +268,11 @@ def test_any_shop_through_the_generic_simplifier():
     sold_out = facts.products[2]
     assert sold_out.availability == "unavailable" and sold_out.buy_names == ()
     assert facts.products[0].buy_names == ("main.blue_speckled_mug.add_to_cart",) and facts.can_buy
+
+
+def test_a_product_url_that_shows_no_product_has_no_focus():
+    """A bot check or error page served at a product's address: nothing to price, rate or buy."""
+    page = ('<html><head><title>Amazon.com</title></head><body><h4>Click the button below to continue shopping</h4>'
+            '<button name="continue_shopping">Continue shopping</button></body></html>')
+    facts = facts_of(page, "https://www.amazon.com/dp/B0D1XD1ZV3")
+    assert facts.focus is None and facts.products == () and facts.can_buy is False

@@ -38,6 +38,7 @@ INLINE_TAGS = {"span", "b", "strong", "em", "i", "small", "label", "sup", "sub",
                "s", "del", "ins", "u", "font", "bdi", "bdo", "q", "cite", "code", "kbd", "var", "big", "wbr",
                "br", "img", "picture", "source", "meter", "progress", "output"}
 STRUCK_TAGS = frozenset({"s", "del"})
+RATING_VALUE = re.compile(r"[0-5](?:\.\d{1,2})?")
 CARD_CLASS = re.compile(r"(?:^|[\s_-])(?:product|card|item|tile|result|offer)s?(?:$|[\s_-])", re.IGNORECASE)
 CARD_HEADING = "h1, h2, h3, h4, h5, h6, legend, [itemprop=name], [class*=title], [class*=name]"
 _SELECTED = ' selected=""'
@@ -183,9 +184,12 @@ class _Walker:
 
     def _aria_text(self, node: LexborNode) -> None:
         """A label that says what symbols show ("Rated 4.5 out of 5" on a row of stars) is kept as text."""
-        label = node.attributes.get("aria-label")
+        attrs = node.attributes
+        label = attrs.get("aria-label")
         if label and (label := fold(label)) and label not in text_of(node, None):
             self._text(f" {label} ")
+        elif "rating" in (attrs.get("class") or "") and (stars := _rating_attribute(attrs)):
+            self._text(f" {stars} out of 5 stars ")  # stars drawn by style, the value only in an attribute
 
     # -- interactive elements --
 
@@ -249,6 +253,15 @@ class _Walker:
         if "disabled" in node.attributes or node.attributes.get("aria-disabled") == "true":
             label_attr += ' aria-disabled="true"'
         return f'<{tag} name="{esc(name)}"{role_attr}{label_attr}>{esc(shown, quote=False)}</{tag}>'
+
+
+def _rating_attribute(attrs: dict[str, str | None]) -> str | None:
+    """The value of a rating widget's `rating` / `data-rating` / `data-score` attribute when it is 0-5."""
+    for key in ("rating", "data-rating", "data-score", "data-stars"):
+        value = (attrs.get(key) or "").strip()
+        if RATING_VALUE.fullmatch(value) and float(value) <= 5:
+            return value
+    return None
 
 
 def _is_interactive(node: LexborNode) -> bool:
