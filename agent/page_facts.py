@@ -16,7 +16,12 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent import fact_texts
 from agent.fact_texts import fold
-from agent.product_blocks import ProductBlock, product_blocks, remove_blocks
+from agent.product_blocks import (
+    ProductBlock,
+    elements_by_block,
+    product_blocks,
+    remove_blocks,
+)
 
 if TYPE_CHECKING:
     from agent.observation import Candidate
@@ -98,11 +103,13 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     Consumes `tree`: other products' blocks are removed once read, so on a product page what is left is the
     page's own product.
     """
-    groups, sections = product_blocks(named)
+    names = [node.attributes.get("name") or "" for node in named]
+    groups, sections = product_blocks(named, names)
+    marked = elements_by_block(tree.css(_MARKED), groups) if groups else {}
     grouped: set[str] = set()
     products: list[ProductFacts] = []
     for group in groups:
-        marks = _marks(group)
+        marks = _marks(group, marked.get(group.node.mem_id, []))
         product = _group_facts(group, marks, by_name)
         if group.card and product.price is None:
             continue
@@ -141,8 +148,8 @@ def _saved_for_later(product: ProductFacts) -> bool:
     return bool(product.name) and "saved" in product.name.split(".", 1)[0]
 
 
-_MARKED = ("[name], [aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, "
-           ".basisPrice, .product-price, .product-rating-count")
+_MARKED = ("[aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, .basisPrice, "
+           ".product-price, .product-rating-count")
 _MARK_CLASSES = (("product-brand", "brand"), ("product-delivery", "delivery"), ("product-list-price", "struck"),
                  ("a-text-price", "struck"), ("basisPrice", "struck"), ("product-price", "price"),
                  ("product-rating-count", "count"))
@@ -150,7 +157,7 @@ _MARK_CLASSES = (("product-brand", "brand"), ("product-delivery", "delivery"), (
 
 @dataclass(slots=True)
 class _Marks:
-    """What one walk over a product block finds: its names, labels, and the first element of each marked kind."""
+    """A product block's names, labels, and the first element of each marked kind."""
 
     names: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
@@ -161,21 +168,16 @@ class _Marks:
         return fold(node.text(deep=True, separator=" ")) if node is not None else ""
 
 
-def _marks(group: ProductBlock) -> _Marks:
-    marks = _Marks()
-    for node in (group.node, *group.node.css(_MARKED)):
+def _marks(group: ProductBlock, inside: list[LexborNode]) -> _Marks:
+    marks = _Marks(names=list(dict.fromkeys(group.links + group.parts)))
+    for node in inside:
         attrs = node.attributes
-        if name := attrs.get("name"):
-            marks.names.append(name)
-            if name.rpartition(".")[2] in _COUNT_PARTS:
-                marks.first.setdefault("count_named", node)
         if label := attrs.get("aria-label") or attrs.get("alt"):
             marks.labels.append(label)
         if classes := attrs.get("class"):
             for marker, kind in _MARK_CLASSES:
                 if marker in classes:
                     marks.first.setdefault(kind, node)
-    marks.names = list(dict.fromkeys(marks.names + group.links + group.parts))
     return marks
 
 
@@ -188,11 +190,8 @@ def _group_facts(group: ProductBlock, marks: _Marks, by_name: dict[str, Candidat
     price = next((c.price for c in candidates if c.name.endswith(".product_price") and c.price is not None), None)
     if price is None:
         price = fact_texts.parse_price(marks.text("price"))
-    named_count = marks.first.get("count_named")
-    count = None
-    if named_count is not None:
-        count = (fact_texts.review_count(named_count.attributes.get("aria-label") or "", bare=True)
-                 or fact_texts.review_count(fold(named_count.text(deep=True, separator=" ")), bare=True))
+    count = next((found for c in candidates if c.name.rpartition(".")[2] in _COUNT_PARTS
+                  and (found := fact_texts.review_count(c.text, bare=True)) is not None), None)
     if count is None:
         count = fact_texts.review_count(marks.text("count"), bare=True)
     struck = marks.text("struck")

@@ -31,20 +31,20 @@ class ProductBlock:
     card: bool = False              # found by a generic card's title: a product only if it shows a price
 
 
-def product_blocks(named: list[LexborNode]) -> tuple[list[ProductBlock], list[LexborNode]]:
+def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[ProductBlock], list[LexborNode]]:
     """One group per product; and the named sections that hold bare product links (a "related items" list).
 
-    Links sharing a prefix are one product; a link inside another product's block (a "4 stars and above"
-    title inside a search result) belongs to that block.
+    `names` are the `name`s of `named`, in the same order. Links sharing a prefix are one product; a link
+    inside another product's block (a "4 stars and above" title inside a search result) belongs to that block.
     """
+    name_of = {node.mem_id: name for node, name in zip(named, names)}
     groups: list[ProductBlock] = []
     sections: dict[int, LexborNode] = {}
     by_head: dict[str, ProductBlock] = {}
     by_node: dict[int, ProductBlock] = {}
     under: dict[str, list[str]] = {}
     node_of: dict[str, LexborNode] = {}
-    for node in named:
-        name = node.attributes.get("name") or ""
+    for node, name in zip(named, names):
         head, _, last = name.rpartition(".")
         if head:
             under.setdefault(head, []).append(name)
@@ -53,10 +53,10 @@ def product_blocks(named: list[LexborNode]) -> tuple[list[ProductBlock], list[Le
             continue
         group = by_head.get(head)
         if group is None:
-            owner = _named_ancestor(node)
+            owner = _named_ancestor(node, name_of)
             group = by_node.get(owner.mem_id) if owner is not None else None
             if group is None:
-                owner_name = (owner.attributes.get("name") or "") if owner is not None else ""
+                owner_name = name_of.get(owner.mem_id, "") if owner is not None else ""
                 if owner is not None and _same_product(owner_name, head):
                     block = owner
                 else:
@@ -71,7 +71,7 @@ def product_blocks(named: list[LexborNode]) -> tuple[list[ProductBlock], list[Le
     for head, group in by_head.items():  # OPeRA's parts of one result need not share a container
         group.parts.extend(under[head])
     for index, group in enumerate(groups):
-        if not group.node.attributes.get("name") or group.node.attributes.get("name") in group.links:
+        if name_of.get(group.node.mem_id, "") in ("", *group.links):
             _widen(group, node_of, groups[index - 1] if index else None,
                    groups[index + 1] if index + 1 < len(groups) else None)
     return groups, list(sections.values())
@@ -111,13 +111,40 @@ def _same_product(owner_name: str, head: str) -> bool:
     return owner_name == head or "." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2]
 
 
-def _named_ancestor(node: LexborNode) -> LexborNode | None:
+def _named_ancestor(node: LexborNode, name_of: dict[int, str]) -> LexborNode | None:
     parent = node.parent
     while parent is not None:
-        if parent.attributes.get("name") is not None:
+        if parent.mem_id in name_of:
             return parent
         parent = parent.parent
     return None
+
+
+def elements_by_block(nodes: list[LexborNode], blocks: list[ProductBlock]) -> dict[int, list[LexborNode]]:
+    """Which product block (by its node's mem_id) each of `nodes` lies in, in one walk up per element that
+    stops at the first ancestor already placed: linear in the page."""
+    block_ids = {block.node.mem_id for block in blocks}
+    placed: dict[int, int | None] = {}
+    inside: dict[int, list[LexborNode]] = {}
+    for node in nodes:
+        path: list[int] = []
+        current: LexborNode | None = node
+        found: int | None = None
+        while current is not None:
+            mem_id = current.mem_id
+            if mem_id in block_ids:
+                found = mem_id
+                break
+            if mem_id in placed:
+                found = placed[mem_id]
+                break
+            path.append(mem_id)
+            current = current.parent
+        for mem_id in path:
+            placed[mem_id] = found
+        if found is not None:
+            inside.setdefault(found, []).append(node)
+    return inside
 
 
 def remove_blocks(named: list[LexborNode], nodes: list[LexborNode]) -> None:
