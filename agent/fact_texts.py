@@ -25,8 +25,8 @@ _DAYS_BEFORE = re.compile(r"\b(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:
 _WORD_DAYS = (("today", 0), ("tomorrow", 1), ("overnight", 1))
 _DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it")
 _WINDOW = 120  # characters around the delivery words that can hold the promise
-_UNAVAILABLE = re.compile(r"\b(?:currently unavailable|temporarily out of stock|out of stock|unavailable|sold out|"
-                          r"no longer available)\b", re.IGNORECASE)
+_UNAVAILABLE = re.compile(r"\b(?:(?:currently|temporarily|item|product|is) unavailable|(?:temporarily )?out of stock|"
+                          r"sold out|no longer available)\b", re.IGNORECASE)
 _LOW_STOCK = re.compile(r"\bonly\s+(\d+)\s+left\s+in\s+stock\b", re.IGNORECASE)
 _IN_STOCK = re.compile(r"\bin stock\b|\bships (?:same day|today)\b|\bready to ship\b", re.IGNORECASE)
 _SPONSORED = re.compile(r"\bsponsored\b", re.IGNORECASE)

@@ -215,6 +215,8 @@ def _common_facts(*, text: str, labels: str, title: str, name: str | None, brand
                   buy_names: tuple[str, ...], delivery_text: str, stock_text: str) -> ProductFacts:
     """Facts read the same way for every product: from its block's text, labels and marked elements."""
     shown = text + " " + labels
+    if len(title) > 3:  # a title may itself say "Deal" or "Best Seller": only what is shown around it counts
+        shown = shown.replace(title, " ")
     free, fee, days = fact_texts.delivery(delivery_text)
     availability, left = fact_texts.availability(stock_text)
     if review_count is None:

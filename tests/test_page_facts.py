@@ -276,3 +276,15 @@ def test_a_product_url_that_shows_no_product_has_no_focus():
             '<button name="continue_shopping">Continue shopping</button></body></html>')
     facts = facts_of(page, "https://www.amazon.com/dp/B0D1XD1ZV3")
     assert facts.focus is None and facts.products == () and facts.can_buy is False
+
+
+def test_words_in_a_title_are_not_badges_and_some_sizes_unavailable_is_not_out_of_stock():
+    title = "Anker USB C Cable, 6ft, Nylon Braided USB A to Type C Charger Cord"
+    page = sample("search_results").replace(title, "Best Seller Deal Pack USB C Cable", 3).replace(
+        '<span class="a-size-small">5000+ bought in past month</span>',
+        "<span>Some sizes unavailable</span><span>Currently unavailable.</span>", 1)
+    first = facts_of(page).products[0]
+    assert first.title == "Best Seller Deal Pack USB C Cable" and first.badges == ()
+    assert first.availability == "unavailable"
+    second = facts_of(page.replace("<span>Currently unavailable.</span>", "", 1)).products[0]
+    assert second.availability is None
