@@ -122,7 +122,7 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     focus: int | None = None
     own_buy = tuple(name for name in page_buy if _buys_one_product(name))
     if page_type == "product" or page_type == "other" and own_buy:  # any shop: a buy button outside the cards
-        remove_blocks(named, [g.node for g in groups] + sections)
+        remove_blocks([g.node for g in groups] + sections)
         own = _focus_facts(tree, by_name, own_buy, options, page_title)
         if own.price is not None or own.buy_names or own.rating is not None or own.option_count:
             products.insert(0, own)  # else no product is shown (an error page, a bot check at a product URL)

@@ -147,10 +147,17 @@ def elements_by_block(nodes: list[LexborNode], blocks: list[ProductBlock]) -> di
     return inside
 
 
-def remove_blocks(named: list[LexborNode], nodes: list[LexborNode]) -> None:
-    """Decompose `nodes` (all named), innermost first: a node inside a freed subtree must not be touched."""
-    wanted = {node.mem_id for node in nodes}
-    for node in reversed(named):
-        if node.mem_id in wanted:
-            wanted.discard(node.mem_id)
-            node.decompose()
+def remove_blocks(nodes: list[LexborNode]) -> None:
+    """Decompose `nodes`, deepest first: a node inside a freed subtree must never be touched."""
+    unique = {node.mem_id: node for node in nodes}
+    for node in sorted(unique.values(), key=_depth, reverse=True):
+        node.decompose()
+
+
+def _depth(node: LexborNode) -> int:
+    depth = 0
+    parent = node.parent
+    while parent is not None:
+        depth += 1
+        parent = parent.parent
+    return depth
