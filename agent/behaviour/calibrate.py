@@ -34,9 +34,10 @@ from agent.behaviour.label_metrics import label_metrics
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.naming_learning import learn_name_priors, learn_naming
 from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.page_terms import PRIORS
 from agent.behaviour.params import DEFAULT_NAME_PRIORS, PARAMS_FORMAT, PARAMS_PATH, dump_params
 from agent.behaviour.person_chain import PersonChain
-from agent.behaviour.persona_features import person_key, persona_vector
+from agent.behaviour.persona_features import person_key
 from agent.behaviour.recorded import merge_sessions, sessions_of
 from agent.behaviour.sessions import BehaviourSession
 from agent.behaviour.timelines import read_timelines
@@ -314,11 +315,13 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
     naming = NamingTables()
     name_priors = DEFAULT_NAME_PRIORS
     element_weights: dict[str, float] = {}
+    page_terms = {"source": "prior", "coefficients": PRIORS.to_json()}
     if recorded:
         naming = learn_naming(recorded)
         learned = learn_name_priors(recorded, _expected_labels(without_persona))
         name_priors = learned or DEFAULT_NAME_PRIORS
         element_weights = learn_element_weights(recorded, people)
+        page_terms = learn_page_terms(recorded, people, without_persona) or page_terms
 
     users_with_persona = sorted({s.user_prefix for s in sessions if s.user_prefix in people})
     source = {
@@ -363,6 +366,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
         "naming": naming.to_json(),
         "name_priors": name_priors,
         "element_choice": element_weights,
+        "page_terms": page_terms,
     }
     out = Path(out)
     dump_params(params, out)
@@ -381,10 +385,30 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
 def learn_element_weights(recorded: Sequence[BehaviourSession], people: dict[str, Persona]) -> dict[str, float]:
     """Element-choice weights from the action table's pages (empty when pages are missing or too few)."""
     from agent.behaviour.element_learning import choice_sets, fit_element_weights
+    from personas.sensitivities import sensitivities
 
     memory_texts = {
         key: [text for text in (p.self_description, p.interview_summary) if text] for key, p in people.items()
     }
-    price = {key: persona_vector(p).get("pref:price_consciousness", 0.0) for key, p in people.items()}
-    sets = choice_sets(recorded, memory_texts, price)
+    sets = choice_sets(recorded, memory_texts, {key: sensitivities(p) for key, p in people.items()})
     return fit_element_weights(sets) or {}
+
+
+def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Persona], variant) -> dict | None:
+    """Page-term coefficients fitted on the action table's pages (None when pages are missing or too few)."""
+    from agent.behaviour.page_index import build_index
+    from agent.behaviour.page_term_fitting import fit_page_terms, page_steps
+    from agent.observation import parse_page
+    from personas.sensitivities import sensitivities
+
+    def allowed_of(observation) -> np.ndarray:
+        allowed = build_index(observation).allowed.copy()
+        allowed[LABEL_INDEX[PURCHASE]] &= observation.facts.can_buy
+        return allowed
+
+    steps = page_steps(recorded, people, _expected_labels(variant), lambda html, url: parse_page(html, url=url),
+                       sensitivities, allowed_of)
+    fitted = fit_page_terms(steps)
+    if fitted is None:
+        return None
+    return {"source": "fitted", "steps": len(steps), "coefficients": fitted.to_json()}

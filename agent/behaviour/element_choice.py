@@ -3,15 +3,17 @@
 A conditional-logit score per candidate of that type: relevance to what the person is after (the
 session's last query, the product in view, the persona's recalled memories; static-embedding cosine
 and word overlap), prominence (rank within its type, in document order), repeating the last element
-(review-image "next", pagination), returning to an element used before, and price against the
-person's price consciousness. Default weights are set by hand; `twinsim calibrate` on the full OPeRA
-release (pages included) fits them to real choices.
+(review-image "next", pagination), returning to an element used before, and the appeal of the product
+the element belongs to for this person, relative to the other products on the page (price against the
+page and the person's budget, deal, stars, reviews, delivery, sponsored label: page_terms.py). Default
+weights are set by hand; `twinsim calibrate` on the full OPeRA release (pages included) fits them to real
+choices.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -21,14 +23,14 @@ from agent.behaviour.page_index import PageIndex
 from agent.behaviour.text_relevance import overlap, static_embedder, words
 from agent.observation import Candidate
 
-ELEMENT_FEATURES: tuple[str, ...] = ("relevance", "overlap", "position", "same_as_last", "used_before", "cheaper")
+ELEMENT_FEATURES: tuple[str, ...] = ("relevance", "overlap", "position", "same_as_last", "used_before", "appeal")
 DEFAULT_WEIGHTS: dict[str, float] = {
     "relevance": 3.0,
     "overlap": 2.0,
     "position": 0.8,
     "same_as_last": 1.5,
     "used_before": 0.5,
-    "cheaper": 0.6,
+    "appeal": 1.0,  # the product's appeal is in log-odds of buying it: weight 1 chooses in proportion to it
 }
 
 
@@ -66,8 +68,16 @@ class ElementChoice:
     drivers: dict[str, float]  # the chosen candidate's feature values
 
 
-def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past: Sequence[PastAction], price_sensitivity: float) -> np.ndarray:
-    """(len(members), len(ELEMENT_FEATURES)) feature matrix."""
+def product_key(name: str) -> str:
+    """The product an element belongs to: its name without the last part
+    ('search_results.<slug>.product_price' -> 'search_results.<slug>')."""
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past: Sequence[PastAction],
+                     appeal_by_name: Mapping[str, float] | None = None) -> np.ndarray:
+    """(len(members), len(ELEMENT_FEATURES)) feature matrix. `appeal_by_name`: a product's appeal
+    relative to the page by the names of its link and buy buttons (page_terms.PageEffect)."""
     out = np.zeros((len(members), len(ELEMENT_FEATURES)))
     if intent.vector is not None and index.embeddings is not None:
         out[:, 0] = index.embeddings[members] @ intent.vector
@@ -78,11 +88,9 @@ def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past
     names = [index.candidates[i].name for i in members]
     out[:, 3] = [1.0 if name == last_name else 0.0 for name in names]
     out[:, 4] = [1.0 if name in used else 0.0 for name in names]
-    prices = index.prices[members]
-    known = ~np.isnan(prices)
-    if price_sensitivity and known.sum() >= 2:
-        median = float(np.median(prices[known])) or 1.0
-        out[known, 5] = -price_sensitivity * (prices[known] - median) / median
+    if appeal_by_name:
+        by_product = {product_key(name): value for name, value in appeal_by_name.items()}
+        out[:, 5] = [appeal_by_name.get(name, by_product.get(product_key(name), 0.0)) for name in names]
     return out
 
 
@@ -92,11 +100,15 @@ def choose_element(
     intent: Intent,
     past: Sequence[PastAction],
     weights: dict[str, float],
-    price_sensitivity: float = 0.0,
+    appeal_by_name: Mapping[str, float] | None = None,
     rng: np.random.Generator | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> ElementChoice:
-    """The most likely candidate of `label` (rng None) or one drawn from the softmax of the scores."""
+    """The most likely candidate of `label` (rng None) or one drawn from the softmax of the scores.
+    `excluded`: names that cannot be chosen (the buy buttons of an unavailable product)."""
     members = index.group(label)
+    if excluded:
+        members = np.asarray([i for i in members if index.candidates[i].name not in excluded], dtype=int)
     if len(members) == 0:
         raise ValueError(f"the page has no candidate for '{label}'")
     if label == INPUT:  # typing goes to the search box when there is one
@@ -109,7 +121,7 @@ def choose_element(
         boxes = [i for i in members if index.candidates[i].kind == "input" and index.candidates[i].name != past[-1].name]
         if boxes and not _is_box(past[-1].name, index):
             members = np.asarray(boxes)
-    features = element_features(index, members, intent, past, price_sensitivity)
+    features = element_features(index, members, intent, past, appeal_by_name)
     vector = np.asarray([weights.get(name, DEFAULT_WEIGHTS[name]) for name in ELEMENT_FEATURES])
     scores = features @ vector
     probabilities = np.exp(scores - scores.max())

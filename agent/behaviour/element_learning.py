@@ -17,7 +17,9 @@ from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.behaviour.page_index import build_index
 from agent.behaviour.sessions import BehaviourSession
+from agent.behaviour.page_terms import page_effect
 from agent.observation import parse_page
+from personas.sensitivities import NEUTRAL, Sensitivities
 
 MAX_CHOICES = 3000
 MIN_CHOICES = 30
@@ -27,7 +29,7 @@ PENALTY = 0.1
 def choice_sets(
     sessions: Sequence[BehaviourSession],
     memory_texts: dict[str, list[str]],
-    price_sensitivity: dict[str, float],
+    person_sensitivities: dict[str, Sensitivities],
 ) -> list[tuple[np.ndarray, int]]:
     """(feature matrix, index of the chosen row) for every usable recorded choice, up to MAX_CHOICES."""
     sets: list[tuple[np.ndarray, int]] = []
@@ -46,7 +48,8 @@ def choice_sets(
             past = [PastAction(s.label, s.name, s.text, s.timestamp) for s in session.steps[:t]]
             query = next((p.text for p in reversed(past) if p.label == INPUT and p.text), "")
             intent = build_intent(query, observation.title, memories)
-            features = element_features(index, members, intent, past, price_sensitivity.get(session.user_prefix, 0.0))
+            sens = person_sensitivities.get(session.user_prefix, NEUTRAL)
+            features = element_features(index, members, intent, past, page_effect(observation.facts, sens).appeal_by_name)
             sets.append((features, names.index(step.name)))
             if len(sets) >= MAX_CHOICES:
                 return sets

@@ -2,6 +2,7 @@
 
     history + persona (+ live context)  ->  P(next label)          (model.py, numpy)
     name priors on the element last clicked -> adjusted P          (params name_priors)
+    the page's facts against what this person cares about -> adjusted P (page_terms.py)
     most likely (biased argmax) / sample  ->  label                  (page: only labels the page offers)
     page: element choice / no page: names from history and Amazon's standard names
     query text for typing, first-person rationale, and the evidence in Decision.details
@@ -18,16 +19,20 @@ from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.behaviour.element_choice import build_intent, choose_element
 from agent.behaviour.features import LiveContext, NO_LIVE_CONTEXT, history_features
 from agent.behaviour.history_view import PastAction, view_history
-from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, TERMINATE, click_type_of
+from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, click_type_of
 from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
+from agent.behaviour.page_reasons import page_reasons, purpose
 from agent.behaviour.page_free_names import name_click, name_input
 from agent.behaviour.page_index import candidate_text, page_index
+from agent.behaviour.page_terms import NO_EFFECT, PageEffect, apply_effect, page_effect
 from agent.behaviour.params import BehaviourParams
 from agent.behaviour.persona_features import is_persona_feature, person_feature, persona_vector
-from agent.behaviour.query_text import query_text
+from agent.behaviour.query_text import interests, query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
 from agent.brains.base import Decision, TwinContext
+from agent.observation import Observation
 from personas.persona import Persona
+from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
 
 MODEL_NAME = "behaviour-model"
 
@@ -50,25 +55,49 @@ def live_context(ctx: TwinContext) -> LiveContext:
 
 
 class _PersonaCache:
-    """persona -> feature vector, keyed by the Persona object (populations reuse the same objects)."""
+    """persona -> (feature vector, sensitivities), keyed by the Persona object (populations reuse the same objects)."""
 
     def __init__(self, size: int = 4096) -> None:
         self._items: "OrderedDict[int, tuple[Persona, dict[str, float]]]" = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, persona: Persona) -> dict[str, float]:
+    def get(self, persona: Persona) -> tuple[dict[str, float], Sensitivities]:
         key = id(persona)
         with self._lock:
             hit = self._items.get(key)
             if hit is not None and hit[0] is persona:
                 return hit[1]
-        vector = persona_vector(persona)
+        value = (persona_vector(persona), sensitivities(persona))
         with self._lock:
-            self._items[key] = (persona, vector)
+            self._items[key] = (persona, value)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
-        return vector
+        return value
+
+
+class _EffectCache:
+    """(page, person's sensitivities) -> the page's terms: a population sees one page with many instances."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._items: "OrderedDict[tuple[int, Sensitivities], tuple[Observation, PageEffect]]" = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, observation: Observation, sens: Sensitivities, engine: "BehaviourEngine") -> PageEffect:
+        if observation.page_type == "cart":  # the cart holds what was chosen; its facts only gate checking out
+            return NO_EFFECT
+        key = (id(observation), sens)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] is observation:
+                return hit[1]
+        effect = page_effect(observation.facts, sens, engine.params.page_terms)
+        with self._lock:
+            self._items[key] = (observation, effect)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return effect
 
 
 class BehaviourEngine:
@@ -77,12 +106,13 @@ class BehaviourEngine:
     def __init__(self, params: BehaviourParams) -> None:
         self.params = params
         self._personas = _PersonaCache()
+        self._effects = _EffectCache()
 
     # ---- the distribution ------------------------------------------------------------------------
 
     def distribution(self, past: list[PastAction], persona: Persona | None, live: LiveContext) -> tuple[LabelDistribution, dict[str, float], dict[str, float]]:
         features = history_features(past, live)
-        persona_features = self._personas.get(persona) if persona is not None else {}
+        persona_features = self._personas.get(persona)[0] if persona is not None else {}
         if persona_features:
             features = {**features, **persona_features}
         variant = self.variant(persona, persona_features)
@@ -119,8 +149,13 @@ class BehaviourEngine:
         distribution, features, persona_features = self.distribution(past, ctx.persona, live_context(ctx))
         observation = ctx.observation
         page_free = observation.empty
+        sens = self._personas.get(ctx.persona)[1] if ctx.persona is not None else NEUTRAL
+        effect = NO_EFFECT if page_free else self._effects.get(observation, sens, self)
+        sequence_only = distribution
+        if effect.shifts:
+            distribution = LabelDistribution.of(apply_effect(distribution.probabilities, effect, self.params.page_terms))
         index = None if page_free else page_index(observation)
-        allowed = None if index is None else index.allowed
+        allowed = None if index is None else _allowed(index, observation, effect)
         rng = np.random.default_rng(ctx.seed) if ctx.mode == "sample" else None
         model = self.params.model
         previous = LABEL_INDEX.get(past[-1].label, -1) if past else -1
@@ -145,8 +180,8 @@ class BehaviourEngine:
             query = _last_query(past)
             intent = build_intent(query or "", observation.title, memory_texts)
             choice = choose_element(
-                index, label, intent, past, self.params.element_weights,
-                price_sensitivity=preferences.get("price_consciousness", 0.0), rng=rng,
+                index, label, intent, past, self.params.element_weights, effect.appeal_by_name, rng=rng,
+                excluded=effect.unavailable_names if label == PURCHASE else frozenset(),
             )
             target = candidate_text(choice.candidate)
             into_box = choice.candidate.kind == "input"
@@ -167,13 +202,23 @@ class BehaviourEngine:
             element = {"name": name, "source": why}
 
         history_drivers, persona_drivers = self.drivers(features, ctx.persona, label)
+        salt = f"{ctx.persona.id if ctx.persona is not None else ''}|{observation.title}|{len(past)}"
+        reasons, page_trait = page_reasons(label, effect.drivers, sens, salt)
+        came_for = None
+        if not past:
+            said = told or ([t for t in (ctx.persona.interview_summary, ctx.persona.self_description) if t]
+                            if ctx.persona is not None else [])
+            came_for = purpose(interests(said), _thing_in_view(observation), ctx.extra.get("task"))
         rationale = write_rationale(
             label,
-            doing_phrase(label, target, query, distribution.buy_share, into_box=into_box),
+            doing_phrase(label, target, query, distribution.buy_share, into_box=into_box, elsewhere=bool(reasons)),
             history_drivers,
             persona_drivers,
             ctx.memories,
             past,
+            reasons=reasons,
+            page_trait=page_trait,
+            purpose=came_for,
         )
         details = {
             "mode": ctx.mode,
@@ -188,9 +233,37 @@ class BehaviourEngine:
             "buy_share": round(distribution.buy_share, 4),
             "drivers": history_drivers[:4],
             "persona_drivers": [name for name, _ in persona_drivers[:3]],
+            "page_drivers": [_driver_json(d) for d in effect.drivers],
+            "page_shifts": {k: round(v, 4) for k, v in effect.shifts.items() if np.isfinite(v)},
+            "sequence_probabilities": sequence_only.as_dict() if effect.shifts else None,
             "element": element,
         }
         return Decision(action=action, rationale=rationale, model=MODEL_NAME, details=details)
+
+
+def _allowed(index, observation: Observation, effect: PageEffect) -> np.ndarray:
+    """The labels this page offers; buying only where some product in view can be bought."""
+    allowed = index.allowed.copy()
+    facts = observation.facts
+    if facts.products:
+        buyable = [i for i in index.group(PURCHASE) if index.candidates[i].name not in effect.unavailable_names]
+        if not facts.can_buy or not buyable:
+            allowed[LABEL_INDEX[PURCHASE]] = False
+    return allowed
+
+
+def _thing_in_view(observation: Observation) -> str | None:
+    focus = observation.facts.focus_product
+    title = focus.title if focus is not None else None
+    if not title:
+        return None
+    words = title.split(",")[0].split()
+    return " ".join(words[:6])
+
+
+def _driver_json(driver) -> dict:
+    return {"kind": driver.kind, "shift": round(driver.shift, 4) if np.isfinite(driver.shift) else None,
+            "value": driver.value, "reference": driver.reference, "trait": driver.trait}
 
 
 def _last_query(past: list[PastAction]) -> str | None:

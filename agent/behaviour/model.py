@@ -76,6 +76,12 @@ class LabelDistribution:
     hazard: float
     buy_share: float
 
+    @classmethod
+    def of(cls, probabilities: np.ndarray) -> "LabelDistribution":
+        """A distribution from probabilities alone (hazard and buy share read off purchase and terminate)."""
+        hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
+        return cls(probabilities, hazard, float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0)
+
     def as_dict(self, digits: int = 4) -> dict[str, float]:
         return {label: round(float(p), digits) for label, p in zip(LABELS, self.probabilities)}
 

@@ -1,7 +1,7 @@
 """Everything about a page that the embedded brain needs, computed once per Observation and cached.
 
 A population of twins looks at the same page thousands of times; grouping candidates by click type,
-their word sets, static embeddings and prices are computed on the first prediction and reused (keyed
+their word sets and static embeddings are computed on the first prediction and reused (keyed
 by the Observation object itself, which is immutable).
 """
 
@@ -27,7 +27,6 @@ class PageIndex:
     groups: dict[str, np.ndarray]          # label -> candidate indices in document order
     word_sets: tuple[frozenset[str], ...]
     embeddings: np.ndarray | None          # (n, dim) unit vectors, None without the embedder
-    prices: np.ndarray                     # NaN where unknown
     position_score: np.ndarray             # -log1p(rank of the candidate within its group)
     allowed: np.ndarray                    # over labels.LABELS: the page offers this label
 
@@ -71,7 +70,6 @@ def build_index(observation: Observation) -> PageIndex:
         groups=groups,
         word_sets=tuple(words(t) for t in texts),
         embeddings=embedder.embed(texts) if embedder is not None and texts else None,
-        prices=np.asarray([c.price if c.price is not None else np.nan for c in candidates], dtype=float),
         position_score=position_score,
         allowed=allowed,
     )

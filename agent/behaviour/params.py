@@ -19,6 +19,7 @@ from agent.behaviour.labels import LABELS, bias_vector
 from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
 from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.page_terms import PRIORS, PageTermCoefficients
 from agent.behaviour.person_chain import PersonChain
 
 PARAMS_PATH = Path(__file__).with_name("params.json")
@@ -40,6 +41,7 @@ class BehaviourParams:
     name_priors: dict[str, dict[str, float]]
     element_weights: dict[str, float]
     meta: dict = field(default_factory=dict)
+    page_terms: PageTermCoefficients = PRIORS
 
 
 def params_from_json(data: dict) -> BehaviourParams:
@@ -78,7 +80,8 @@ def params_from_json(data: dict) -> BehaviourParams:
         naming=NamingTables.from_json(data.get("naming")),
         name_priors={k: dict(v) for k, v in data.get("name_priors", DEFAULT_NAME_PRIORS).items()},
         element_weights=weights,
-        meta={k: data[k] for k in ("source", "hyperparameters", "cross_validation", "citation") if k in data},
+        meta={k: data[k] for k in ("source", "hyperparameters", "cross_validation", "citation", "page_terms") if k in data},
+        page_terms=PageTermCoefficients.from_json((data.get("page_terms") or {}).get("coefficients")),
     )
 
 

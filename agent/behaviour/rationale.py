@@ -1,9 +1,12 @@
 """A first-person rationale for the embedded brain's choice, built from what actually drove it.
 
-Three parts: where I am in the session (the history features that pushed this label up the most,
-worded with real counts), what I do now (the label and the element), and why that is like me (the
-recalled memory that best fits the choice, or the persona answer behind it). Different features,
-memories or choices give different sentences; nothing here is a fixed template string.
+Three parts: what moved me (the page facts among the decision's top drivers, page_reasons.py; else where
+I am in the session, the history features that pushed this label up the most, worded with real counts; at
+a session's first step, what I came to do), what I do now (the label and the element), and why that is
+like me (the trait that makes those facts weigh, a recalled memory of what I said, or the persona answer
+behind the choice). A survey statement is quoted only when it is agreed with and speaks of this kind of
+action: quoted blindly it contradicted the decision ("I somewhat disagree that I shop quickly" while
+buying). A trait that says the opposite of the action (CONTRADICTS) is never named.
 """
 
 from __future__ import annotations
@@ -105,12 +108,31 @@ def memory_words(memory: Memory) -> str:
     return text.strip()
 
 
+# Survey answers: quoted only when agreed with and on topic (see pick_memory).
+_SURVEY_KINDS = frozenset({"preference", "personality", "profile"})
+_NOT_AGREED = re.compile(r"\b(?:disagree|neither|don't|do not|not|never|rarely)\b", re.IGNORECASE)
+# label -> persona features whose low (-) or high (+) side says the opposite of doing it.
+CONTRADICTS: dict[str, frozenset[tuple[str, int]]] = {
+    "purchase": frozenset({("pref:impulsiveness", -1), ("pref:recreational", +1)}),
+    TERMINATE: frozenset({("pref:impulsiveness", +1)}),
+    "review": frozenset({("pref:review_engagement", -1), ("pref:impulsiveness", +1)}),
+    "product_link": frozenset({("pref:impulsiveness", +1)}),
+}
+
+
+def contradicts(label: str, feature: str, value: float) -> bool:
+    return value != 0 and (feature, 1 if value > 0 else -1) in CONTRADICTS.get(label, frozenset())
+
+
 def pick_memory(memories: Sequence[Memory], label: str) -> Memory | None:
-    """The recalled memory that best fits this choice: keyword hits, then statements over transcript
-    passages (a Q&A fragment reads badly as a reason), then recall order."""
+    """The recalled memory of what the person said that best fits this choice: keyword hits, then
+    statements over transcript passages (a Q&A fragment reads badly as a reason), then recall order.
+    A survey answer qualifies only when it is agreed with and names this kind of action."""
+    keywords = _LABEL_KEYWORDS.get(label, ())
+    memories = [m for m in memories if m.kind not in _SURVEY_KINDS
+                or (not _NOT_AGREED.search(m.text) and any(word in m.text.lower() for word in keywords))]
     if not memories:
         return None
-    keywords = _LABEL_KEYWORDS.get(label, ())
 
     def rank(item: tuple[int, Memory]) -> tuple[bool, int, bool, int]:
         position, memory = item
@@ -166,9 +188,9 @@ def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
     return phrases[:2]
 
 
-def persona_reason(persona_drivers: Sequence[tuple[str, float]]) -> str | None:
+def persona_reason(persona_drivers: Sequence[tuple[str, float]], label: str) -> str | None:
     for name, value in persona_drivers:
-        if name in _PERSONA_PHRASES and value:
+        if name in _PERSONA_PHRASES and value and not contradicts(label, name, value):
             high, low = _PERSONA_PHRASES[name]
             return high if value > 0 else low
     return None
@@ -181,12 +203,25 @@ def write_rationale(
     persona_drivers: Sequence[tuple[str, float]],
     memories: Sequence[Memory],
     past: Sequence[PastAction],
+    reasons: Sequence[str] = (),
+    page_trait: str | None = None,
+    purpose: str | None = None,
 ) -> str:
-    """First-person rationale: situation, decision, and the memory or persona trait behind it."""
-    where = " and ".join(situation(drivers, past))
+    """First-person rationale: what moved me (page facts, else the session so far, else what I came for),
+    the decision, and the trait or memory behind it."""
+    if reasons:
+        where = ", and ".join(reasons)
+        if purpose:
+            where = f"{purpose}, and {where}"
+    elif purpose and not past:
+        where = purpose
+    else:
+        where = " and ".join(situation(drivers, past))
     text = f"{where[0].upper()}{where[1:]}, so {doing}."
+    if page_trait:
+        return f"{text} {page_trait[0].upper()}{page_trait[1:]}."
     memory = pick_memory(memories, label)
-    trait = persona_reason(persona_drivers)
+    trait = persona_reason(persona_drivers, label)
     if memory is not None:
         text += f" That's like me: {first_person(first_sentence(memory_words(memory)))}"
         if not text.endswith((".", "!", "?", "…")):
@@ -215,8 +250,14 @@ _DOING: dict[str, str] = {
 
 
 def doing_phrase(label: str, target: str | None, query: str | None = None, buy_share: float | None = None,
-                 into_box: bool = False) -> str:
-    """What I do now, in words (the element's text when known)."""
+                 into_box: bool = False, elsewhere: bool = False) -> str:
+    """What I do now, in words (the element's text when known). `elsewhere`: the product in view put me off."""
+    if elsewhere and label == "product_link":
+        return "I'll look at another one" + (f': "{target[:80]}"' if target else "")
+    if elsewhere and label == "search" and not into_box:
+        return "I'll search for something else"
+    if elsewhere and label == TERMINATE:
+        return "I'll leave it and look elsewhere"
     if label == "search" and into_box:
         return _DOING["search_box"]
     if label == TERMINATE:
