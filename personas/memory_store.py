@@ -4,8 +4,10 @@ Layout: one collection of persona records (the validated Persona as JSON, plus i
 `generation`) and one collection of memories tagged with `persona_id` and `generation`.
 
 Re-importing a persona writes a whole new generation of memories first, then switches the persona
-record to it (the commit point), then deletes the old generation. A crash at any moment leaves either
-the old persona whole or the new one whole: recall only ever reads the generation the record names.
+record to it (the commit point), then deletes the generation it displaced (never "every other one": that
+would include another writer's generation, written but not yet committed). A crash or a concurrent writer
+at any moment leaves either the old persona whole or a new one whole: recall only ever reads the
+generation the record names.
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ class MemoryStore:
 
     # ---- personas -------------------------------------------------------------------------------
 
-    def put_persona(self, persona: Persona) -> int:
-        """Store (or replace whole) a persona and its derived memories; returns the memory count."""
+    def put_persona(self, persona: Persona, *, keep_events: bool = False) -> int:
+        """Store (or replace whole) a persona and its derived memories; returns the memory count.
+
+        With `keep_events`, the event memories of the stored persona (sessions appended through
+        `add_memory`) move to the new generation too, so a merge-import loses none of them.
+        """
         generation = uuid.uuid4().hex
         now = _now()
         texts = persona_memory_texts(persona)
@@ -130,6 +136,9 @@ class MemoryStore:
                 documents=[text for _, text in texts[start:end]],
                 metadatas=metadatas[start:end],
             )
+        events = self._copy_events(persona.id, generation) if keep_events else 0
+        self._generation_written(persona.id, generation)
+        displaced = self._current_generation(persona.id)
         self._personas.upsert(  # the commit point: from here on the new generation is the persona
             ids=[persona.id],
             embeddings=[profile_vector.tolist()],
@@ -137,8 +146,39 @@ class MemoryStore:
             metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
                         "source": persona.source, "name": persona.name or ""}],
         )
-        self._memories.delete(where={"$and": [{"persona_id": persona.id}, {"generation": {"$ne": generation}}]})
-        return len(texts)
+        if displaced and displaced != generation:
+            self._delete_generation(persona.id, displaced)
+        if self._current_generation(persona.id) != generation:
+            # Another writer committed after us: nothing will ever read our generation again.
+            self._delete_generation(persona.id, generation)
+        return len(texts) + events
+
+    def _generation_written(self, persona_id: str, generation: str) -> None:
+        """Called between writing a generation and committing it; a seam for tests that force interleavings."""
+
+    def _current_generation(self, persona_id: str) -> str | None:
+        got = self._personas.get(ids=[persona_id], include=["metadatas"])
+        return got["metadatas"][0]["generation"] if got["ids"] else None
+
+    def _delete_generation(self, persona_id: str, generation: str) -> None:
+        self._memories.delete(where={"$and": [{"persona_id": persona_id}, {"generation": generation}]})
+
+    def _copy_events(self, persona_id: str, generation: str) -> int:
+        """Copy the stored persona's event memories into `generation` (same text, time and embedding)."""
+        current = self._current_generation(persona_id)
+        if current is None:
+            return 0
+        got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
+                                 include=["documents", "metadatas", "embeddings"])
+        if not got["ids"]:
+            return 0
+        self._memories.add(
+            ids=[f"{persona_id}:{generation}:{old_id.rsplit(':', 1)[-1]}" for old_id in got["ids"]],
+            embeddings=[list(map(float, vector)) for vector in got["embeddings"]],
+            documents=got["documents"],
+            metadatas=[{**meta, "generation": generation} for meta in got["metadatas"]],
+        )
+        return len(got["ids"])
 
     def _record(self, persona_id: str) -> tuple[str, dict[str, Any]]:
         validate_persona_id(persona_id)
