@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from personas.persona import Persona, validate_persona_id
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"
 _CHROMA_BATCH = 1000
+ABANDONED_AFTER = timedelta(minutes=15)  # far longer than any one persona's import takes
 
 
 class PersonaNotFound(KeyError):
@@ -128,26 +129,31 @@ class MemoryStore:
             {"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
             for i, (kind, _) in enumerate(texts)
         ]
-        for start in range(0, len(ids), _CHROMA_BATCH):
-            end = start + _CHROMA_BATCH
-            self._memories.add(
-                ids=ids[start:end],
-                embeddings=vectors[start:end].tolist(),
-                documents=[text for _, text in texts[start:end]],
-                metadatas=metadatas[start:end],
+        try:
+            for start in range(0, len(ids), _CHROMA_BATCH):
+                end = start + _CHROMA_BATCH
+                self._memories.add(
+                    ids=ids[start:end],
+                    embeddings=vectors[start:end].tolist(),
+                    documents=[text for _, text in texts[start:end]],
+                    metadatas=metadatas[start:end],
+                )
+            events = self._copy_events(persona.id, generation) if keep_events else 0
+            self._generation_written(persona.id, generation)
+            displaced = self._current_generation(persona.id)
+            self._personas.upsert(  # the commit point: from here on the new generation is the persona
+                ids=[persona.id],
+                embeddings=[profile_vector.tolist()],
+                documents=[persona.model_dump_json()],
+                metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
+                            "source": persona.source, "name": persona.name or ""}],
             )
-        events = self._copy_events(persona.id, generation) if keep_events else 0
-        self._generation_written(persona.id, generation)
-        displaced = self._current_generation(persona.id)
-        self._personas.upsert(  # the commit point: from here on the new generation is the persona
-            ids=[persona.id],
-            embeddings=[profile_vector.tolist()],
-            documents=[persona.model_dump_json()],
-            metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
-                        "source": persona.source, "name": persona.name or ""}],
-        )
+        except BaseException:
+            self._delete_generation(persona.id, generation)  # a failed write leaves nothing behind
+            raise
         if displaced and displaced != generation:
             self._delete_generation(persona.id, displaced)
+        self._delete_abandoned_generations(persona.id, keep={generation})
         if self._current_generation(persona.id) != generation:
             # Another writer committed after us: nothing will ever read our generation again.
             self._delete_generation(persona.id, generation)
@@ -155,6 +161,20 @@ class MemoryStore:
 
     def _generation_written(self, persona_id: str, generation: str) -> None:
         """Called between writing a generation and committing it; a seam for tests that force interleavings."""
+
+    def _delete_abandoned_generations(self, persona_id: str, keep: set[str]) -> None:
+        """Generations nobody will commit: not current, and written longer ago than any import takes
+        (a writer killed mid-import). A younger one may be another writer's, still to be committed."""
+        keep = keep | {self._current_generation(persona_id)}
+        cutoff = (datetime.now(timezone.utc) - ABANDONED_AFTER).isoformat(timespec="seconds")
+        got = self._memories.get(where={"persona_id": persona_id}, include=["metadatas"])
+        newest: dict[str, str] = {}  # copied events keep their own, older, time: judge by the newest entry
+        for meta in got["metadatas"]:
+            if meta["generation"] not in keep:
+                newest[meta["generation"]] = max(newest.get(meta["generation"], ""), meta.get("created_at", ""))
+        for generation, written in newest.items():
+            if written < cutoff:
+                self._delete_generation(persona_id, generation)
 
     def _current_generation(self, persona_id: str) -> str | None:
         got = self._personas.get(ids=[persona_id], include=["metadatas"])
