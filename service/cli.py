@@ -49,23 +49,26 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 
 
 @personas_app.command("import")
-def import_personas(files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML.")) -> None:
-    """Import personas; a persona with an existing id is replaced whole."""
+def import_personas(
+    files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a stored persona whole instead of merging."),
+) -> None:
+    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
     from personas.sources import PersonaSourceError, load_personas
+    from service.persona_import import combine_loaded, import_one
 
     loaded = []
     for path in files:
         if not path.exists():
             fail(f"{path}: no such file")
         try:
-            loaded.extend(load_personas(path))
+            loaded.extend((path.name, persona) for persona in load_personas(path))
         except (PersonaSourceError, ValidationError, ValueError) as error:
             fail(f"{path}: {error}")
     services = _services()
-    for persona in loaded:
-        count = services.store.put_persona(persona)
-        console.print(f"imported [bold]{persona.id}[/bold] ({count} memories)")
-    console.print(f"{len(loaded)} persona(s) in {services.store_description}")
+    for origin, persona in combine_loaded(loaded).values():
+        console.print(import_one(services.store, persona, origin, replace=replace).line())
+    console.print(f"{len(services.store.persona_ids())} persona(s) in {services.store_description}")
 
 
 @personas_app.command("list")
