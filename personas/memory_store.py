@@ -25,6 +25,7 @@ from personas.embedder import Embedder, get_embedder
 from personas.memory_texts import core_profile_text, persona_memory_texts
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona, validate_persona_id
+from personas.store_lock import hold_store_directory
 
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"
@@ -63,7 +64,7 @@ def open_chroma_client(path: str | Path | None = None, url: str | None = None, t
         return client
     if path is None:
         raise ValueError("a Chroma path or URL is required")
-    Path(path).mkdir(parents=True, exist_ok=True)
+    hold_store_directory(path)  # one process per embedded store: StoreInUse names the way out
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 

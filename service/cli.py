@@ -43,6 +43,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     from service.request_log import uvicorn_log_config
 
     settings = Settings()
+    if settings.chroma_url is None:  # the embedded store: this process must be its only one
+        if workers > 1:
+            fail("several worker processes cannot share the embedded store; run a Chroma server "
+                 "(`chroma run --path DIR --port 8001`) and set TWINSIM_CHROMA_URL=http://127.0.0.1:8001")
+        from personas.store_lock import hold_store_directory
+
+        hold_store_directory(settings.chroma_path)
     uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
                 timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
@@ -268,9 +275,15 @@ def simulate(
 
 
 def main() -> None:
-    """The console entry point: invalid TWINSIM_* settings are a message and exit 2, not a traceback."""
+    """The console entry point: invalid TWINSIM_* settings or a store held by another process are a message
+    and exit 2, not a traceback."""
+    from personas.store_lock import StoreInUse
+
     try:
         app()
+    except StoreInUse as error:
+        err.print(f"[red]error:[/red] {error}")
+        sys.exit(2)
     except ValidationError as error:
         if error.title != Settings.__name__:
             raise
