@@ -4,15 +4,17 @@ Layout: one collection of persona records (the validated Persona as JSON, plus i
 `generation`) and one collection of memories tagged with `persona_id` and `generation`.
 
 Re-importing a persona writes a whole new generation of memories first, then switches the persona
-record to it (the commit point), then deletes the old generation. A crash at any moment leaves either
-the old persona whole or the new one whole: recall only ever reads the generation the record names.
+record to it (the commit point), then deletes the generation it displaced (never "every other one": that
+would include another writer's generation, written but not yet committed). A crash or a concurrent writer
+at any moment leaves either the old persona whole or a new one whole: recall only ever reads the
+generation the record names.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +25,12 @@ from personas.embedder import Embedder, get_embedder
 from personas.memory_texts import core_profile_text, persona_memory_texts
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona, validate_persona_id
+from personas.store_lock import hold_store_directory
 
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"
 _CHROMA_BATCH = 1000
+ABANDONED_AFTER = timedelta(minutes=15)  # far longer than any one persona's import takes
 
 
 class PersonaNotFound(KeyError):
@@ -60,7 +64,7 @@ def open_chroma_client(path: str | Path | None = None, url: str | None = None, t
         return client
     if path is None:
         raise ValueError("a Chroma path or URL is required")
-    Path(path).mkdir(parents=True, exist_ok=True)
+    hold_store_directory(path)  # one process per embedded store: StoreInUse names the way out
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 
@@ -109,8 +113,12 @@ class MemoryStore:
 
     # ---- personas -------------------------------------------------------------------------------
 
-    def put_persona(self, persona: Persona) -> int:
-        """Store (or replace whole) a persona and its derived memories; returns the memory count."""
+    def put_persona(self, persona: Persona, *, keep_events: bool = False) -> int:
+        """Store (or replace whole) a persona and its derived memories; returns the memory count.
+
+        With `keep_events`, the event memories of the stored persona (sessions appended through
+        `add_memory`) move to the new generation too, so a merge-import loses none of them.
+        """
         generation = uuid.uuid4().hex
         now = _now()
         texts = persona_memory_texts(persona)
@@ -122,23 +130,76 @@ class MemoryStore:
             {"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
             for i, (kind, _) in enumerate(texts)
         ]
-        for start in range(0, len(ids), _CHROMA_BATCH):
-            end = start + _CHROMA_BATCH
-            self._memories.add(
-                ids=ids[start:end],
-                embeddings=vectors[start:end].tolist(),
-                documents=[text for _, text in texts[start:end]],
-                metadatas=metadatas[start:end],
+        try:
+            for start in range(0, len(ids), _CHROMA_BATCH):
+                end = start + _CHROMA_BATCH
+                self._memories.add(
+                    ids=ids[start:end],
+                    embeddings=vectors[start:end].tolist(),
+                    documents=[text for _, text in texts[start:end]],
+                    metadatas=metadatas[start:end],
+                )
+            events = self._copy_events(persona.id, generation) if keep_events else 0
+            self._generation_written(persona.id, generation)
+            displaced = self._current_generation(persona.id)
+            self._personas.upsert(  # the commit point: from here on the new generation is the persona
+                ids=[persona.id],
+                embeddings=[profile_vector.tolist()],
+                documents=[persona.model_dump_json()],
+                metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
+                            "source": persona.source, "name": persona.name or ""}],
             )
-        self._personas.upsert(  # the commit point: from here on the new generation is the persona
-            ids=[persona.id],
-            embeddings=[profile_vector.tolist()],
-            documents=[persona.model_dump_json()],
-            metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
-                        "source": persona.source, "name": persona.name or ""}],
+        except BaseException:
+            self._delete_generation(persona.id, generation)  # a failed write leaves nothing behind
+            raise
+        if displaced and displaced != generation:
+            self._delete_generation(persona.id, displaced)
+        self._delete_abandoned_generations(persona.id, keep={generation})
+        if self._current_generation(persona.id) != generation:
+            # Another writer committed after us: nothing will ever read our generation again.
+            self._delete_generation(persona.id, generation)
+        return len(texts) + events
+
+    def _generation_written(self, persona_id: str, generation: str) -> None:
+        """Called between writing a generation and committing it; a seam for tests that force interleavings."""
+
+    def _delete_abandoned_generations(self, persona_id: str, keep: set[str]) -> None:
+        """Generations nobody will commit: not current, and written longer ago than any import takes
+        (a writer killed mid-import). A younger one may be another writer's, still to be committed."""
+        keep = keep | {self._current_generation(persona_id)}
+        cutoff = (datetime.now(timezone.utc) - ABANDONED_AFTER).isoformat(timespec="seconds")
+        got = self._memories.get(where={"persona_id": persona_id}, include=["metadatas"])
+        newest: dict[str, str] = {}  # copied events keep their own, older, time: judge by the newest entry
+        for meta in got["metadatas"]:
+            if meta["generation"] not in keep:
+                newest[meta["generation"]] = max(newest.get(meta["generation"], ""), meta.get("created_at", ""))
+        for generation, written in newest.items():
+            if written < cutoff:
+                self._delete_generation(persona_id, generation)
+
+    def _current_generation(self, persona_id: str) -> str | None:
+        got = self._personas.get(ids=[persona_id], include=["metadatas"])
+        return got["metadatas"][0]["generation"] if got["ids"] else None
+
+    def _delete_generation(self, persona_id: str, generation: str) -> None:
+        self._memories.delete(where={"$and": [{"persona_id": persona_id}, {"generation": generation}]})
+
+    def _copy_events(self, persona_id: str, generation: str) -> int:
+        """Copy the stored persona's event memories into `generation` (same text, time and embedding)."""
+        current = self._current_generation(persona_id)
+        if current is None:
+            return 0
+        got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
+                                 include=["documents", "metadatas", "embeddings"])
+        if not got["ids"]:
+            return 0
+        self._memories.add(
+            ids=[f"{persona_id}:{generation}:{old_id.rsplit(':', 1)[-1]}" for old_id in got["ids"]],
+            embeddings=[list(map(float, vector)) for vector in got["embeddings"]],
+            documents=got["documents"],
+            metadatas=[{**meta, "generation": generation} for meta in got["metadatas"]],
         )
-        self._memories.delete(where={"$and": [{"persona_id": persona.id}, {"generation": {"$ne": generation}}]})
-        return len(texts)
+        return len(got["ids"])
 
     def _record(self, persona_id: str) -> tuple[str, dict[str, Any]]:
         validate_persona_id(persona_id)

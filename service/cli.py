@@ -43,29 +43,39 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     from service.request_log import uvicorn_log_config
 
     settings = Settings()
+    if settings.chroma_url is None:  # the embedded store: this process must be its only one
+        if workers > 1:
+            fail("several worker processes cannot share the embedded store; run a Chroma server "
+                 "(`chroma run --path DIR --port 8001`) and set TWINSIM_CHROMA_URL=http://127.0.0.1:8001")
+        from personas.store_lock import hold_store_directory
+
+        hold_store_directory(settings.chroma_path)
     uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
                 timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
 
 
 @personas_app.command("import")
-def import_personas(files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML.")) -> None:
-    """Import personas; a persona with an existing id is replaced whole."""
+def import_personas(
+    files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a stored persona whole instead of merging."),
+) -> None:
+    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
     from personas.sources import PersonaSourceError, load_personas
+    from service.persona_import import combine_loaded, import_one
 
     loaded = []
     for path in files:
         if not path.exists():
             fail(f"{path}: no such file")
         try:
-            loaded.extend(load_personas(path))
+            loaded.extend((path.name, persona) for persona in load_personas(path))
         except (PersonaSourceError, ValidationError, ValueError) as error:
             fail(f"{path}: {error}")
     services = _services()
-    for persona in loaded:
-        count = services.store.put_persona(persona)
-        console.print(f"imported [bold]{persona.id}[/bold] ({count} memories)")
-    console.print(f"{len(loaded)} persona(s) in {services.store_description}")
+    for origin, persona in combine_loaded(loaded).values():
+        console.print(import_one(services.store, persona, origin, replace=replace).line())
+    console.print(f"{len(services.store.persona_ids())} persona(s) in {services.store_description}")
 
 
 @personas_app.command("list")
@@ -265,9 +275,15 @@ def simulate(
 
 
 def main() -> None:
-    """The console entry point: invalid TWINSIM_* settings are a message and exit 2, not a traceback."""
+    """The console entry point: invalid TWINSIM_* settings or a store held by another process are a message
+    and exit 2, not a traceback."""
+    from personas.store_lock import StoreInUse
+
     try:
         app()
+    except StoreInUse as error:
+        err.print(f"[red]error:[/red] {error}")
+        sys.exit(2)
     except ValidationError as error:
         if error.title != Settings.__name__:
             raise

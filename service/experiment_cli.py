@@ -134,6 +134,12 @@ def run(
 
 def _print_summary(results: dict) -> None:
     analysis = results.get("analysis") or {}
+    cost = results.get("cost") or {}
+    if cost.get("provider_check"):
+        err.print(f"[yellow]warning:[/yellow] the provider failed its probe call: {cost['provider_check']}")
+    if cost.get("fallbacks"):
+        err.print(f"[yellow]warning:[/yellow] {cost['fallbacks']} of {cost.get('predictions')} decisions fell back to "
+                  f"the embedded brain (requested: {cost.get('brain')})")
     for name, variant in (analysis.get("variants") or {}).items():
         rates = variant.get("rates") or {}
         shown = ", ".join(f"{outcome} {100 * r['rate']:.1f}%" for outcome, r in rates.items() if r.get("rate") is not None)

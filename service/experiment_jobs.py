@@ -50,6 +50,7 @@ class ExperimentRejected(ValueError):
 class CheckedExperiment:
     prepared: PreparedExperiment
     estimate: dict | None  # for LLM brains
+    provider_check: str | None = None  # why the LLM provider failed its probe, when the spec allows falling back
 
 
 def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path | None = None,
@@ -60,6 +61,7 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
     model = spec.model or settings.llm_model
     if spec.brain == LLM_BRAIN and not model:
         raise ExperimentRejected("brain 'llm' needs a model: set `model` in the spec or TWINSIM_LLM_MODEL")
+    provider_check = _probe(services, spec, model) if spec.brain == LLM_BRAIN else None
     try:
         pool = personas_from(services.store, spec.population.ids)
         prepared = prepare(spec, pool, services.store, base_dir=base_dir, allow_paths=allow_paths,
@@ -72,7 +74,19 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
         reason = check_budget(estimate, spec.budget_usd)
         if reason:
             raise ExperimentRejected(reason)
-    return CheckedExperiment(prepared, estimate)
+    return CheckedExperiment(prepared, estimate, provider_check)
+
+
+def _probe(services: Services, spec: ExperimentSpec, model: str) -> str | None:
+    """One call before any work: a dead provider is refused, unless the spec accepts the embedded fallback."""
+    from agent.llm_probe import probe_provider_blocking
+
+    failure = probe_provider_blocking(services.llm, model)
+    if failure and not spec.allow_fallback:
+        raise ExperimentRejected(f"the LLM provider for model '{model}' failed a probe call: {failure}. Check the key "
+                                 "and TWINSIM_LLM_API_BASE, or set `allow_fallback: true` in the spec to let the "
+                                 "embedded brain decide where the provider fails (counted in the results)")
+    return failure
 
 
 class ExperimentExecutor:
@@ -121,8 +135,11 @@ class ExperimentExecutor:
         else:
             outcome = run_experiment(checked.prepared, graph=self.graph_for(spec), done=done, on_samples=on_samples,
                                      on_progress=on_progress, stop=stop)
-        return experiment_results(checked.prepared, outcome, embed=self.services.store.embedder.embed,
-                                  estimate=checked.estimate)
+        results = experiment_results(checked.prepared, outcome, embed=self.services.store.embedder.embed,
+                                     estimate=checked.estimate)
+        if checked.provider_check:
+            results["cost"]["provider_check"] = checked.provider_check
+        return results
 
 
 class ExperimentJobs:

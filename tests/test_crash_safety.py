@@ -23,20 +23,21 @@ from personas.sources import load_personas
 
 pytestmark = pytest.mark.integration
 
-TWINSIM = Path(sys.executable).with_name("twinsim")
+# The CLI of this checkout (the console script would run whichever checkout the virtualenv installed).
+TWINSIM = [sys.executable, "-c", "from service.cli import main; main()"]
 REPO = Path(__file__).resolve().parents[1]
 
 
-def import_and_kill(jsonl: Path, data_dir: Path, kill_after: int) -> int:
+def import_and_kill(jsonl: Path, data_dir: Path, kill_after: int, *options: str) -> int:
     """Run the import; SIGKILL it right after it reports `kill_after` personas. Returns how many it reported."""
     env = {**os.environ, "TWINSIM_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
-    proc = subprocess.Popen([str(TWINSIM), "personas", "import", str(jsonl)], env=env,
+    proc = subprocess.Popen([*TWINSIM, "personas", "import", *options, str(jsonl)], env=env, cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     reported = 0
     try:
         deadline = time.monotonic() + 600
         for line in proc.stdout:
-            if line.startswith("imported "):
+            if line.startswith(("imported ", "replaced ")):
                 reported += 1
                 if reported >= kill_after:
                     time.sleep(0.05)  # land inside the next persona's write
@@ -88,10 +89,11 @@ def test_kill_9_during_bulk_import_leaves_each_persona_whole_or_absent(tmp_path,
     present = assert_whole_or_absent(tmp_path, expected)
     assert reported <= len(present) < len(expected)  # what was reported is there; the rest is absent, not half-there
 
-    reported = import_and_kill(jsonl, tmp_path, kill_after=8)  # replacing whole personas this time
+    reported = import_and_kill(jsonl, tmp_path, 8, "--replace")  # replacing whole personas this time
     assert_whole_or_absent(tmp_path, expected)
 
     env = {**os.environ, "TWINSIM_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1"}
-    finished = subprocess.run([str(TWINSIM), "personas", "import", str(jsonl)], env=env, capture_output=True, text=True, timeout=900)
+    finished = subprocess.run([*TWINSIM, "personas", "import", str(jsonl)], env=env, cwd=REPO, capture_output=True, text=True,
+                              timeout=900)
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert assert_whole_or_absent(tmp_path, expected) == set(expected)

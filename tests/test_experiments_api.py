@@ -234,8 +234,9 @@ def test_an_llm_experiment_runs_through_the_api_with_its_estimate_and_the_respon
             served = server.completions_served
             again = client.post("/experiments", json=body)
             wait_until_finished(client, again.json()["id"])
-            assert server.completions_served == served  # the second run came from the response cache
+            assert server.completions_served == served + 1  # the second run's probe call; its twins came from the cache
     assert final["status"] == "done", final["error"]
-    assert final["results"]["cost"]["llm_calls"] == served == N_PERSONAS * 2 * 2
+    assert final["results"]["cost"]["llm_calls"] == served - 1 == N_PERSONAS * 2 * 2  # and one probe call before the run
+    assert final["results"]["cost"]["fallbacks"] == 0 and "provider_check" not in final["results"]["cost"]
     assert final["results"]["analysis"]["variants"]["B"]["rates"]["leave"]["rate"] == 1.0
     assert (data_dir / "experiments" / "llm_cache.sqlite").exists()

@@ -31,7 +31,7 @@ def render_report(results: dict) -> str:
     sections = [f"<h1>twinsim experiment: {escape(str(name))}</h1>"]
     if spec.get("description"):
         sections.append(f"<p>{escape(str(spec['description']))}</p>")
-    sections += _summary(spec, analysis, results.get("status"))
+    sections += _summary(spec, analysis, results.get("status")) + _fallback_warning(results.get("cost") or {})
     if analysis.get("variants"):
         sections += _outcomes(analysis) + _comparisons(analysis) + _first_actions(analysis) + _segments(analysis)
     else:
@@ -251,6 +251,16 @@ def _themes(themes: dict) -> list[str]:
                              f"<span class='muted'>({theme.get('size', 0)}, {_pct(theme.get('share'))}"
                              f"{'; ' + escape(words) if words else ''})</span>{quotes}</div>")
     return parts
+
+
+def _fallback_warning(cost: dict) -> list[str]:
+    if not cost.get("fallbacks") and not cost.get("provider_check"):
+        return []
+    said = [f"{cost.get('fallbacks', 0)} of {cost.get('predictions', '?')} decisions were made by the embedded brain, "
+            f"not the requested {cost.get('brain', '?')} brain (a failed or invalid call falls back)."]
+    if cost.get("provider_check"):
+        said.append(f"The provider failed its probe call before the run: {cost['provider_check']}")
+    return [f"<p class='warning'><strong>Fallbacks:</strong> {escape(' '.join(said))}</p>"]
 
 
 def _cost(cost: dict) -> list[str]:

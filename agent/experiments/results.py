@@ -35,6 +35,7 @@ def cost_document(prepared: PreparedExperiment, outcome: RunOutcome, estimate: d
         "samples": len(outcome.samples),
         "resumed_samples": outcome.resumed,
         "llm_calls": usage.calls,
+        "fallbacks": sum(s.fallbacks for s in outcome.samples),  # decisions the embedded brain made instead
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "usd": round(usage.cost_usd, 6),

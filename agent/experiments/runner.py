@@ -182,18 +182,19 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     persona = prepared.personas[unit.persona_id]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
     steps: list[Step] = []
-    usage = Usage()
+    usage, fallbacks = Usage(), 0
     for number, page in enumerate(prepared.pages[unit.variant]):
         prediction = await graph.predict(persona=persona, observation=page.observation,
                                          history=list(spec.history) + steps, brain=spec.brain, model=spec.model,
                                          options=PredictOptions(mode="sample", seed=step_seed(seed, number),
                                                                 memories_k=MEMORIES_K))
         usage = usage.add(prediction.usage)
+        fallbacks += prediction.fallback_used
         steps.append(Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
                           url=page.url))
         if _ends_visit(steps[-1]):
             break
-    return _to_sample(prepared, unit, steps), usage
+    return _to_sample(prepared, unit, steps).model_copy(update={"fallbacks": fallbacks}), usage
 
 
 async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit) -> tuple[Sample, Usage]:

@@ -25,3 +25,4 @@ class Sample(BaseModel):
     rationale: str = ""
     segments: dict[str, str] = {}  # segment dimension -> bucket, e.g. {"conscientiousness": "high"}
     steps: int = 1
+    fallbacks: int = 0  # decisions of this run the embedded brain made because the requested brain failed

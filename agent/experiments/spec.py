@@ -128,6 +128,8 @@ class ExperimentSpec(BaseModel):
     seed: int = Field(0, ge=0, le=2**63 - 1)
     budget_usd: float | None = Field(None, ge=0, le=10_000, description="Cap on the LLM spend; refused or stopped above it.")
     concurrency: int = Field(8, ge=1, le=256, description="LLM calls in flight.")
+    allow_fallback: bool = Field(False, description="brain=llm: run even when the provider fails its probe call "
+                                 "(decisions then come from the embedded fallback, counted in the results).")
     max_predictions: int = Field(200_000, ge=1, le=1_000_000, description="Refuse specs that would need more predictions.")
 
     @field_validator("variants")
