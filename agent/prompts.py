@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from agent.actions import Action, parse_action
 from agent.brains.base import TwinContext
 from agent.history import Step
+from agent.facts_text import facts_lines
 from agent.observation import Candidate, Observation
 from agent.untrusted_text import fence_close, fence_open, fenced, neutralise
 from personas.memory_types import Memory
@@ -205,6 +206,10 @@ def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_C
     lines.append(f"Page type: {observation.page_type}")
     if observation.title:
         lines.append(f"Title: {neutralise(observation.title)}")
+    facts = facts_lines(observation.facts)
+    if facts:
+        lines.append("What the page shows (facts read from it):")
+        lines += [neutralise(line) for line in facts]
     if observation.text:
         lines.append(f"Visible text (start): {neutralise(observation.text)[:MAX_PAGE_TEXT_CHARS]}")
     kept = trim_candidates(observation.candidates, candidate_token_budget)
