@@ -140,6 +140,9 @@ def _print_summary(results: dict) -> None:
     if cost.get("fallbacks"):
         err.print(f"[yellow]warning:[/yellow] {cost['fallbacks']} of {cost.get('predictions')} decisions fell back to "
                   f"the embedded brain (requested: {cost.get('brain')})")
+    seen = results.get("visibility") or {}
+    if seen.get("distinguishable") is False:
+        err.print(f"[yellow]notice:[/yellow] {seen['note']}.")
     for name, variant in (analysis.get("variants") or {}).items():
         rates = variant.get("rates") or {}
         shown = ", ".join(f"{outcome} {100 * r['rate']:.1f}%" for outcome, r in rates.items() if r.get("rate") is not None)

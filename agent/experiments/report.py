@@ -32,6 +32,7 @@ def render_report(results: dict) -> str:
     if spec.get("description"):
         sections.append(f"<p>{escape(str(spec['description']))}</p>")
     sections += _summary(spec, analysis, results.get("status")) + _fallback_warning(results.get("cost") or {})
+    sections += _visibility_notice(results.get("visibility") or {})
     if analysis.get("variants"):
         sections += _outcomes(analysis) + _comparisons(analysis) + _first_actions(analysis) + _segments(analysis)
     else:
@@ -261,6 +262,14 @@ def _fallback_warning(cost: dict) -> list[str]:
     if cost.get("provider_check"):
         said.append(f"The provider failed its probe call before the run: {cost['provider_check']}")
     return [f"<p class='warning'><strong>Fallbacks:</strong> {escape(' '.join(said))}</p>"]
+
+
+def _visibility_notice(seen: dict) -> list[str]:
+    """Said before any p-value: variants the twins could not tell apart cannot differ but by noise."""
+    if seen.get("distinguishable") is not False:
+        return []
+    return [f"<p class='warning'><strong>The twins could not see the difference:</strong> {escape(seen['note'])}. "
+            "The comparisons below show noise, not an effect of the change.</p>"]
 
 
 def _cost(cost: dict) -> list[str]:

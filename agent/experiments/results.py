@@ -16,6 +16,7 @@ from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
 from agent.experiments.statistics import analyse
 from agent.experiments.themes import rationale_themes
+from agent.experiments.visibility import visibility
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -61,4 +62,5 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
         "analysis": analysis,
         "themes": themes,
         "cost": cost_document(prepared, outcome, estimate),
+        "visibility": visibility(prepared.pages, spec.variant_names, spec.brain),
     }

@@ -1,0 +1,51 @@
+"""Whether the twins could see the difference between the variants, before anyone reads a p-value.
+
+A result that says "no difference" must say whether the twins could see one. The chosen brain consumes a
+known part of each page: the embedded brain its page facts, title and the candidates' names, kinds, click
+types and texts; an LLM the page block of its prompt, after the facts block and the candidate list are cut
+to the prompt's budget. When every variant gives the brain the same input at every page, the variants are
+indistinguishable to the twins and any difference in outcomes is noise; the experiment says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from agent.experiments.pages import ResolvedPage
+from agent.observation import Observation
+from agent.prompts import page_block
+
+
+def brain_input(observation: Observation, brain: str) -> str:
+    """What the brain reads of a page, as text (equal text: the brain cannot tell two pages apart)."""
+    if brain == "llm":
+        return page_block(observation)
+    if brain != "embedded":  # the baselines (repeat-previous, majority) do not read the page at all
+        return ""
+    candidates = "\n".join(f"{c.name}|{c.kind}|{c.click_type}|{c.text}" for c in observation.candidates)
+    return f"{observation.page_type}\n{observation.title}\n{observation.facts!r}\n{candidates}"
+
+
+def _digest(observation: Observation, brain: str) -> str:
+    return hashlib.sha256(brain_input(observation, brain).encode()).hexdigest()
+
+
+def visibility(pages: dict[str, list[ResolvedPage]], variant_names: list[str], brain: str) -> dict:
+    """{distinguishable: True/False/None, per variant: the pages (1-based) whose input differs from control}.
+    None when some variant is live (its pages are only known while twins browse)."""
+    if any(name not in pages for name in variant_names):
+        return {"distinguishable": None, "brain": brain,
+                "note": "live variants are browsed; what the twins saw is only known from the run"}
+    control, *others = variant_names
+    reference = [_digest(page.observation, brain) for page in pages[control]]
+    differing: dict[str, list[int]] = {}
+    for name in others:
+        seen = [_digest(page.observation, brain) for page in pages[name]]
+        differing[name] = [i + 1 for i in range(max(len(seen), len(reference)))
+                           if i >= len(seen) or i >= len(reference) or seen[i] != reference[i]]
+    same = [name for name, pages_differing in differing.items() if not pages_differing]
+    note = (f"variant(s) {', '.join(same)} give the {brain} brain exactly the same input as {control} on every page: "
+            "the twins cannot see the difference, so any difference in outcomes is noise" if same else
+            f"every variant differs from {control} in what the {brain} brain reads")
+    return {"distinguishable": not same, "brain": brain, "pages_differing": differing,
+            "indistinguishable_variants": same, "note": note}
