@@ -1,7 +1,8 @@
 """The demo's A/B run: the demo twins on the shipped deal-banner experiment (examples/experiments), in seconds.
 
 Shows the point of twins in one screen: the same people, instanced with seeded sampling, see the product
-page with reviews (A) and with a deal banner instead (B); the rates, the paired tests and a report follow.
+page with reviews (A) and with a deal banner instead (B); the rates, the paired tests, why twins left (in
+their own words, from the facts that drove them) and a report follow.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from service.container import Services
 from service.experiment_jobs import ExperimentExecutor, check_experiment
 
 EXAMPLE_SPEC = Path(__file__).resolve().parents[1] / "examples" / "experiments" / "deal_banner.yaml"
-DEMO_INSTANCES = 25
+DEMO_INSTANCES = 50
 
 
 def run_demo_experiment(console: Console, services: Services, persona_ids: list[str]) -> dict:
@@ -42,6 +43,10 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
             verdict = "[green]significant[/green]" if r["significant"] else "not significant"
             console.print(f"  {outcome}: {100 * r['difference']:+.0f} points B vs A, {r['test']}, "
                           f"adjusted p={r['p_adjusted']:.3g} ({verdict})")
+    for name, by_outcome in (results.get("themes", {}).get("variants") or {}).items():
+        themes = (by_outcome.get("left") or {}).get("themes") or []
+        if name != "A" and themes:
+            console.print(f"  why twins left in {name} ({themes[0]['share']:.0%} of leavers): {themes[0]['representatives'][0]}")
     out = services.settings.data_dir / "demo_experiment"
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))

@@ -22,6 +22,8 @@ MAX_CITED = 2
 _AGAINST: dict[str, tuple[str, ...]] = {
     "price_vs_budget": ("{value} is far more than the {reference} a month I usually spend online",
                         "{value} is well over what I spend online in a month (about {reference})"),
+    "list_price_vs_budget": ("prices here (around {value}) are far more than the {reference} a month I usually spend online",
+                             "what's on this page (around {value}) is over my usual {reference} a month online"),
     "price_vs_page": ("{value} is more than similar items here (around {reference})",
                       "at {value} it costs more than the others on the page, which sit around {reference}"),
     "rating": ("{value:.1f} stars is lower than I'd like to see (around {reference:.1f})",
@@ -70,7 +72,7 @@ def _phrase(driver: Driver, supports: bool, salt: str) -> str | None:
     if not options:
         return None
     value, reference = driver.value, driver.reference
-    money = driver.kind in ("price_vs_budget", "price_vs_page", "delivery_fee")
+    money = driver.kind in ("price_vs_budget", "list_price_vs_budget", "price_vs_page", "delivery_fee")
     count = int(value) if value is not None and math.isfinite(value) else 0
     return _choose(options, salt + kind).format(
         value=_money(value) if money else (value if value is not None else 0.0),

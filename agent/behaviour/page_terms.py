@@ -204,10 +204,12 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
         total, drivers = totals[focus], tuple(terms[focus])
     else:
         # A list: held against each other its products cancel out; what is left is how the page as a
-        # whole meets this person's budget and expectations. Its drivers: those of its most typical product.
+        # whole meets this person's budget and expectations. Only that is a reason worth citing for the page.
         total = mean_total
-        typical = min(range(len(totals)), key=lambda i: abs(totals[i] - mean_total))
-        drivers = tuple(terms[typical])
+        over_budget = [d.shift for product_terms in terms for d in product_terms if d.kind == "price_vs_budget"]
+        prices = [p.price for p in facts.products if p.price]
+        drivers = ((Driver("list_price_vs_budget", sum(over_budget) / len(terms), float(median(prices)),
+                           sens.monthly_budget, "price"),) if over_budget and prices else ())
     unappeal = max(0.0, -total)
     shifts = {PURCHASE: total, TERMINATE: coef.leave_per_appeal * unappeal}
     shifts.update({label: coef.look_per_appeal * unappeal for label in LOOK_ELSEWHERE})

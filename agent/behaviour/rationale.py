@@ -161,7 +161,7 @@ def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
         if name.startswith("prev1="):
             prev = name.split("&")[0].split("=", 1)[1]
             phrase = _PREV_PHRASES.get(prev)
-        elif name == "count:products" and counts.get("product_link"):
+        elif name == "count:products" and counts.get("product_link") and not (counts["product_link"] == 1 and past[-1].label == "product_link"):
             n = counts["product_link"]
             phrase = f"I've opened {n} product{'s' if n != 1 else ''}"
         elif name == "count:reviews" and counts.get("review"):
