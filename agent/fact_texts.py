@@ -12,6 +12,7 @@ import re
 _MONEY = r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
 _PRICE = re.compile(_MONEY)
 _LIST_LABEL = re.compile(r"\b(?:list price|list|was|typical price|typical)\s*:?\s*$")  # just before the "$"
+_LABELLED_PRICE = re.compile(r"\b(?:price|now)\s*:?\s*" + _MONEY, re.IGNORECASE)
 _RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
 _COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?",
                     re.IGNORECASE)
@@ -171,6 +172,12 @@ def brand(text: str) -> str | None:
 def without_ad_label(title: str) -> str:
     """"Sponsored Ad - PEAK High Top ..." -> "PEAK High Top ..." (search results put the label in the image alt)."""
     return _AD_LABEL.sub("", title)
+
+
+def labelled_price(text: str) -> float | None:
+    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99")."""
+    match = _LABELLED_PRICE.search(text)
+    return _money(match.group(1)) if match else None
 
 
 def price_to_pay(text: str) -> float | None:

@@ -121,10 +121,11 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     options = sum(1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option"))
     focus: int | None = None
     own_buy = tuple(name for name in page_buy if _buys_one_product(name))
-    if page_type == "product" or page_type == "other" and own_buy:  # any shop: a buy button outside the cards
+    declared = tree.css_first(".product-meta") is not None  # the page says it is about one product
+    if page_type == "product" or page_type == "other" and (own_buy or declared):  # any shop's product page
         remove_blocks([g.node for g in groups] + sections)
         own = _focus_facts(tree, by_name, own_buy, options, page_title)
-        if own.price is not None or own.buy_names or own.rating is not None or own.option_count:
+        if own.price is not None or own.buy_names or own.rating is not None or own.option_count or own.availability:
             products.insert(0, own)  # else no product is shown (an error page, a bot check at a product URL)
             focus = 0
     return PageFacts(
@@ -234,6 +235,11 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
     """The product a product page is about: the page once other products, navigation and reviews are gone."""
     for node in reversed(tree.css(_NOT_THE_PRODUCT)):
         node.decompose()
+    declared = tree.css_first(".product-meta")  # the page's metadata: only where the page itself says nothing
+    declared_price = fact_texts.parse_price(_text_of(declared, ".product-price"))
+    declared_stock = _text_of(declared, ".availability")
+    if declared is not None:
+        declared.decompose()
     labels = " ".join(fold(n.attributes.get("aria-label") or n.attributes.get("title") or "")
                       for n in tree.css("[name^=reviews], #acrPopover, .product-rating"))
     labels += " " + " ".join(_text_of(tree, s) for s in ("[name='reviews.star_rating']", ".product-rating"))
@@ -248,8 +254,10 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
     text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     buybox = _text_of(tree, "[name=buybox], #buybox, .buybox")
     stock = _text_of(tree, "#availability, .availability")
-    if fact_texts.availability(stock)[0] is None:
-        stock = buybox if fact_texts.availability(buybox)[0] is not None else text
+    for fallback in (buybox, text, declared_stock):
+        if fact_texts.availability(stock)[0] is not None:
+            break
+        stock = fallback
     delivery = _text_of(tree, ".product-delivery")
     if fact_texts.delivery(delivery)[0] is None:
         delivery = buybox if fact_texts.delivery(buybox)[0] is not None else text
@@ -258,7 +266,8 @@ def _focus_facts(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy
         text=text, labels=labels, title=title[:200], name=None,
         list_price=fact_texts.parse_price(struck) if struck else fact_texts.list_price(text),
         brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or None,
-        price=price if price is not None else fact_texts.parse_price(buybox) or fact_texts.price_to_pay(text),
+        price=next((p for p in (price, fact_texts.parse_price(buybox), fact_texts.labelled_price(text), declared_price)
+                    if p is not None), None),
         review_count=count,
         option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
     return replace(facts, sponsored=False)  # ads on a product page are for other products

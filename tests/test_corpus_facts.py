@@ -42,8 +42,11 @@ def test_facts_match_the_ground_truth(entry):
         for fact in FACTS:
             if getattr(product, fact) != truth[fact]:
                 misses.append(f"{fact}: {getattr(product, fact)!r} != {truth[fact]!r}")
-        if not product.buy_names:
-            misses.append("no purchase element found")
+        if bool(product.buy_names) != ("add_to_cart" in truth["key_elements"]):
+            misses.append(f"purchase elements {product.buy_names} where the page's add-to-cart is "
+                          f"{truth['key_elements'].get('add_to_cart')}")
+        if facts.can_buy != (bool(product.buy_names) and truth["availability"] != "unavailable"):
+            misses.append(f"can_buy {facts.can_buy}")
     else:  # a page that shows no product must not make one up
         if facts.focus is not None:
             misses.append(f"a focus product on a page of kind {entry['kind']}: {facts.focus_product}")

@@ -288,3 +288,19 @@ def test_words_in_a_title_are_not_badges_and_some_sizes_unavailable_is_not_out_o
     assert first.availability == "unavailable"
     second = facts_of(page.replace("<span>Currently unavailable.</span>", "", 1)).products[0]
     assert second.availability is None
+
+
+def test_price_and_stock_filled_in_by_javascript_come_from_the_pages_metadata():
+    """A raw page shows "--" where the browser would show the price; OpenGraph metadata says it."""
+    head = ('<head><title>Sink</title><meta property="og:type" content="product">'
+            '<meta property="product:price:amount" content="329.99"><meta property="og:availability" content="instock">'
+            '</head>')
+    body = ('<body><main><h1>AFA Stainless Sink</h1><p>Your Price --$</p><p>Earn $25 back in rewards</p>'
+            '<form><button type="submit" class="add-to-cart">Add to Cart</button></form></main></body>')
+    page = simplify_html(f"<html>{head}{body}</html>", "https://shop.example/sink.html")
+    sink = parse_page(page.html).facts.focus_product
+    assert (sink.title, sink.price, sink.availability) == ("AFA Stainless Sink", 329.99, "in_stock")
+    shown = simplify_html(f"<html>{head}{body.replace('Your Price --$', 'Your Price $299.00')}</html>")
+    assert parse_page(shown.html).facts.focus_product.price == 299.00  # what the page shows comes first
+    plain = simplify_html(f"<html><head><title>Sink</title></head>{body}</html>")
+    assert parse_page(plain.html).facts.focus_product.price is None  # "$25 back" is no price

@@ -16,6 +16,7 @@ from selectolax.lexbor import LexborHTMLParser
 from agent.simplifier.amazon_recipes import AMAZON_RECIPES
 from agent.simplifier.dom import parse_clean, text_of
 from agent.simplifier.generic import guess_page_type, simplify_generic
+from agent.simplifier.product_meta import product_meta_part
 from agent.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
 from agent.simplifier.source_map import SourceMap
 
@@ -43,12 +44,13 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
     if not isinstance(raw_html, str):
         raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
     tree = parse_clean(raw_html)
+    declared = product_meta_part(tree)
     sources = SourceMap(source_attribute)
     recipe = detect_recipe(tree, url, recipes)
     if recipe is None:
         run = simplify_generic(tree, sources=sources)
         title = _title(tree)
-        return SimplifiedPage(_document(title, run.parts), "generic", guess_page_type(tree, url), run.names.in_order,
+        return SimplifiedPage(_document(title, [*run.parts, declared]), "generic", guess_page_type(tree, url), run.names.in_order,
                               sources.by_name)
 
     result = apply_recipe(tree, recipe, RecipeRun(sources=sources))
@@ -60,7 +62,7 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
             root.decompose()
         parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
         page_type = guess_page_type(tree, url)
-    return SimplifiedPage(_document(title, parts), recipe.name, page_type, result.names.in_order, sources.by_name)
+    return SimplifiedPage(_document(title, [*parts, declared]), recipe.name, page_type, result.names.in_order, sources.by_name)
 
 
 def simplify(raw_html: str, url: str | None = None) -> str:

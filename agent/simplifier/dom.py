@@ -9,6 +9,8 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from agent.simplifier.product_meta import KEPT_META
+
 # Never visible content, or content we cannot read (media, frames, vector art).
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
                   "link", "meta", "base", "video", "audio", "map")
@@ -21,6 +23,7 @@ HIDDEN_SELECTOR = ", ".join([
     '[style*="display:none"]', '[style*="display: none"]',
     '[style*="visibility:hidden"]', '[style*="visibility: hidden"]',
     ".aok-hidden", ".a-hidden",
+    ".-athena-label",  # labels the Selectorlib browser extension writes into pages saved with it
 ])
 
 _SPACE = re.compile(r"\s+")
@@ -37,7 +40,8 @@ def parse_clean(raw_html: str) -> LexborHTMLParser:
     # after the subtree holding it has been freed.
     for selector in (", ".join(INVISIBLE_TAGS), HIDDEN_SELECTOR):
         for node in reversed(tree.css(selector)):
-            node.decompose()
+            if node.tag != "meta" or (node.attributes.get("property") or "").lower() not in KEPT_META:
+                node.decompose()  # the product's declared price and stock stay (simplifier/product_meta.py)
     return tree
 
 
