@@ -1,0 +1,103 @@
+"""The page-sensitivity benchmark's manipulations change what they say on the sample pages: a manipulation that
+silently does nothing (or changes another fact or other products) fails here, before it can dilute a result."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.observation import parse_page
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import page_sensitivity as ps  # noqa: E402
+
+PAGES = REPO / "agent" / "sample_pages"
+
+
+@pytest.fixture(scope="module")
+def product_page() -> ps.Page:
+    html = (PAGES / "product_page.html").read_text(encoding="utf-8")
+    return ps.Page.make("sample product page", "project-made", "agent/sample_pages/product_page.html", "product", html, None)
+
+
+@pytest.fixture(scope="module")
+def search_page() -> ps.Page:
+    html = (PAGES / "search_results.html").read_text(encoding="utf-8")
+    return ps.Page.make("sample search page", "project-made", "agent/sample_pages/search_results.html", "search_results",
+                        html, None)
+
+
+def facts_after(page: ps.Page, name: str):
+    before = parse_page(page.html, page.url)
+    after = parse_page(ps.MANIPULATIONS[name](page), page.url)
+    return before, after
+
+
+def test_the_serialised_page_reads_as_the_original(product_page):
+    original = parse_page((PAGES / "product_page.html").read_text(encoding="utf-8")).facts
+    assert parse_page(product_page.html).facts == original
+
+
+# (manipulation, what the product in view should show afterwards)
+EXPECTED = {
+    "price_x2.5": lambda p: p.price == 32.48 and p.list_price == 39.98,
+    "price_x0.5": lambda p: p.price == 6.5 and p.list_price == 8.0,
+    "rating_1.6": lambda p: p.rating == 1.6 and p.review_count == 48211,
+    "reviews_7": lambda p: p.review_count == 7 and p.rating == 4.7,
+    "no_reviews": lambda p: p.rating is None and not p.review_count,
+    "deal_50pct": lambda p: p.price == 12.99 and p.list_price == 25.98 and abs(p.discount - 0.5) < 1e-3,
+    "unavailable": lambda p: p.availability == "unavailable" and len(p.buy_names) == 4,
+    "delivery_free_fast": lambda p: p.delivery_free is True and p.delivery_days == 1,
+    "delivery_paid_slow": lambda p: p.delivery_free is False and p.delivery_fee == 7.99,
+    "options_30": lambda p: p.option_count == 30,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_manipulation_changes_the_product_in_view_as_intended(product_page, name):
+    before, after = facts_after(product_page, name)
+    product = after.facts.focus_product
+    assert EXPECTED[name](product), (name, product)
+    assert after.facts.alternatives() == before.facts.alternatives(), "other products must be left alone"
+    assert after.page_type == before.page_type
+    result = ps.check(name, before, after)
+    assert result["applied"] is True, result
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_untouched_facts_stay(product_page, name):
+    before, after = facts_after(product_page, name)
+    old, new = ps._brief(before.facts.focus_product), ps._brief(after.facts.focus_product)
+    touched = {"price_x2.5": {"price", "list_price"}, "price_x0.5": {"price", "list_price"}, "rating_1.6": {"rating"},
+               "reviews_7": {"reviews"}, "no_reviews": {"rating", "reviews"}, "deal_50pct": {"list_price"},
+               "unavailable": {"availability"}, "delivery_free_fast": {"free", "fee", "days"},
+               "delivery_paid_slow": {"free", "fee", "days"}, "options_30": {"options"}}[name]
+    assert {k: v for k, v in old.items() if k not in touched} == {k: v for k, v in new.items() if k not in touched}
+
+
+def test_a_manipulation_that_does_nothing_is_not_applied(product_page):
+    before = parse_page(product_page.html)
+    for name in EXPECTED:
+        assert ps.check(name, before, before)["applied"] is False, name
+
+
+def test_the_product_in_view_cannot_be_labelled_sponsored_and_says_why(product_page):
+    before = parse_page(product_page.html)
+    after = parse_page(ps.sponsored(product_page))
+    result = ps.check("sponsored", before, after)
+    assert result["applied"] is False and result["reason"]
+
+
+@pytest.mark.parametrize("name", [n for n in ps.MANIPULATIONS if n != "options_30"])
+def test_on_a_search_page_every_product_changes(search_page, name):
+    before, after = facts_after(search_page, name)
+    result = ps.check(name, before, after)
+    if name == "sponsored":  # three results already carry the label
+        assert result["applied"] is True and all(p.sponsored for p in after.facts.products)
+        return
+    assert result["applied"] is True, result
+    assert result["changed"] == result["eligible"] == len(before.facts.products) == 48
