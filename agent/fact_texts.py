@@ -113,7 +113,8 @@ def delivery(text: str) -> tuple[bool | None, float | None, int | None]:
 
 
 def _soonest_day(low: str) -> int | None:
-    """Days until delivery from "today" / "tomorrow" / "overnight" / "in 2 days" / "within 3-5 business days"."""
+    """Days until delivery from "today" / "tomorrow" / "overnight" / "in 2 days" / "within 3-5 business days" /
+    "in 2-3 weeks"."""
     days = [promised for word, promised in _WORD_DAYS if word in low]
     at = low.find("day")
     while at >= 0:
@@ -121,6 +122,12 @@ def _soonest_day(low: str) -> int | None:
         if match:
             days.append(int(match.group(1)))
         at = low.find("day", at + 3)
+    at = low.find("week")
+    while at >= 0:  # "in 2-3 weeks": the soonest, in days
+        match = _DAYS_BEFORE.search(low, max(0, at - 32), at)
+        if match:
+            days.append(7 * int(match.group(1)))
+        at = low.find("week", at + 4)
     return min(days) if days else None
 
 

@@ -537,8 +537,10 @@ def test_an_expectation_only_reference_counts_only_shortfalls():
 
 
 def test_apply_effect_moves_all_purchase_mass_of_an_unavailable_product():
-    facts = PageFacts(products=(_product(20.0, availability="unavailable", buy_names=("buybox.add_to_cart",)),
-                                _product(10.0, name="similar.a.product_name"), _product(30.0, name="similar.b.product_name")),
+    # Facts level with the page's other products: no other term moves anything, only the stock-out does.
+    facts = PageFacts(products=(_product(20.0, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
+                                _product(10.0, 4.5, 1000, name="similar.a.product_name"),
+                                _product(30.0, 4.5, 1000, name="similar.b.product_name")),
                       focus=0)
     effect = page_effect(facts, NEUTRAL)
     assert effect.focus_unavailable and "buybox.add_to_cart" in effect.unavailable_names
@@ -562,3 +564,16 @@ def test_apply_effect_moves_all_purchase_mass_of_an_unavailable_product():
     assert after[terminate] == pytest.approx(no_look[terminate] + no_look[purchase]) and after[purchase] == 0.0
     other = replace(PRIORS, stockout_leave=0.9)
     assert apply_effect(base, effect, other)[terminate] == pytest.approx(base[terminate] + 0.9 * freed)
+
+
+def test_an_unavailable_product_still_weighs_by_what_the_page_says_of_it():
+    """Out of stock and overpriced: leaving rises more than out of stock at the page's price (the other terms
+    still apply; only the buying is moved)."""
+    def after(price: float) -> np.ndarray:
+        facts = PageFacts(products=(_product(price, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
+                                    _product(10.0, 4.5, 1000, name="similar.a.product_name"),
+                                    _product(30.0, 4.5, 1000, name="similar.b.product_name")), focus=0)
+        return apply_effect(np.full(len(LABELS), 1.0 / len(LABELS)), page_effect(facts, NEUTRAL))
+    terminate = LABEL_INDEX[TERMINATE]
+    assert after(80.0)[LABEL_INDEX[PURCHASE]] == after(20.0)[LABEL_INDEX[PURCHASE]] == 0.0
+    assert after(80.0)[terminate] > after(20.0)[terminate]

@@ -206,9 +206,9 @@ class BehaviourEngine:
         reasons, page_trait = page_reasons(label, effect.drivers, sens, salt)
         came_for = None
         if not past:
-            said = told or ([t for t in (ctx.persona.interview_summary, ctx.persona.self_description) if t]
-                            if ctx.persona is not None else [])
-            came_for = purpose(interests(said), _thing_in_view(observation), ctx.extra.get("task"))
+            # What they shop for comes from what they told (interview, events); a self-description's
+            # "looking for a full-time job" is not a shopping errand.
+            came_for = purpose(interests(told), _thing_in_view(observation), ctx.extra.get("task"), sens, salt)
         rationale = write_rationale(
             label,
             doing_phrase(label, target, query, distribution.buy_share, into_box=into_box, elsewhere=bool(reasons)),

@@ -119,16 +119,29 @@ def page_reasons(label: str, drivers: Sequence[Driver], sens: Sensitivities, sal
     return phrases, trait
 
 
-def purpose(interests: Sequence[str], page_thing: str | None, task: str | None = None) -> str:
-    """What the twin came to do, for a session's first step: the task given, else what the person
-    said they shop for, else the thing in view."""
+_WAYS: dict[str, str] = {  # sensitivity -> how this person goes about it, when they agree with it
+    "price": "find the best value",
+    "reviews": "see what other buyers say",
+    "impulsiveness": "pick something good enough quickly",
+    "delivery": "get it delivered fast",
+    "quality": "find something of good quality",
+    "brand": "find a brand worth paying for",
+    "novelty": "try something new",
+}
+
+
+def purpose(interests: Sequence[str], page_thing: str | None, task: str | None = None,
+            sens: Sensitivities | None = None, salt: str = "") -> str:
+    """What the twin came to do, for a session's first step: the task given, else what the person said they
+    shop for, else the thing in view; with how this person goes about it (a survey answer they agreed with,
+    one of their strongest, chosen stably per person)."""
     if task:
         return f"I'm here to {task.rstrip('.')}" if not task.lower().startswith(("i ", "i'")) else task.rstrip(".")
-    if interests:
-        return f"I came to look for {interests[0]}"
-    if page_thing:
-        return f"I came to look at {page_thing}"
-    return "I came to browse"
-
-
-
+    what = (f"I came to look for {interests[0]}" if interests else
+            f"I came to look at {page_thing}" if page_thing else "I came to browse")
+    levels = {name: getattr(sens, name) for name in _WAYS} if sens is not None else {}
+    top = max(levels.values(), default=0.0)
+    if top <= 0:
+        return what
+    strongest = sorted(name for name, level in levels.items() if level == top)
+    return f"{what} and {_WAYS[_choose(strongest, salt + 'way')]}"

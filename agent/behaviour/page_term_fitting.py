@@ -87,6 +87,9 @@ def log_likelihood(theta: np.ndarray, d: _Design) -> float:
 def fit_page_terms(steps: Sequence[PageStep], prior: PageTermCoefficients = PRIORS,
                    penalty: float = PENALTY) -> PageTermCoefficients | None:
     """Coefficients fitted to the steps, or None when there are too few to move the priors."""
+    # An unavailable product in view has no appeal to weigh (it cannot be bought): such steps say nothing
+    # about these coefficients.
+    steps = [s for s in steps if not (s.facts.focus_product and s.facts.focus_product.availability == "unavailable")]
     if len(steps) < MIN_STEPS:
         return None
     d = design(steps, prior)

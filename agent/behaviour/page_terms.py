@@ -197,9 +197,6 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
     mean_total = sum(totals) / len(totals)
     appeal_by_name = {name: total - mean_total
                       for product, total in zip(facts.products, totals) for name in (product.name, *product.buy_names) if name}
-    if focus is not None and facts.products[focus].availability == "unavailable":
-        return PageEffect(_stockout_shifts(coef), (Driver("unavailable", -math.inf, None, None),), appeal_by_name,
-                          unavailable, focus_unavailable=True)
     if focus is not None:
         total, drivers = totals[focus], tuple(terms[focus])
     else:
@@ -215,21 +212,22 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
     shifts.update({label: coef.look_per_appeal * unappeal for label in LOOK_ELSEWHERE})
     if facts.reviews_shown and sens.reviews:
         shifts["review"] = coef.read_reviews * sens.reviews
+    if focus is not None and facts.products[focus].availability == "unavailable":
+        # The rest of what the page says still weighs; apply_effect then moves the buying it would have had.
+        drivers = (Driver("unavailable", -math.inf, None, None),) + drivers
+        return PageEffect(shifts, drivers, appeal_by_name, unavailable, focus_unavailable=True)
     return PageEffect(shifts, drivers, appeal_by_name, unavailable)
-
-
-def _stockout_shifts(coef: PageTermCoefficients) -> dict[str, float]:
-    """Marker shifts for an unavailable product in view; the engine moves the purchase mass itself
-    (stockout_leave to leaving, the rest to looking elsewhere), see apply_effect."""
-    return {PURCHASE: -math.inf}
 
 
 def apply_effect(probabilities: np.ndarray, effect: PageEffect, coef: PageTermCoefficients = PRIORS) -> np.ndarray:
     """P(next label) after the page's terms (labels.LABELS order). An unavailable product in view cannot be
-    bought: what would have gone to buying it goes to leaving (coef.stockout_leave) and to looking elsewhere."""
+    bought: what would have gone to buying it (given everything else the page says) goes to leaving
+    (coef.stockout_leave) and to looking elsewhere."""
     if not effect.shifts:
         return probabilities
-    adjusted = probabilities.copy()
+    adjusted = probabilities * np.exp(np.asarray([v if math.isfinite(v := effect.shifts.get(label, 0.0)) else 0.0
+                                                  for label in LABELS]))
+    adjusted /= adjusted.sum()
     if effect.focus_unavailable:
         freed = adjusted[_PURCHASE]
         adjusted[_PURCHASE] = 0.0
@@ -239,6 +237,4 @@ def apply_effect(probabilities: np.ndarray, effect: PageEffect, coef: PageTermCo
             adjusted[_LOOK] += (1.0 - coef.stockout_leave) * freed * elsewhere / elsewhere.sum()
         else:
             adjusted[_TERMINATE] += (1.0 - coef.stockout_leave) * freed
-        return adjusted / adjusted.sum()
-    adjusted *= np.exp(np.asarray([effect.shifts.get(label, 0.0) for label in LABELS]))
     return adjusted / adjusted.sum()
