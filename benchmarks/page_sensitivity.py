@@ -486,8 +486,8 @@ TRAIT_LABEL = {"price": "price-conscious", "reviews": "review-engaged", "deliver
 
 
 def seed_of(p: int, i: int, per_persona: bool) -> int:
-    """The same in every variant. By default the instance's alone (every persona draws with the same 20 seeds);
-    with --seeds persona each persona and instance has its own (still common to every variant)."""
+    """The same in every variant. By default each persona and instance has its own, as experiments seed
+    (agent/experiments/runner.instance_seed); with --seeds instance every persona draws with the same 20."""
     return 1_000_000 + 1_000 * p + i if per_persona else 1_000 + i
 
 
@@ -533,9 +533,10 @@ def compare(control: np.ndarray, treated: np.ndarray, outcome: str, rows: np.nda
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seeds", choices=("instance", "persona"), default="instance",
-                        help="instance: seed = 1000 + instance for every persona (the default); persona: one seed per "
-                             "persona and instance (results in page_sensitivity_persona_seeds.json)")
+    parser.add_argument("--seeds", choices=("instance", "persona"), default="persona",
+                        help="persona (the default, as experiments seed): one seed per persona and instance, the same "
+                             "in every variant; instance: seed = 1000 + instance for every persona (results in "
+                             "page_sensitivity_shared_seeds.json)")
     args = parser.parse_args()
     per_persona = args.seeds == "persona"
     started = time.perf_counter()
@@ -604,9 +605,9 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print_table(page_results)
     summary = summarise(all_tests)
-    write_result("page_sensitivity_persona_seeds" if per_persona else "page_sensitivity", {
+    write_result("page_sensitivity" if per_persona else "page_sensitivity_shared_seeds", {
         "command": ".venv/bin/python benchmarks/page_sensitivity.py" + (
-            f" --instances {args.instances}" if args.instances != 20 else "") + (" --seeds persona" if per_persona else ""),
+            f" --instances {args.instances}" if args.instances != 20 else "") + ("" if per_persona else " --seeds instance"),
         "citation": CITATION,
         "seconds": round(seconds, 1),
         "decisions": decisions,
@@ -616,7 +617,7 @@ def main() -> None:
                            ("1000 + instance, the same for every persona and variant (common random numbers); the "
                             "embedded brain's first uniform draw picks the label, so every persona draws the label "
                             "with the same 20 numbers: rates move in steps near 1/20 and pairs are not independent "
-                            "across personas (compare --seeds persona)"),
+                            "across personas (the default, --seeds persona, gives each its own)"),
                   "memories": "none", "brain": "embedded"},
         "traits": {TRAIT_LABEL[t]: sum(1 for s in sens if getattr(s, t) > 0) for t in TRAIT_LABEL},
         "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; tests "
