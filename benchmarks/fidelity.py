@@ -33,6 +33,7 @@ from agent.behaviour.cross_validation import fold_assignment, out_of_fold_distri
 from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
 from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
 from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
+from agent.behaviour.labels import LABELS  # noqa: E402
 from agent.behaviour.params import load_params  # noqa: E402
 from agent.behaviour.timelines import read_timelines  # noqa: E402
 from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
@@ -66,16 +67,38 @@ def tuned_rule(train: TrainingRows, scheme: str, config):
     return rule
 
 
-def predict_fold(train: TrainingRows, tests: list[TrainingRows], scheme: str, config) -> list[np.ndarray]:
-    """One model and rule from the training folds, deciding every step of each test set given."""
+def predict_fold(train: TrainingRows, tests: list[TrainingRows], scheme: str, config,
+                 distributions_out: list | None = None) -> list[np.ndarray]:
+    """One model and rule from the training folds, deciding every step of each test set given (the first test
+    set's distributions are appended to `distributions_out` when given)."""
     rule = tuned_rule(train, scheme, config)
     variant = fit_variant(train, config)
     decided = []
     for test in tests:
         scored = test.subset(~test.training_only)
         distributions = np.asarray([variant.distribution(f).probabilities for f in merged_features(scored, config)])
+        if distributions_out is not None and not decided:
+            distributions_out.append(distributions)
         decided.append(rule.decide(distributions, scored_previous(test)))
     return decided
+
+
+def first_steps(gold: np.ndarray, predicted: np.ndarray, distributions: np.ndarray, first: np.ndarray) -> dict:
+    """What real people did first against what the twin did (most likely) and what it would draw (sample mode),
+    with the total-variation distance of each mix from the real one."""
+    def mix(labels: np.ndarray) -> np.ndarray:
+        return np.bincount(labels, minlength=len(LABELS)) / max(1, len(labels))
+
+    real, twin, drawn = mix(gold[first]), mix(predicted[first]), distributions[first].mean(axis=0)
+    shown = lambda v: {LABELS[i]: round(float(x), 3) for i, x in enumerate(v) if x >= 0.005}  # noqa: E731
+    confusion: dict[str, dict[str, int]] = {}
+    for g, p in zip(gold[first], predicted[first]):
+        row = confusion.setdefault(LABELS[g], {})
+        row[LABELS[p]] = row.get(LABELS[p], 0) + 1
+    return {"sessions": int(first.sum()), "real": shown(real), "most_likely": shown(twin), "sample_mean": shown(drawn),
+            "tv_most_likely": round(0.5 * float(np.abs(twin - real).sum()), 3),
+            "tv_sample": round(0.5 * float(np.abs(drawn - real).sum()), 3),
+            "confusion_real_to_twin": confusion}
 
 
 def baselines(train: TrainingRows, test: TrainingRows) -> dict[str, np.ndarray]:
@@ -110,11 +133,14 @@ def evaluate_scheme(rows: TrainingRows, untimed: TrainingRows, scheme: str, sele
     systems = ("model", "model without persona", "repeat-previous", "majority", UNTIMED)
     predictions = {name: np.zeros(int((~rows.training_only).sum()), dtype=int) for name in systems}
     scored_index = np.cumsum(~rows.training_only) - 1
+    model_distributions = np.zeros((int((~rows.training_only).sum()), len(LABELS)))
     for fold in range(N_FOLDS):
         train, test = rows.subset(folds != fold), rows.subset(folds == fold)
         positions = scored_index[(folds == fold) & ~rows.training_only]
+        captured: list[np.ndarray] = []
         predictions["model"][positions], predictions[UNTIMED][positions] = predict_fold(
-            train, [test, untimed.subset(untimed_folds == fold)], scheme, selection.config(persona_variant))
+            train, [test, untimed.subset(untimed_folds == fold)], scheme, selection.config(persona_variant), captured)
+        model_distributions[positions] = captured[0]
         predictions["model without persona"][positions] = predict_fold(train, [test], scheme, selection.config("no_persona"))[0]
         for name, labels in baselines(train, test).items():
             predictions[name][positions] = labels
@@ -128,7 +154,9 @@ def evaluate_scheme(rows: TrainingRows, untimed: TrainingRows, scheme: str, sele
     effect = {m: round(model[m] - results["model without persona"][m], 4) for m in METRICS}
     interval = paired_bootstrap(gold, predictions["model"], predictions["model without persona"], is_last, sessions,
                                 np.random.default_rng(SEED))
+    first = previous_labels(rows)[scored] < 0
     return {"systems": results, "model_beats_baselines": beats,
+            "first_step": first_steps(gold, predictions["model"], model_distributions, first),
             "persona_effect": {"difference": effect, "bootstrap_95": interval},
             "persona_variant": persona_variant}
 
@@ -157,6 +185,9 @@ def main() -> None:
         for name, metrics in result["systems"].items():
             print(f"  {name:24s} " + "  ".join(f"{m}={metrics[m]:.3f}" for m in METRICS[:4]))
         print(f"  persona effect {result['persona_effect']['difference']}")
+        first = result["first_step"]
+        print(f"  first step: real {first['real']}\n    twin (most likely) {first['most_likely']} TV {first['tv_most_likely']}"
+              f"\n    twin (sample mean) {first['sample_mean']} TV {first['tv_sample']}")
 
 
 if __name__ == "__main__":
