@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.click_types import infer_click_type
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
 CandidateKind = Literal["clickable", "input"]
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
@@ -139,8 +140,11 @@ def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
     return ""
 
 
-def parse_page(simplified_html: str | None, url: str | None = None) -> Observation:
-    """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates."""
+def parse_page(simplified_html: str | None, url: str | None = None,
+               limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+    """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates.
+    A page beyond `limits` (depth, elements) raises PageTooComplex before it is parsed."""
+    check_page_shape(simplified_html, limits)
     if not simplified_html or not simplified_html.strip():
         return Observation(url=url, page_type="none", title="", candidates=(), by_name={}, text="")
     tree = LexborHTMLParser(simplified_html)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.history import Step
 from agent.options import PredictOptions
@@ -25,6 +25,12 @@ class Page(BaseModel):
     simplified_html: str | None = Field(None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids.")
     html: str | None = Field(None, description="Raw HTML; simplified to the OPeRA form before the twin reads it.")
     url: str | None = Field(None, max_length=8192)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "Page":
+        if self.simplified_html is not None and self.html is not None:
+            raise ValueError("send the page once: simplified_html or html, not both")
+        return self
 
 
 class PredictRequest(BaseModel):

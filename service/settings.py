@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TWINSIM_", env_file=".env", extra="ignore")
@@ -17,6 +19,8 @@ class Settings(BaseSettings):
     chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
     api_key: SecretStr | None = Field(None, description="When set, every request but /healthz and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated.")
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
+    max_page_depth: int = Field(DEFAULT_MAX_DEPTH, ge=16, le=4096, description="Deepest element nesting of a page (413 beyond): parsing time grows with depth x elements.")
+    max_page_elements: int = Field(DEFAULT_MAX_ELEMENTS, ge=100, le=2_000_000, description="Most elements in a page (413 beyond).")
     default_brain: str = Field("embedded")
     behaviour_params: Path | None = Field(None, description="The embedded brain's parameters (from `twinsim calibrate`); the shipped file when unset.")
     llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
@@ -43,6 +47,10 @@ class Settings(BaseSettings):
 
             load_params(path)  # BehaviourParamsError is a ValueError: a settings error with its reason
         return path
+
+    @property
+    def page_limits(self) -> PageShapeLimits:
+        return PageShapeLimits(max_depth=self.max_page_depth, max_elements=self.max_page_elements)
 
     @cached_property
     def chroma_path(self) -> Path:

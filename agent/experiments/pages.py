@@ -14,6 +14,7 @@ import httpx
 
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
 from agent.observation import Observation, parse_page
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 
 FETCH_TIMEOUT_S = 15.0
 DEFAULT_MAX_PAGE_BYTES = 2_000_000
@@ -52,7 +53,8 @@ def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT
 
 
 def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = True,
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page") -> ResolvedPage:
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page",
+                 limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> ResolvedPage:
     if page.simplified_html is not None:
         html, simplified = page.simplified_html, True
     elif page.html is not None:
@@ -74,22 +76,26 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
     if len(html.encode()) > max_bytes:
         raise SpecError(f"{where}: the page is over {max_bytes} bytes")
     url = page.page_url or page.url
-    if not simplified:
-        from agent.simplifier import simplify
+    try:
+        if not simplified:
+            from agent.simplifier import simplify
 
-        html = simplify(html, url=url)
-    observation = parse_page(html, url=url)
+            html = simplify(html, url=url, limits=limits)
+        observation = parse_page(html, url=url, limits=limits)
+    except PageTooComplex as error:
+        raise SpecError(f"{where}: {error}") from None
     if observation.empty:
         raise SpecError(f"{where}: the page has no element a twin could act on (no name= ids after simplifying)")
     return ResolvedPage(simplified_html=html, url=url, observation=observation)
 
 
 def resolve_variants(spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = True,
-                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> dict[str, list[ResolvedPage]]:
+                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+                     limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> dict[str, list[ResolvedPage]]:
     """variant name -> its pages, parsed (live variants have none); raises SpecError naming the variant and page."""
     return {
         variant.name: [resolve_page(page, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_bytes,
-                                    where=f"variant '{variant.name}' page {i + 1}")
+                                    where=f"variant '{variant.name}' page {i + 1}", limits=limits)
                        for i, page in enumerate(variant.pages)]
         for variant in spec.variants if not variant.live  # live variants are browsed, not fetched once
     }

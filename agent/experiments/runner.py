@@ -31,6 +31,7 @@ from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.history import Step
 from agent.options import PredictOptions
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.recall_query import recall_query
 from personas.memory_types import Memory
 from personas.persona import Persona
@@ -108,10 +109,12 @@ class PreparedExperiment:
 
 def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
             base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-            pages: dict[str, list[ResolvedPage]] | None = None) -> PreparedExperiment:
+            pages: dict[str, list[ResolvedPage]] | None = None,
+            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> PreparedExperiment:
     """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
     if pages is None:
-        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
+        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
+                                 limits=page_limits)
     check_live_variants(spec)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
