@@ -5,9 +5,11 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from service.container import build_services
+from service.errors import request_validation_response
 from service.experiment_jobs import start_experiment_jobs
 from service.metrics import ServiceMetrics
 from service.rate_limit import build_limiter, enforce_rate_limit
@@ -18,6 +20,7 @@ from service.routes import experiments as experiment_routes
 from service.routes import simulations as simulation_routes
 from service.security import require_api_key
 from service.settings import Settings
+from service.text_guard import reject_lone_surrogates
 
 _BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
 
@@ -58,7 +61,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await call_next(request)
 
     install_request_middleware(app)  # added last, so outermost: it sees the 413s above too
-    secured = [Depends(require_api_key), Depends(enforce_rate_limit)]
+    app.add_exception_handler(RequestValidationError, request_validation_response)
+    secured = [Depends(require_api_key), Depends(enforce_rate_limit), Depends(reject_lone_surrogates)]
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(personas.router, dependencies=secured)

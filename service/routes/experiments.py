@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
@@ -14,6 +14,7 @@ from service.dependencies import services_dep
 from service.errors import validation_detail
 from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
 from service.experiment_store import ExperimentNotFound, ExperimentRecord
+from service.paging import limit_query, offset_query
 
 router = APIRouter(tags=["experiments"])
 
@@ -68,7 +69,7 @@ async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), service
 
 
 @router.get("/experiments")
-async def list_experiments(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
+async def list_experiments(limit: int = limit_query(100, 1000), offset: int = offset_query(),
                            jobs: ExperimentJobs = Depends(jobs_dep)) -> list[dict]:
     return [_summary(r) for r in await asyncio.to_thread(jobs.store.list, limit, offset)]
 

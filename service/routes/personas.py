@@ -13,6 +13,7 @@ from personas.persona import PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
 from service.dependencies import services_dep
 from service.errors import validation_detail
+from service.paging import limit_query, offset_query
 from service.schemas import MemoryIn, PersonaCreated, PersonaListItem
 
 router = APIRouter(prefix="/personas", tags=["personas"])
@@ -47,7 +48,7 @@ async def import_persona(
 
 @router.get("", response_model=list[PersonaListItem])
 async def list_personas(
-    limit: int = Query(1000, ge=1, le=10_000), offset: int = Query(0, ge=0, le=1_000_000_000), services=Depends(services_dep)
+    limit: int = limit_query(1000, 10_000), offset: int = offset_query(), services=Depends(services_dep)
 ) -> list[PersonaListItem]:
     summaries = await asyncio.to_thread(services.store.list_personas, limit, offset)
     return [PersonaListItem(**vars(s)) for s in summaries]
