@@ -63,7 +63,8 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
     try:
         pool = personas_from(services.store, spec.population.ids)
         prepared = prepare(spec, pool, services.store, base_dir=base_dir, allow_paths=allow_paths,
-                           max_page_bytes=settings.max_page_bytes, page_limits=settings.page_limits)
+                           max_page_bytes=settings.max_page_bytes, page_limits=settings.page_limits,
+                           allowed_hosts=settings.host_allow_list)
     except (PopulationError, SpecError) as error:
         raise ExperimentRejected(str(error)) from None
     estimate = None

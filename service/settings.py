@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
 
 
@@ -34,8 +35,19 @@ class Settings(BaseSettings):
     rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
     rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
+    allowed_hosts: str = Field(LOOPBACK, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks, comma-separated; loopback by default.")
     executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts_parse(cls, text: str) -> str:
+        HostAllowList.parse(text)  # a bad entry is a settings error naming it
+        return text
+
+    @property
+    def host_allow_list(self) -> HostAllowList:
+        return HostAllowList.parse(self.allowed_hosts)
 
     @field_validator("behaviour_params")
     @classmethod

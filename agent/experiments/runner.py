@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
+from agent.allowed_hosts import HostAllowList
 from agent.brains.base import TwinContext, Usage
 from agent.click_types import infer_click_type
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
@@ -110,12 +111,14 @@ class PreparedExperiment:
 def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
             base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
             pages: dict[str, list[ResolvedPage]] | None = None,
-            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> PreparedExperiment:
-    """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
+            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+            allowed_hosts: HostAllowList | None = None) -> PreparedExperiment:
+    """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason.
+    With `allowed_hosts`, pages are fetched and live variants browsed only on those hosts."""
     if pages is None:
         pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
-                                 limits=page_limits)
-    check_live_variants(spec)
+                                 limits=page_limits, allowed=allowed_hosts)
+    check_live_variants(spec, allowed_hosts)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:

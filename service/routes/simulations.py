@@ -44,6 +44,9 @@ def jobs_dep(request: Request) -> SimulationJobs:
 async def start_simulation(body: SimulationRequest, services=Depends(services_dep), jobs=Depends(jobs_dep)) -> dict:
     if not body.all and not body.personas:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
+    if not await asyncio.to_thread(services.settings.host_allow_list.allows, body.url):
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                            f"cannot browse {body.url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS)")
     try:
         ids = await asyncio.to_thread(persona_ids_for, services, body.personas, body.all)
         config = SimulationConfig(url=body.url, persona_ids=ids, max_steps=body.max_steps, brain=body.brain,
