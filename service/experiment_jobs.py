@@ -9,6 +9,7 @@ jobs to stop, which leaves them "interrupted" and resumable.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -167,7 +168,8 @@ class ExperimentJobs:
 
     def _start(self, experiment_id: str, checked: CheckedExperiment) -> None:
         with self._lock:
-            self._running[experiment_id] = self._pool.submit(self._run, experiment_id, checked)
+            # in a copy of the caller's context: the run reads and recalls as the tenant that started it
+            self._running[experiment_id] = self._pool.submit(contextvars.copy_context().run, self._run, experiment_id, checked)
 
     def _run(self, experiment_id: str, checked: CheckedExperiment) -> None:
         store = self.store

@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+from service.tenancy import parse_keys
 
 
 class Settings(BaseSettings):
@@ -18,7 +19,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(Path(".twinsim"), description="Where the embedded Chroma store and run artefacts live.")
     chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
-    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated.")
+    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz, /livez and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated, each KEY (default tenant), KEY:TENANT or KEY:* (admin, every tenant).")
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
     max_page_depth: int = Field(DEFAULT_MAX_DEPTH, ge=16, le=4096, description="Deepest element nesting of a page (413 beyond): parsing time grows with depth x elements.")
     max_page_elements: int = Field(DEFAULT_MAX_ELEMENTS, ge=100, le=2_000_000, description="Most elements in a page (413 beyond).")
@@ -38,6 +39,13 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field(LOOPBACK, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks, comma-separated; loopback by default.")
     executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
+
+    @field_validator("api_key")
+    @classmethod
+    def _keys_parse(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None:
+            parse_keys(secret.get_secret_value())  # a bad tenant name is a settings error at start-up
+        return secret
 
     @field_validator("allowed_hosts")
     @classmethod

@@ -15,6 +15,7 @@ from service.errors import validation_detail
 from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
 from service.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.paging import limit_query, offset_query
+from service.tenancy import acting_as
 
 router = APIRouter(tags=["experiments"])
 
@@ -93,9 +94,10 @@ async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(j
 @router.post("/experiments/{experiment_id}/resume", status_code=status.HTTP_202_ACCEPTED)
 async def resume_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
     """Continue an interrupted (or failed) run; finished samples are kept and skipped."""
-    await asyncio.to_thread(_record, jobs, experiment_id)
+    record = await asyncio.to_thread(_record, jobs, experiment_id)
     try:
-        await asyncio.to_thread(jobs.resume, experiment_id)
+        with acting_as(record.tenant):  # an admin resumes a tenant's run as that tenant, with its personas
+            await asyncio.to_thread(jobs.resume, experiment_id)
     except ExperimentRejected as error:
         raise HTTPException(status.HTTP_409_CONFLICT, str(error)) from None
     return _summary(await asyncio.to_thread(_record, jobs, experiment_id))
