@@ -18,6 +18,7 @@ from service.request_middleware import install_request_middleware
 from service.routes import health, metrics, personas, predict
 from service.routes import experiments as experiment_routes
 from service.routes import simulations as simulation_routes
+from service.schemas import SECURED_ERRORS
 from service.security import require_api_key
 from service.settings import Settings
 from service.text_guard import reject_lone_surrogates
@@ -65,8 +66,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secured = [Depends(require_api_key), Depends(enforce_rate_limit), Depends(reject_lone_surrogates)]
     app.include_router(health.router)
     app.include_router(metrics.router)
-    app.include_router(personas.router, dependencies=secured)
-    app.include_router(predict.router, dependencies=secured)
-    app.include_router(simulation_routes.router, dependencies=secured)
-    app.include_router(experiment_routes.router, dependencies=secured)
+    for router in (personas.router, predict.router, simulation_routes.router, experiment_routes.router):
+        app.include_router(router, dependencies=secured, responses=SECURED_ERRORS)
     return app

@@ -13,7 +13,8 @@ from service.tenancy import ADMIN, acting_as
 router = APIRouter(tags=["health"])
 
 
-@router.api_route("/healthz", methods=["GET", "HEAD"], response_model=Health)
+@router.get("/healthz", response_model=Health)
+@router.head("/healthz", include_in_schema=False)  # load balancers and curl -I probe with HEAD
 async def healthz(services=Depends(services_dep)) -> Health:
     """Aggregate only (like /metrics): every tenant's personas counted, the kind of store, never its path."""
     with acting_as(ADMIN):
@@ -22,7 +23,8 @@ async def healthz(services=Depends(services_dep)) -> Health:
                   store="chroma server" if services.settings.chroma_url else "embedded chroma")
 
 
-@router.api_route("/livez", methods=["GET", "HEAD"])
+@router.get("/livez")
+@router.head("/livez", include_in_schema=False)
 async def livez() -> dict:
     """Alive: the process answers. Touches no store, so a Chroma outage makes pods unready, not restarted."""
     return {"status": "ok"}

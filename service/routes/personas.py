@@ -14,7 +14,7 @@ from personas.sources import PersonaSourceError, persona_from_record
 from service.dependencies import services_dep
 from service.errors import validation_detail
 from service.paging import limit_query, offset_query
-from service.schemas import MemoryIn, PersonaCreated, PersonaListItem
+from service.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
 
 router = APIRouter(prefix="/personas", tags=["personas"])
 
@@ -58,7 +58,7 @@ def _not_found(persona_id: str) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, f"persona '{persona_id}' not found")
 
 
-@router.get("/{persona_id}")
+@router.get("/{persona_id}", responses=NOT_FOUND)
 async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> dict:
     try:
         persona = await asyncio.to_thread(services.store.get_persona, persona_id)
@@ -67,7 +67,7 @@ async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> 
     return persona.model_dump(mode="json")
 
 
-@router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
 async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) -> Response:
     try:
         await asyncio.to_thread(services.store.delete_persona, persona_id)
@@ -76,7 +76,7 @@ async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) 
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED)
+@router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED, responses=NOT_FOUND)
 async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(services_dep)) -> Memory:
     try:
         return await asyncio.to_thread(services.store.add_memory, persona_id, memory.text, memory.kind)
@@ -84,7 +84,7 @@ async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(s
         raise _not_found(persona_id) from None
 
 
-@router.get("/{persona_id}/memories", response_model=list[Memory])
+@router.get("/{persona_id}/memories", response_model=list[Memory], responses=NOT_FOUND)
 async def memories(
     persona_id: PersonaId,
     q: str | None = Query(None, max_length=4000, description="Recall by meaning; without q, list in stored order."),

@@ -11,7 +11,7 @@ from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComple
 from agent.prediction import Prediction
 from personas.memory_store import PersonaNotFound
 from service.dependencies import services_dep
-from service.schemas import Page, PredictRequest
+from service.schemas import NOT_FOUND, Page, PredictRequest
 
 router = APIRouter(tags=["predict"])
 
@@ -36,7 +36,7 @@ def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, str(error)) from None
 
 
-@router.post("/predict", response_model=Prediction)
+@router.post("/predict", response_model=Prediction, responses=NOT_FOUND)
 async def predict(request: PredictRequest, http: Request, services=Depends(services_dep)) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
