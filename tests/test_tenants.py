@@ -68,6 +68,9 @@ def test_another_tenant_cannot_reach_acme_personas(client, acme_data):
     assert client.delete(f"/personas/{pid}", headers=b).status_code == 404
     for forged in ("acme..maria-lopez", "acme..x"):  # the stored form of acme's ids cannot be named
         assert client.get(f"/personas/{forged}", headers=b).status_code == 404
+        planted = client.post("/personas", json=persona("Eve", "Planted.") | {"id": forged}, headers=b)
+        assert planted.status_code == 422 and "'..'" in planted.json()["detail"]
+    assert client.get("/personas/maria-lopez", headers=as_(ACME)).json()["name"] == "Maria"
     mine = client.get(f"/personas/{pid}/memories", params={"q": "teapots", "k": 3}, headers=as_(ACME)).json()
     assert "teapots" in mine[0]["text"] and mine[0]["persona_id"] == pid
 

@@ -42,7 +42,10 @@ async def import_persona(
     except (PersonaSourceError, ValueError) as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from error
     replaced = await asyncio.to_thread(services.store.has_persona, persona.id)
-    count = await asyncio.to_thread(services.store.put_persona, persona)
+    try:
+        count = await asyncio.to_thread(services.store.put_persona, persona)
+    except ValueError as error:  # an id this tenant may not use (service/tenant_store.py)
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return PersonaCreated(id=persona.id, memories=count, replaced=replaced)
 
 
