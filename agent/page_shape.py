@@ -38,7 +38,8 @@ class PageTooComplex(ValueError):
 
 _TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>", re.S)
 _VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
-_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes noscript plaintext".split())
+# Their content is text to the parser, never tags (noscript is not here: a parser may read its content as markup)
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
 _FOREIGN = frozenset(("svg", "math"))
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
 _BLOCKS_CLOSING_P = frozenset(
@@ -68,7 +69,8 @@ def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LI
 
     elements = 0
     position = 0
-    while (match := _TOKEN.search(html, position)) is not None:
+    end = html.rfind(">") + 1  # a tag needs a '>' after it: searching no further keeps unclosed '<'s linear
+    while (match := _TOKEN.search(html, position, end)) is not None:
         position = match.end()
         if match.group(0) == "<!--":
             end = html.find("-->", position)

@@ -29,6 +29,7 @@ def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
     script = textwrap.dedent("""
         from agent.simplifier import simplify
         from agent.observation import parse_page
+        from agent.page_shape import check_page_shape
         from service.routes.predict import observe
         from service.schemas import Page
         from fastapi import HTTPException
@@ -40,6 +41,7 @@ def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
                 assert "TWINSIM_MAX_PAGE_DEPTH" in str(error), error
             else:
                 raise SystemExit("accepted")
+        check_page_shape("<a x" * 500_000)  # '<'s that no '>' ends are not rescanned, each to the end of the page
         try:
             observe(Page(html=page), 2_000_000)
         except HTTPException as error:
