@@ -17,6 +17,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from agent.click_types import infer_click_type
 from agent.fact_texts import parse_price
 from agent.page_facts import NO_FACTS, PageFacts, read_facts
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
 CandidateKind = Literal["clickable", "input"]
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
@@ -136,8 +137,11 @@ def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
     return ""
 
 
-def parse_page(simplified_html: str | None, url: str | None = None) -> Observation:
-    """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates."""
+def parse_page(simplified_html: str | None, url: str | None = None,
+               limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+    """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates.
+    A page beyond `limits` (depth, elements) raises PageTooComplex before it is parsed."""
+    check_page_shape(simplified_html, limits)
     if not simplified_html or not simplified_html.strip():
         return Observation(url=url, page_type="none", title="", candidates=(), by_name={}, text="")
     tree = LexborHTMLParser(simplified_html)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 PERSONA_ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
 _PERSONA_ID_RE = re.compile(PERSONA_ID_PATTERN)
@@ -22,7 +22,9 @@ def validate_persona_id(value: str) -> str:
     return value
 
 
-PersonaId = Annotated[str, AfterValidator(validate_persona_id)]
+# The schema states the pattern; the validator keeps the plain-words message.
+PersonaId = Annotated[str, AfterValidator(validate_persona_id),
+                      WithJsonSchema({"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1, "maxLength": 128})]
 
 # The 12 OPeRA shopping-preference statements, in survey order, by the construct each one measures.
 PREFERENCE_CONSTRUCTS: tuple[str, ...] = (

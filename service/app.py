@@ -5,9 +5,11 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from service.container import build_services
+from service.errors import request_validation_response
 from service.experiment_jobs import start_experiment_jobs
 from service.metrics import ServiceMetrics
 from service.rate_limit import build_limiter, enforce_rate_limit
@@ -16,8 +18,10 @@ from service.request_middleware import install_request_middleware
 from service.routes import health, metrics, personas, predict
 from service.routes import experiments as experiment_routes
 from service.routes import simulations as simulation_routes
+from service.schemas import SECURED_ERRORS
 from service.security import require_api_key
 from service.settings import Settings
+from service.text_guard import reject_lone_surrogates
 
 _BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
 
@@ -58,11 +62,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await call_next(request)
 
     install_request_middleware(app)  # added last, so outermost: it sees the 413s above too
-    secured = [Depends(require_api_key), Depends(enforce_rate_limit)]
+    app.add_exception_handler(RequestValidationError, request_validation_response)
+    secured = [Depends(require_api_key), Depends(enforce_rate_limit), Depends(reject_lone_surrogates)]
     app.include_router(health.router)
     app.include_router(metrics.router)
-    app.include_router(personas.router, dependencies=secured)
-    app.include_router(predict.router, dependencies=secured)
-    app.include_router(simulation_routes.router, dependencies=secured)
-    app.include_router(experiment_routes.router, dependencies=secured)
+    for router in (personas.router, predict.router, simulation_routes.router, experiment_routes.router):
+        app.include_router(router, dependencies=secured, responses=SECURED_ERRORS)
     return app

@@ -138,7 +138,8 @@ def predict(
     is_simplified = html is not None and ' name="' in html and "data-asin" not in html
     try:
         observation = observe(Page(simplified_html=html if is_simplified else None,
-                                   html=None if is_simplified else html, url=url), settings.max_page_bytes)
+                                   html=None if is_simplified else html, url=url), settings.max_page_bytes,
+                              settings.page_limits)
     except Exception as error:  # HTTPException from the size check
         fail(getattr(error, "detail", str(error)))
     try:

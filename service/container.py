@@ -12,14 +12,16 @@ from agent.brains.llm import LLMBrain
 from agent.graph import TwinGraph
 from agent.llm_client import LLMClient
 from agent.response_cache import ResponseCache
-from personas.memory_store import MemoryStore, open_memory_store
+from personas.memory_store import open_memory_store
 from service.settings import Settings
+from service.tenancy import tenants_of
+from service.tenant_store import TenantScopedStore
 
 
 @dataclass
 class Services:
     settings: Settings
-    store: MemoryStore
+    store: TenantScopedStore  # personas and memories as the current request's tenant sees them
     graph: TwinGraph
     llm: LLMClient
 
@@ -50,7 +52,8 @@ def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:
-    store = open_memory_store(path=settings.chroma_path, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
+    raw = open_memory_store(path=settings.chroma_path, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
+    store = TenantScopedStore(raw, tenants_of(settings.api_key.get_secret_value() if settings.api_key else None))
     if warm:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
     llm = build_llm_client(settings)

@@ -1,12 +1,27 @@
-"""Turn validation errors into short, field-naming messages for 422 responses."""
+"""Error bodies: short, field-naming messages for 422s, always encodable, in the shape the OpenAPI schema declares."""
 
 from __future__ import annotations
 
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 
+def printable(text: str) -> str:
+    """The text with anything UTF-8 cannot carry (lone surrogates) escaped, so an error message never fails."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _details(errors) -> list[dict]:
+    return [{"loc": [printable(str(part)) for part in e["loc"]], "msg": printable(e["msg"]), "type": e["type"]}
+            for e in errors]
+
+
 def validation_detail(error: ValidationError) -> list[dict]:
-    return [
-        {"loc": [str(part) for part in e["loc"]], "msg": e["msg"], "type": e["type"]}
-        for e in error.errors(include_url=False, include_input=False)
-    ]
+    return _details(error.errors(include_url=False, include_input=False))
+
+
+async def request_validation_response(request: Request, error: RequestValidationError) -> JSONResponse:
+    """FastAPI's own handler echoes the input, which fails to encode when it holds a lone surrogate (a 500)."""
+    return JSONResponse({"detail": _details(error.errors())}, status_code=422)

@@ -9,6 +9,7 @@ jobs to stop, which leaves them "interrupted" and resumable.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -65,7 +66,8 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
     try:
         pool = personas_from(services.store, spec.population.ids)
         prepared = prepare(spec, pool, services.store, base_dir=base_dir, allow_paths=allow_paths,
-                           max_page_bytes=settings.max_page_bytes)
+                           max_page_bytes=settings.max_page_bytes, page_limits=settings.page_limits,
+                           allowed_hosts=settings.host_allow_list)
     except (PopulationError, SpecError) as error:
         raise ExperimentRejected(str(error)) from None
     estimate = None
@@ -183,7 +185,8 @@ class ExperimentJobs:
 
     def _start(self, experiment_id: str, checked: CheckedExperiment) -> None:
         with self._lock:
-            self._running[experiment_id] = self._pool.submit(self._run, experiment_id, checked)
+            # in a copy of the caller's context: the run reads and recalls as the tenant that started it
+            self._running[experiment_id] = self._pool.submit(contextvars.copy_context().run, self._run, experiment_id, checked)
 
     def _run(self, experiment_id: str, checked: CheckedExperiment) -> None:
         store = self.store

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 from agent.experiments.samples import Sample
+from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant
 
 Status = Literal["queued", "running", "done", "failed", "interrupted"]
 STATUSES: tuple[str, ...] = ("queued", "running", "done", "failed", "interrupted")
@@ -33,7 +34,8 @@ CREATE TABLE IF NOT EXISTS experiments (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     results TEXT,
-    error TEXT
+    error TEXT,
+    tenant TEXT NOT NULL DEFAULT 'default'
 );
 CREATE TABLE IF NOT EXISTS samples (
     experiment_id TEXT NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
@@ -62,6 +64,7 @@ class ExperimentRecord:
     updated_at: str
     results: dict | None
     error: str | None
+    tenant: str = DEFAULT_TENANT
 
     @property
     def progress(self) -> dict:
@@ -80,6 +83,9 @@ class ExperimentStore:
         with closing(self._connect()) as db, db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            if "tenant" not in {row[1] for row in db.execute("PRAGMA table_info(experiments)")}:
+                # a store from before tenants: its experiments belong to the default tenant
+                db.execute("ALTER TABLE experiments ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default'")
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30)
@@ -90,33 +96,44 @@ class ExperimentStore:
     # ---- experiments ----------------------------------------------------------------------------
 
     def create(self, spec: dict, total: int) -> str:
+        """A new experiment of the current tenant (service/tenancy.py; an admin's is `*`, seen by admins only)."""
         experiment_id = uuid.uuid4().hex[:16]
         now = _now()
+        tenant = current_tenant()
         with closing(self._connect()) as db, db:
-            db.execute("INSERT INTO experiments (id, name, spec, status, done, total, created_at, updated_at) "
-                       "VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)",
-                       (experiment_id, str(spec.get("name", "")), json.dumps(spec), total, now, now))
+            db.execute("INSERT INTO experiments (id, name, spec, status, done, total, created_at, updated_at, tenant) "
+                       "VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
+                       (experiment_id, str(spec.get("name", "")), json.dumps(spec), total, now, now, tenant))
         return experiment_id
 
     def _row(self, row: tuple) -> ExperimentRecord:
-        id_, name, spec, status, done, total, created, updated, results, error = row
+        id_, name, spec, status, done, total, created, updated, results, error, tenant = row
         return ExperimentRecord(id_, name, json.loads(spec), status, done, total, created, updated,
-                                json.loads(results) if results else None, error)
+                                json.loads(results) if results else None, error, tenant)
+
+    @staticmethod
+    def _scope() -> tuple[str, tuple]:
+        """The SQL condition limiting rows to the current tenant's (none for an admin)."""
+        tenant = current_tenant()
+        return ("1 = 1", ()) if tenant == ADMIN else ("tenant = ?", (tenant,))
 
     def get(self, experiment_id: str) -> ExperimentRecord:
+        """The current tenant's experiment; another tenant's is not found."""
+        scope, args = self._scope()
         with closing(self._connect()) as db:
-            row = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, results, error "
-                             "FROM experiments WHERE id = ?", (experiment_id,)).fetchone()
+            row = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, results, error, "
+                             f"tenant FROM experiments WHERE id = ? AND {scope}", (experiment_id, *args)).fetchone()
         if row is None:
             raise ExperimentNotFound(experiment_id)
         return self._row(row)
 
     def list(self, limit: int = 100, offset: int = 0) -> list[ExperimentRecord]:
-        """Newest first, without results (they can be large)."""
+        """The current tenant's, newest first, without results (they can be large)."""
+        scope, args = self._scope()
         with closing(self._connect()) as db:
-            rows = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, NULL, error "
-                              "FROM experiments ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                              (limit, offset)).fetchall()
+            rows = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, NULL, error, tenant "
+                              f"FROM experiments WHERE {scope} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                              (*args, limit, offset)).fetchall()
         return [self._row(r) for r in rows]
 
     def set_status(self, experiment_id: str, status: Status, *, error: str | None = None,

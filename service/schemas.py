@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.history import Step
 from agent.options import PredictOptions
@@ -25,6 +25,12 @@ class Page(BaseModel):
     simplified_html: str | None = Field(None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids.")
     html: str | None = Field(None, description="Raw HTML; simplified to the OPeRA form before the twin reads it.")
     url: str | None = Field(None, max_length=8192)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "Page":
+        if self.simplified_html is not None and self.html is not None:
+            raise ValueError("send the page once: simplified_html or html, not both")
+        return self
 
 
 class PredictRequest(BaseModel):
@@ -80,3 +86,32 @@ class Health(BaseModel):
     personas: int
     brains: list[str]
     store: str
+
+
+class FieldError(BaseModel):
+    loc: list[str | int] = Field(..., description="Where: body, query or path, then the field's keys and indexes.")
+    msg: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx: `detail` is a sentence, or (422 from validation) one entry per field at fault."""
+
+    detail: str | list[FieldError]
+
+
+def error(description: str) -> dict:
+    return {"model": ErrorBody, "description": description}
+
+
+# Declared on every route behind the API key (service/app.py); routes add their own 404 / 409.
+SECURED_ERRORS: dict[int | str, dict] = {
+    400: error("The body is not valid JSON."),
+    401: error("Missing or wrong API key (X-API-Key or Authorization: Bearer)."),
+    413: error("The body, or a page in it, is over TWINSIM_MAX_PAGE_BYTES, TWINSIM_MAX_PAGE_DEPTH or TWINSIM_MAX_PAGE_ELEMENTS."),
+    422: error("Invalid input; the detail says which field and why."),
+    429: {**error("Over this key's rate limit."), "headers": {"Retry-After": {"description": "Seconds to wait.",
+                                                                              "schema": {"type": "integer"}}}},
+}
+NOT_FOUND = {404: error("No such persona, experiment or simulation for this key's tenant.")}
+CONFLICT = {409: error("The experiment is not in a state that allows this (no results yet, already running, done).")}

@@ -9,14 +9,20 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.allowed_hosts import LOOPBACK, HostAllowList
+from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+from service.tenancy import parse_keys
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TWINSIM_", env_file=".env", extra="ignore")
 
     data_dir: Path = Field(Path(".twinsim"), description="Where the embedded Chroma store and run artefacts live.")
     chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
-    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated.")
+    api_key: SecretStr | None = Field(None, description="When set, every request but /healthz, /livez and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated, each KEY (default tenant), KEY:TENANT or KEY:* (admin, every tenant).")
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
+    max_page_depth: int = Field(DEFAULT_MAX_DEPTH, ge=16, le=4096, description="Deepest element nesting of a page (413 beyond): parsing time grows with depth x elements.")
+    max_page_elements: int = Field(DEFAULT_MAX_ELEMENTS, ge=100, le=2_000_000, description="Most elements in a page (413 beyond).")
     default_brain: str = Field("embedded")
     behaviour_params: Path | None = Field(None, description="The embedded brain's parameters (from `twinsim calibrate`); the shipped file when unset.")
     llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
@@ -30,8 +36,26 @@ class Settings(BaseSettings):
     rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
     rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
+    allowed_hosts: str = Field(LOOPBACK, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks, comma-separated; loopback by default.")
     executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
+
+    @field_validator("api_key")
+    @classmethod
+    def _keys_parse(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None:
+            parse_keys(secret.get_secret_value())  # a bad tenant name is a settings error at start-up
+        return secret
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts_parse(cls, text: str) -> str:
+        HostAllowList.parse(text)  # a bad entry is a settings error naming it
+        return text
+
+    @property
+    def host_allow_list(self) -> HostAllowList:
+        return HostAllowList.parse(self.allowed_hosts)
 
     @field_validator("behaviour_params")
     @classmethod
@@ -43,6 +67,10 @@ class Settings(BaseSettings):
 
             load_params(path)  # BehaviourParamsError is a ValueError: a settings error with its reason
         return path
+
+    @property
+    def page_limits(self) -> PageShapeLimits:
+        return PageShapeLimits(max_depth=self.max_page_depth, max_elements=self.max_page_elements)
 
     @cached_property
     def chroma_path(self) -> Path:

@@ -5,6 +5,7 @@ traces as they arrive. Outputs are also written under <data_dir>/simulations/<id
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from agent.browsing.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
 from service.simulations import run_blocking
+from service.tenancy import ADMIN, current_tenant
 
 Status = Literal["queued", "running", "done", "failed"]
 
@@ -32,6 +34,7 @@ class SimulationJob:
     traces: list[TwinTrace] = field(default_factory=list)
     result: SimulationResult | None = None
     error: str | None = None
+    tenant: str = field(default_factory=current_tenant)  # who started it: only they (and admins) see it
 
     def view(self, full: bool = True) -> dict:
         traces = self.result.traces if self.result else list(self.traces)
@@ -58,9 +61,10 @@ class SimulationJobs:
                             created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         with self._lock:
             self._jobs[job_id] = job
-        # A daemon thread: a server shutting down never waits on a browser.
-        threading.Thread(target=self._run, args=(job, services, personas), name=f"simulation-{job_id}",
-                         daemon=True).start()
+        # A daemon thread: a server shutting down never waits on a browser. It runs in a copy of the caller's
+        # context, so its twins recall memories as the tenant that started it.
+        threading.Thread(target=contextvars.copy_context().run, args=(self._run, job, services, personas),
+                         name=f"simulation-{job_id}", daemon=True).start()
         return job
 
     def _run(self, job: SimulationJob, services: Services, personas: list[Persona]) -> None:
@@ -80,9 +84,16 @@ class SimulationJobs:
         return add
 
     def get(self, job_id: str) -> SimulationJob | None:
+        """The current tenant's simulation; another tenant's is None, as if it did not exist."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        return job if job is not None and _visible(job) else None
 
     def all(self) -> list[SimulationJob]:
         with self._lock:
-            return sorted(self._jobs.values(), key=lambda job: job.created_at)
+            return sorted((job for job in self._jobs.values() if _visible(job)), key=lambda job: job.created_at)
+
+
+def _visible(job: SimulationJob) -> bool:
+    tenant = current_tenant()
+    return tenant == ADMIN or job.tenant == tenant

@@ -27,7 +27,7 @@ def test_a_persona_imported_through_one_replica_is_served_by_the_other(tmp_path,
             assert created.status_code == 201, created.text
 
             assert httpx.get(f"{b.url}/personas/{pid}", timeout=30).json() == httpx.get(f"{a.url}/personas/{pid}", timeout=30).json()
-            assert httpx.get(f"{b.url}/healthz", timeout=30).json()["store"] == f"chroma server {chroma.url}"
+            assert httpx.get(f"{b.url}/healthz", timeout=30).json()["store"] == "chroma server"  # the kind of store; its address stays private
             listed = httpx.get(f"{b.url}/personas/{pid}/memories", params={"k": 200}, timeout=30).json()
             assert len(listed) == created.json()["memories"]
 

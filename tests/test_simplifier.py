@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from agent.page_shape import PageShapeLimits, PageTooComplex
 from agent.simplifier import SimplifiedPage, simplify, simplify_html
 from agent.simplifier.recipes import Recipe, Rule, apply_recipe
 from agent.simplifier.slug import UniqueNames, slugify
@@ -267,7 +268,10 @@ def test_broken_html_still_simplifies():
     mangled = simplify_html("<div><p>unclosed <b>bold <a href=/x>Shop now<table><tr><td>cell</div></span><<>>&&")
     assert mangled.names == ["page.shop_now_cell"]
     assert simplify_html("").names == [] and simplify_html("\x00\xff<<<").names == []
-    deep = simplify_html("<div>" * 3000 + "<a href=/x>deep link</a>" + "<span><b>" * 1000)  # no RecursionError
+    deep_page = "<div>" * 3000 + "<a href=/x>deep link</a>" + "<span><b>" * 1000
+    with pytest.raises(PageTooComplex):  # beyond the default depth: refused before parsing (agent/page_shape.py)
+        simplify_html(deep_page)
+    deep = simplify_html(deep_page, limits=PageShapeLimits(max_depth=5_000))  # admitted: no RecursionError
     assert deep.names == ["page.deep_link"]
     with pytest.raises(TypeError):
         simplify_html(None)  # type: ignore[arg-type]

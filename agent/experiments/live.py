@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 
+from agent.allowed_hosts import HostAllowList
 from agent.brains.base import Usage
 from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
@@ -22,7 +23,7 @@ LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on 
 SEED_RANGE = 2**32    # SimulationConfig.seed
 
 
-def check_live_variants(spec: ExperimentSpec) -> None:
+def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = None) -> None:
     """Before any twin runs: Chromium and Playwright are there, and every live_url answers. Raises SpecError."""
     if not spec.live_variants:
         return
@@ -37,7 +38,7 @@ def check_live_variants(spec: ExperimentSpec) -> None:
         raise SpecError(f"live variant(s) {names} need Playwright: install twinsim with its browser extra") from None
     for name, variant in spec.live_variants.items():
         try:
-            fetch(variant.live_url)
+            fetch(variant.live_url, allowed=allowed)
         except SpecError as error:
             raise SpecError(f"variant '{name}' live_url: {error}") from None
 

@@ -7,14 +7,18 @@ behaviour model's page index cached on it), and a broken page fails the spec bef
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
+from agent.allowed_hosts import HostAllowList
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
 from agent.observation import Observation, parse_page
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 
+log = logging.getLogger("twinsim.experiments")
 FETCH_TIMEOUT_S = 15.0
 DEFAULT_MAX_PAGE_BYTES = 2_000_000
 
@@ -36,9 +40,33 @@ def looks_simplified(html: str) -> bool:
     return ' name="' in html and "data-asin" not in html
 
 
-def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> str:
+MAX_REDIRECTS = 5
+
+
+def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+          allowed: HostAllowList | None = None) -> str:
+    """GET a page. With `allowed`, every hop (the URL and each redirect) must be on an allowed host, and every
+    failure gives the same message, so a caller learns nothing about hosts and ports it may not reach."""
+    if allowed is None:
+        return _get(url, timeout_s, max_bytes, follow_redirects=True)[1]
+    hop = url
+    for _ in range(MAX_REDIRECTS + 1):
+        if not allowed.allows(hop):
+            break
+        try:
+            response, text = _get(hop, timeout_s, max_bytes, follow_redirects=False)
+        except SpecError as error:
+            log.info("fetch of %s refused: %s", hop, error)
+            break
+        if not response.is_redirect:
+            return text
+        hop = str(response.url.join(response.headers.get("location", "")))
+    raise SpecError(f"could not fetch {url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS), or no page answered")
+
+
+def _get(url: str, timeout_s: float, max_bytes: int, *, follow_redirects: bool) -> tuple[httpx.Response, str]:
     try:
-        response = httpx.get(url, timeout=timeout_s, follow_redirects=True,
+        response = httpx.get(url, timeout=timeout_s, follow_redirects=follow_redirects,
                              headers={"user-agent": "twinsim-experiments/0.1"})
     except httpx.TimeoutException:
         raise SpecError(f"could not fetch {url}: no answer within {timeout_s:g} s") from None
@@ -48,11 +76,12 @@ def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT
         raise SpecError(f"could not fetch {url}: HTTP {response.status_code}")
     if len(response.content) > max_bytes:
         raise SpecError(f"{url} is over {max_bytes} bytes")
-    return response.text
+    return response, response.text
 
 
 def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = True,
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page") -> ResolvedPage:
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page",
+                 limits: PageShapeLimits = DEFAULT_PAGE_LIMITS, allowed: HostAllowList | None = None) -> ResolvedPage:
     if page.simplified_html is not None:
         html, simplified = page.simplified_html, True
     elif page.html is not None:
@@ -69,27 +98,32 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
             raise SpecError(f"{where}: cannot read {path}: {error.strerror or error}") from None
         simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
     else:
-        html = fetch(page.url, max_bytes=max_bytes)
+        html = fetch(page.url, max_bytes=max_bytes, allowed=allowed)
         simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
     if len(html.encode()) > max_bytes:
         raise SpecError(f"{where}: the page is over {max_bytes} bytes")
     url = page.page_url or page.url
-    if not simplified:
-        from agent.simplifier import simplify
+    try:
+        if not simplified:
+            from agent.simplifier import simplify
 
-        html = simplify(html, url=url)
-    observation = parse_page(html, url=url)
+            html = simplify(html, url=url, limits=limits)
+        observation = parse_page(html, url=url, limits=limits)
+    except PageTooComplex as error:
+        raise SpecError(f"{where}: {error}") from None
     if observation.empty:
         raise SpecError(f"{where}: the page has no element a twin could act on (no name= ids after simplifying)")
     return ResolvedPage(simplified_html=html, url=url, observation=observation)
 
 
 def resolve_variants(spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = True,
-                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> dict[str, list[ResolvedPage]]:
+                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+                     limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+                     allowed: HostAllowList | None = None) -> dict[str, list[ResolvedPage]]:
     """variant name -> its pages, parsed (live variants have none); raises SpecError naming the variant and page."""
     return {
         variant.name: [resolve_page(page, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_bytes,
-                                    where=f"variant '{variant.name}' page {i + 1}")
+                                    where=f"variant '{variant.name}' page {i + 1}", limits=limits, allowed=allowed)
                        for i, page in enumerate(variant.pages)]
         for variant in spec.variants if not variant.live  # live variants are browsed, not fetched once
     }

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
+from agent.allowed_hosts import HostAllowList
 from agent.brains.base import TwinContext, Usage
 from agent.click_types import infer_click_type
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
@@ -31,6 +32,7 @@ from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.history import Step
 from agent.options import PredictOptions
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.recall_query import recall_query
 from personas.memory_types import Memory
 from personas.persona import Persona
@@ -108,11 +110,15 @@ class PreparedExperiment:
 
 def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
             base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-            pages: dict[str, list[ResolvedPage]] | None = None) -> PreparedExperiment:
-    """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason."""
+            pages: dict[str, list[ResolvedPage]] | None = None,
+            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+            allowed_hosts: HostAllowList | None = None) -> PreparedExperiment:
+    """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason.
+    With `allowed_hosts`, pages are fetched and live variants browsed only on those hosts."""
     if pages is None:
-        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes)
-    check_live_variants(spec)
+        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
+                                 limits=page_limits, allowed=allowed_hosts)
+    check_live_variants(spec, allowed_hosts)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:

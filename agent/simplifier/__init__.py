@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 from agent.simplifier.amazon_recipes import AMAZON_RECIPES
 from agent.simplifier.dom import parse_clean, text_of
 from agent.simplifier.generic import guess_page_type, simplify_generic
@@ -35,14 +36,16 @@ class SimplifiedPage:
 
 
 def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, ...] = RECIPES,
-                  source_attribute: str | None = None) -> SimplifiedPage:
+                  source_attribute: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> SimplifiedPage:
     """Simplify a raw page. Broken HTML is parsed leniently; an empty page gives an empty body.
 
     With `source_attribute`, `sources` maps each name to that attribute's value on the raw element it
-    was made from (a live browser marks its DOM this way to click what a twin names).
+    was made from (a live browser marks its DOM this way to click what a twin names). A page beyond `limits`
+    (depth, elements) raises PageTooComplex before it is parsed: parsing time grows with depth x elements.
     """
     if not isinstance(raw_html, str):
         raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
+    check_page_shape(raw_html, limits)
     tree = parse_clean(raw_html)
     declared = product_meta_part(tree)
     sources = SourceMap(source_attribute)
@@ -65,9 +68,9 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
     return SimplifiedPage(_document(title, [*parts, declared]), recipe.name, page_type, result.names.in_order, sources.by_name)
 
 
-def simplify(raw_html: str, url: str | None = None) -> str:
+def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> str:
     """Just the simplified HTML."""
-    return simplify_html(raw_html, url).html
+    return simplify_html(raw_html, url, limits=limits).html
 
 
 def _title(tree: LexborHTMLParser) -> str:

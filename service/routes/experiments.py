@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
@@ -14,6 +14,9 @@ from service.dependencies import services_dep
 from service.errors import validation_detail
 from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
 from service.experiment_store import ExperimentNotFound, ExperimentRecord
+from service.schemas import CONFLICT, NOT_FOUND
+from service.paging import limit_query, offset_query
+from service.tenancy import acting_as
 
 router = APIRouter(tags=["experiments"])
 
@@ -68,19 +71,23 @@ async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), service
 
 
 @router.get("/experiments")
-async def list_experiments(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
+async def list_experiments(limit: int = limit_query(100, 1000), offset: int = offset_query(),
                            jobs: ExperimentJobs = Depends(jobs_dep)) -> list[dict]:
     return [_summary(r) for r in await asyncio.to_thread(jobs.store.list, limit, offset)]
 
 
-@router.get("/experiments/{experiment_id}")
+@router.get("/experiments/{experiment_id}", responses=NOT_FOUND)
 async def get_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
     """Status and progress; the results (spec, analysis, themes, cost) once done."""
     record = await asyncio.to_thread(_record, jobs, experiment_id)
     return {**_summary(record), "spec": record.spec, "results": record.results}
 
 
-@router.get("/experiments/{experiment_id}/report", response_class=HTMLResponse)
+_HTML = {200: {"description": "The report: one self-contained HTML page.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+
+
+# JSON is the default response class so that its errors are documented as JSON; the page itself is text/html
+@router.get("/experiments/{experiment_id}/report", response_model=None, responses=_HTML | NOT_FOUND | CONFLICT)
 async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> HTMLResponse:
     record = await asyncio.to_thread(_record, jobs, experiment_id)
     if record.results is None:
@@ -89,12 +96,13 @@ async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(j
     return HTMLResponse(await asyncio.to_thread(render_report, record.results))
 
 
-@router.post("/experiments/{experiment_id}/resume", status_code=status.HTTP_202_ACCEPTED)
+@router.post("/experiments/{experiment_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=NOT_FOUND | CONFLICT)
 async def resume_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
     """Continue an interrupted (or failed) run; finished samples are kept and skipped."""
-    await asyncio.to_thread(_record, jobs, experiment_id)
+    record = await asyncio.to_thread(_record, jobs, experiment_id)
     try:
-        await asyncio.to_thread(jobs.resume, experiment_id)
+        with acting_as(record.tenant):  # an admin resumes a tenant's run as that tenant, with its personas
+            await asyncio.to_thread(jobs.resume, experiment_id)
     except ExperimentRejected as error:
         raise HTTPException(status.HTTP_409_CONFLICT, str(error)) from None
     return _summary(await asyncio.to_thread(_record, jobs, experiment_id))

@@ -13,7 +13,8 @@ from personas.persona import PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
 from service.dependencies import services_dep
 from service.errors import validation_detail
-from service.schemas import MemoryIn, PersonaCreated, PersonaListItem
+from service.paging import limit_query, offset_query
+from service.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
 
 router = APIRouter(prefix="/personas", tags=["personas"])
 
@@ -41,13 +42,16 @@ async def import_persona(
     except (PersonaSourceError, ValueError) as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from error
     replaced = await asyncio.to_thread(services.store.has_persona, persona.id)
-    count = await asyncio.to_thread(services.store.put_persona, persona)
+    try:
+        count = await asyncio.to_thread(services.store.put_persona, persona)
+    except ValueError as error:  # an id this tenant may not use (service/tenant_store.py)
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return PersonaCreated(id=persona.id, memories=count, replaced=replaced)
 
 
 @router.get("", response_model=list[PersonaListItem])
 async def list_personas(
-    limit: int = Query(1000, ge=1, le=10_000), offset: int = Query(0, ge=0, le=1_000_000_000), services=Depends(services_dep)
+    limit: int = limit_query(1000, 10_000), offset: int = offset_query(), services=Depends(services_dep)
 ) -> list[PersonaListItem]:
     summaries = await asyncio.to_thread(services.store.list_personas, limit, offset)
     return [PersonaListItem(**vars(s)) for s in summaries]
@@ -57,7 +61,7 @@ def _not_found(persona_id: str) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, f"persona '{persona_id}' not found")
 
 
-@router.get("/{persona_id}")
+@router.get("/{persona_id}", responses=NOT_FOUND)
 async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> dict:
     try:
         persona = await asyncio.to_thread(services.store.get_persona, persona_id)
@@ -66,7 +70,7 @@ async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> 
     return persona.model_dump(mode="json")
 
 
-@router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
 async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) -> Response:
     try:
         await asyncio.to_thread(services.store.delete_persona, persona_id)
@@ -75,7 +79,7 @@ async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) 
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED)
+@router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED, responses=NOT_FOUND)
 async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(services_dep)) -> Memory:
     try:
         return await asyncio.to_thread(services.store.add_memory, persona_id, memory.text, memory.kind)
@@ -83,7 +87,7 @@ async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(s
         raise _not_found(persona_id) from None
 
 
-@router.get("/{persona_id}/memories", response_model=list[Memory])
+@router.get("/{persona_id}/memories", response_model=list[Memory], responses=NOT_FOUND)
 async def memories(
     persona_id: PersonaId,
     q: str | None = Query(None, max_length=4000, description="Recall by meaning; without q, list in stored order."),

@@ -12,6 +12,7 @@ from agent.browsing import SimulationConfig
 from agent.browsing.config import MAX_STEPS_LIMIT
 from service.dependencies import services_dep
 from service.errors import validation_detail
+from service.schemas import NOT_FOUND, error
 from service.simulation_jobs import SimulationJobs
 from service.simulations import SimulationRequestError, check_and_load, persona_ids_for
 
@@ -40,7 +41,8 @@ def jobs_dep(request: Request) -> SimulationJobs:
     return jobs
 
 
-@router.post("", status_code=status.HTTP_202_ACCEPTED)
+@router.post("", status_code=status.HTTP_202_ACCEPTED,
+             responses={503: error("Chromium is not installed where the service runs.")})
 async def start_simulation(body: SimulationRequest, services=Depends(services_dep), jobs=Depends(jobs_dep)) -> dict:
     if not body.all and not body.personas:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
@@ -49,6 +51,8 @@ async def start_simulation(body: SimulationRequest, services=Depends(services_de
         config = SimulationConfig(url=body.url, persona_ids=ids, max_steps=body.max_steps, brain=body.brain,
                                   model=body.model, seed=body.seed, screenshots=body.screenshots,
                                   concurrency=body.concurrency)
+        if not await asyncio.to_thread(services.settings.host_allow_list.allows, config.url):
+            raise SimulationRequestError(f"cannot browse {config.url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS)")
         personas = await asyncio.to_thread(check_and_load, services, config)
     except ValidationError as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
@@ -64,7 +68,7 @@ async def list_simulations(jobs=Depends(jobs_dep)) -> list[dict]:
     return [job.view(full=False) for job in jobs.all()]
 
 
-@router.get("/{simulation_id}")
+@router.get("/{simulation_id}", responses=NOT_FOUND)
 async def get_simulation(simulation_id: str, jobs=Depends(jobs_dep)) -> dict:
     job = jobs.get(simulation_id)
     if job is None:

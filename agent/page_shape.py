@@ -1,0 +1,111 @@
+"""Refuse pages no shop would serve before an HTML parser sees them, because parsing cost is not bounded by bytes.
+
+The HTML tree builder (lexbor, under selectolax) scans its stack of open elements for many start tags (a `<div>`
+first closes an open `<p>` "in button scope"), so its time grows with elements x depth: 50,000 nested `<div>`s
+take about 3 s, a 2 MB page of them many minutes (`python benchmarks/page_shape.py`). With the nesting depth
+bounded, parsing, simplifying and reading a page are linear in its size.
+
+`check_page_shape` estimates depth and element count in one linear pass of a regular expression over the tags,
+closing elements the way HTML implies (`<li>` ends an open `<li>`, a block ends an open `<p>`, an end tag closes
+what it matches), so ordinary pages with unclosed list items are not counted deeper than they are. It errs on
+the side of counting deeper: `<div/>` opens a div in HTML, and formatting elements (`<b>`, `<a>`, ...) closed only
+implicitly stay counted until their own end tag, since the parser reopens them (`<p><b><b></p>x` nests the b's
+again around x).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+DEFAULT_MAX_DEPTH = 256          # real shop pages nest 20-60 deep (Amazon product pages about 40)
+DEFAULT_MAX_ELEMENTS = 200_000   # a large Amazon search page has about 15,000 elements
+
+
+@dataclass(frozen=True)
+class PageShapeLimits:
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+
+
+DEFAULT_PAGE_LIMITS = PageShapeLimits()
+
+
+class PageTooComplex(ValueError):
+    """The page nests deeper or holds more elements than the limits allow; the message says which and by how much."""
+
+
+_TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>", re.S)
+_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+# Their content is text to the parser, never tags (noscript is not here: a parser may read its content as markup)
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+_FOREIGN = frozenset(("svg", "math"))
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+_BLOCKS_CLOSING_P = frozenset(
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer form "
+    "h1 h2 h3 h4 h5 h6 header hgroup hr main menu nav ol p pre section table ul li dd dt".split())
+_IMPLIED_END = {  # a start tag of the key ends open elements of these names on top of the stack
+    "li": {"li"}, "dt": {"dt", "dd"}, "dd": {"dt", "dd"}, "option": {"option"}, "optgroup": {"option", "optgroup"},
+    "tr": {"tr", "td", "th"}, "td": {"td", "th"}, "th": {"td", "th"},
+    "thead": {"tr", "td", "th", "tbody", "thead", "tfoot"}, "tbody": {"tr", "td", "th", "tbody", "thead", "tfoot"},
+    "tfoot": {"tr", "td", "th", "tbody", "thead", "tfoot"}, "rb": {"rb", "rt", "rp"}, "rt": {"rb", "rt", "rp"},
+    "rp": {"rb", "rt", "rp"},
+}
+
+
+def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> None:
+    """Raise PageTooComplex when the page nests deeper than `max_depth` or has more than `max_elements` elements."""
+    if not html:
+        return
+    stack: list[str] = []
+    open_names: Counter[str] = Counter()
+    carried: Counter[str] = Counter()  # formatting elements closed implicitly: the parser reopens them later
+
+    def pop() -> str:
+        name = stack.pop()
+        open_names[name] -= 1
+        return name
+
+    elements = 0
+    position = 0
+    end = html.rfind(">") + 1  # a tag needs a '>' after it: searching no further keeps unclosed '<'s linear
+    while (match := _TOKEN.search(html, position, end)) is not None:
+        position = match.end()
+        if match.group(0) == "<!--":
+            end = html.find("-->", position)
+            position = len(html) if end < 0 else end + 3
+            continue
+        closing, name, self_closing = match.group(1), match.group(2).lower(), match.group(3)
+        if closing:
+            if open_names[name]:  # pop to the matching element; each element is pushed and popped once
+                while (top := pop()) != name:
+                    if top in _FORMATTING:
+                        carried[top] += 1
+            elif carried[name]:
+                carried[name] -= 1
+            continue
+        elements += 1
+        if elements > limits.max_elements:
+            raise PageTooComplex(f"the page has more than {limits.max_elements} elements "
+                                 f"(TWINSIM_MAX_PAGE_ELEMENTS); no shop page needs that many")
+        if name in _VOID or (self_closing and open_names["svg"] + open_names["math"] > 0) or \
+                (self_closing and name in _FOREIGN):
+            continue
+        ends = _IMPLIED_END.get(name, set()) | ({"p"} if name in _BLOCKS_CLOSING_P else set())
+        while stack and stack[-1] in ends:
+            pop()
+        if name in _RAW_TEXT:  # their content is text, not tags: skip to the end tag
+            end = _find_end(html, name, position)
+            position = len(html) if end < 0 else end
+            continue
+        stack.append(name)
+        open_names[name] += 1
+        if len(stack) + carried.total() > limits.max_depth:
+            raise PageTooComplex(f"the page nests elements more than {limits.max_depth} deep "
+                                 f"(TWINSIM_MAX_PAGE_DEPTH); no shop page nests that deep")
+
+
+def _find_end(html: str, name: str, start: int) -> int:
+    match = re.compile(rf"</{re.escape(name)}", re.I).search(html, start)  # re caches the compiled pattern
+    return match.start() if match else -1
