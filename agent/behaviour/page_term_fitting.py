@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy.optimize import minimize
 
-from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
+from agent.behaviour.labels import LABEL_INDEX, PURCHASE, TERMINATE
 from agent.behaviour.page_terms import LOOK_ELSEWHERE, PRIORS, PageTermCoefficients, page_effect
 from agent.page_facts import PageFacts
 from personas.sensitivities import Sensitivities
