@@ -248,15 +248,19 @@ def simulate(
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig
-    from service.simulations import SimulationRequestError, check_and_load, persona_ids_for, run_blocking
+    from service.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
+                                     persona_ids_for, run_blocking)
 
     ids = [p.strip() for p in personas.split(",") if p.strip()]
     if not ids and not all_personas:
         fail("name personas with --personas ID,... or use --all")
-    try:  # the URL and limits first: no store, no browser for a request that cannot run
-        SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed)
+    try:  # the URL and limits first, then one request to the URL: no store, no browser for a run that cannot work
+        check_start_page(SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
+                         Settings().host_allow_list)
     except ValidationError as error:
         fail(_validation_message(error))
+    except StartPageFailed as error:
+        fail(str(error))
     services = _services(warm=True)
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
@@ -267,9 +271,12 @@ def simulate(
     except SimulationRequestError as error:
         fail(str(error))
     console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
-    result = run_blocking(services, config, loaded, out,
-                          on_trace=lambda t: console.print(f"  {t.persona_id}: {t.outcome} after {len(t.steps)} steps, "
-                                                           f"reached {' > '.join(t.stages) or 'no stage'}"))
+    try:
+        result = run_blocking(services, config, loaded, out,
+                              on_trace=lambda t: console.print(f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
+                                                               f"steps, reached {' > '.join(t.stages) or 'no stage'}"))
+    except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
+        fail(f"{error}; no report written")
     for row in result.funnel.reached:
         console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
     console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")

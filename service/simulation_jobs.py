@@ -18,7 +18,7 @@ from agent.browsing.funnel import summarise
 from agent.browsing.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
-from service.simulations import run_blocking
+from service.simulations import StartPageFailed, run_blocking
 from service.tenancy import ADMIN, current_tenant
 
 Status = Literal["queued", "running", "done", "failed"]
@@ -73,6 +73,9 @@ class SimulationJobs:
             try:
                 job.result = run_blocking(services, job.config, personas, job.out_dir, on_trace=self._collect(job))
                 job.status = "done"
+            except StartPageFailed as error:  # the site went away after the up-front check: no twin saw it
+                job.error = str(error)
+                job.status = "failed"
             except Exception as error:  # recorded for GET /simulations/{id}; a worker thread has no caller to raise to
                 job.error = f"{type(error).__name__}: {error}"
                 job.status = "failed"

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from agent.browsing import SimulationConfig, SimulationResult, run_simulation
 from agent.browsing.chromium import chromium_path
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.output import write_outputs
+from agent.browsing.start_page import StartPageUnreachable, check_start_url, start_failure
 from agent.browsing.trace import TwinTrace
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
@@ -18,6 +20,18 @@ from service.container import Services
 
 class SimulationRequestError(ValueError):
     """The request cannot run as asked (unknown persona or brain, no browser); the message says why."""
+
+
+class StartPageFailed(SimulationRequestError):
+    """The start URL cannot be loaded (checked up front, or every twin failed to open it): the run measured nothing."""
+
+
+def check_start_page(config: SimulationConfig, allowed: HostAllowList | None) -> None:
+    """One request to the start URL before any browser starts; StartPageFailed says why it cannot be loaded."""
+    try:
+        check_start_url(config.url, allowed, timeout_s=config.navigation_timeout_ms / 1000)
+    except StartPageUnreachable as error:
+        raise StartPageFailed(str(error)) from None
 
 
 def persona_ids_for(services: Services, ids: list[str], all_personas: bool) -> list[str]:
@@ -51,8 +65,13 @@ def check_and_load(services: Services, config: SimulationConfig) -> list[Persona
 
 def run_blocking(services: Services, config: SimulationConfig, personas: list[Persona], out_dir: Path | None,
                  on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
-    """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs."""
+    """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
+    When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
+    no report is written: a funnel of twins that never saw the site would read as a measurement."""
     result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace))
+    reason = start_failure(result.traces)
+    if reason is not None:
+        raise StartPageFailed(reason)
     if out_dir is not None:
         write_outputs(result, out_dir)
     return result

@@ -12,6 +12,7 @@ from service.app import create_app
 from service.demo_shop import create_shop_app
 from service.settings import Settings
 from tests.support.live_server import serve
+from tests.support.service_process import free_port
 
 OPERA_USER = "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9"
 
@@ -64,6 +65,7 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 0}, "greater than or equal to 1"),
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "brain": "psychic"}, "unknown brain 'psychic'"),
+    ({"url": f"http://127.0.0.1:{free_port()}/", "personas": [OPERA_USER]}, "connection refused"),
 ])
 def test_bad_requests_are_refused_before_any_work(client, body, fragment):
     before = len(client.get("/simulations").json())

@@ -14,7 +14,8 @@ from service.dependencies import services_dep
 from service.errors import validation_detail
 from service.schemas import NOT_FOUND, error
 from service.simulation_jobs import SimulationJobs
-from service.simulations import SimulationRequestError, check_and_load, persona_ids_for
+from service.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
+                                 persona_ids_for)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 
@@ -54,8 +55,11 @@ async def start_simulation(body: SimulationRequest, services=Depends(services_de
         if not await asyncio.to_thread(services.settings.host_allow_list.allows, config.url):
             raise SimulationRequestError(f"cannot browse {config.url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS)")
         personas = await asyncio.to_thread(check_and_load, services, config)
+        await asyncio.to_thread(check_start_page, config, services.settings.host_allow_list)
     except ValidationError as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
+    except StartPageFailed as error:  # a dead start URL is bad input like an unknown persona: 422 with the reason
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     except SimulationRequestError as error:
         code = status.HTTP_503_SERVICE_UNAVAILABLE if "Chromium" in str(error) else status.HTTP_422_UNPROCESSABLE_CONTENT
         raise HTTPException(code, str(error)) from None
