@@ -78,3 +78,18 @@ def test_bad_specs_exit_2_with_the_reason(env, overrides, message):
 def test_a_missing_spec_file_exits_2(env):
     result = invoke(env / "nope.yaml", "--out", env / "out")
     assert result.exit_code == 2 and "nope.yaml" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text, where, sentence", [
+    ("name: Deal banner\nvariants: [A, B\n", "spec.yaml:3:1", "not valid YAML: expected ',' or ']'"),
+    ("name: Deal banner\n  seed: 1\n", "spec.yaml:2:7", "not valid YAML: mapping values are not allowed here."),
+    ("# a list, not a spec\n- name: A\n- name: B\n", "spec.yaml:2:1", "the document is a list; an experiment spec is a mapping"),
+])
+def test_broken_yaml_gives_file_line_column_and_one_sentence(env, text, where, sentence):
+    path = env / "spec.yaml"
+    path.write_text(text)
+    result = invoke(path, "--out", env / "out")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert f"{path.parent}/{where}: {sentence}" in message
+    assert "Traceback" not in result.output and "<unicode string>" not in result.output  # no parser dump

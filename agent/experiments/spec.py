@@ -6,13 +6,11 @@ bad spec fails before any work starts. See docs/experiments.md for annotated exa
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.history import Step
@@ -178,10 +176,10 @@ def load_spec(path: Path | str) -> ExperimentSpec:
         text = path.read_text()
     except OSError as error:
         raise SpecError(f"{path}: {error.strerror or error}") from None
+    from agent.experiments.spec_text import SpecTextError, read_mapping
+
     try:
-        data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as error:
-        raise SpecError(f"{path}: not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'JSON'}: {error}") from None
-    if not isinstance(data, dict):
-        raise SpecError(f"{path}: an experiment spec is a mapping with name, variants, population ...")
+        data = read_mapping(path, text)
+    except SpecTextError as error:
+        raise SpecError(str(error)) from None
     return parse_spec(data, str(path))
