@@ -100,6 +100,8 @@ def run(
     except ExperimentRejected as error:
         _fail(str(error))
     prepared = checked.prepared
+    for note in prepared.notes:
+        err.print(f"[yellow]notice:[/yellow] {note}")
     units = prepared.units()
     console.print(f"[bold]{spec.name}[/bold]: {len(prepared.personas)} personas x {spec.samples_per_persona} "
                   f"instance(s) x {len(spec.variants)} variants = {len(units)} twin runs ({spec.brain} brain)")

@@ -67,6 +67,8 @@ def test_a_run_writes_results_and_report_and_a_second_run_resumes_to_the_same_re
     ({"samples_per_persona": 500}, "samples_per_persona: Input should be less than or equal to 100"),
     ({"variants": [{"name": "A", "page": {"path": "missing.html"}}, {"name": "B", "page": {"path": "missing.html"}}]},
      "cannot read"),
+    ({"targets": ["add_to_crat"]}, "target 'add_to_crat' names no element on the pages of variants A, B (a target is "
+     "an element name or a dotted prefix of one); closest: deal_banner.add_to_cart, buybox.purchase_form.add_to_cart"),
 ])
 def test_bad_specs_exit_2_with_the_reason(env, overrides, message):
     result = invoke(write_spec(env, **overrides), "--out", env / "out")

@@ -91,7 +91,7 @@ def test_same_spec_and_seed_give_the_same_result_document(pool, brain):
 def test_a_twin_instance_draws_with_the_same_seed_on_every_variant(pool, brain):
     """Paired design: with two identical variants every twin instance does exactly the same thing."""
     same = product_spec(variants=[{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                                  {"name": "A2", "page": {"path": str(PAGES / "product_page.html")}}])
+                                  {"name": "A2", "page": {"path": str(PAGES / "product_page.html")}}], targets=[])
     samples = run(same, pool, brain).samples
     by_key = {(s.persona_id, s.instance, s.variant): s for s in samples}
     for s in samples:
@@ -228,10 +228,32 @@ def test_bad_populations_and_pages_fail_before_any_work(pool, tmp_path):
                                        {"name": "B", "page": {"path": str(BANNER_PAGE)}}]), pool, memory=None)
 
 
+def test_a_misspelt_target_is_refused_with_the_closest_names_the_pages_have(pool):
+    with pytest.raises(SpecError) as refused:
+        prepare(product_spec(targets=["deal_banner", "add_to_crat"]), pool, memory=None)
+    message = str(refused.value)
+    assert "target 'add_to_crat' names no element on the pages of variants A, B" in message
+    assert "closest: deal_banner.add_to_cart, buybox.purchase_form.add_to_cart" in message
+    assert "available: brand_store, breadcrumbs, buybox, deal_banner" in message
+    assert "deal_banner'" not in message  # the valid target is not reported
+    prepared = prepare(product_spec(targets=["deal_banner", "buybox.purchase_form", "reviews.star_rating"]), pool,
+                       memory=None)  # an element, or a dotted prefix of one, on any variant's page
+    assert prepared.notes == []
+
+
+def test_targets_only_live_pages_could_have_are_noted_not_refused():
+    from agent.experiments.targets import check_targets
+
+    spec = product_spec(variants=[{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+                                  {"name": "B", "live_url": "http://127.0.0.1:8100/"}], targets=["place_order"])
+    notes = check_targets(spec, {"A": {"buybox.purchase_form.add_to_cart"}})
+    assert len(notes) == 1 and "'place_order'" in notes[0] and "known only at run time" in notes[0]
+
+
 def test_spec_files_with_bad_syntax_name_the_file(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: [unclosed\n")
-    with pytest.raises(SpecError, match="bad.yaml: not valid YAML"):
+    with pytest.raises(SpecError, match=r"bad.yaml:2:1: not valid YAML: expected ',' or '\]'"):
         load_spec(bad)
     with pytest.raises(SpecError, match="No such file"):
         load_spec(tmp_path / "none.json")

@@ -141,6 +141,8 @@ def test_the_report_shows_its_plots_in_headless_chromium(finished, tmp_path):
     ({"brain": "llm", "model": "gpt-4.1-mini", "budget_usd": 0.001}, "over the budget"),
     ({"variants": [{"name": "A", "page": {"path": "/etc/passwd"}}, {"name": "B", "page": {"path": "/etc/hosts"}}]},
      "file paths are read only by the CLI"),
+    ({"targets": ["add_to_crat"]}, "target 'add_to_crat' names no element on the pages of variants A, B"),
+    ({"targets": ["deal_baner"]}, "closest: deal_banner"),
 ])
 def test_bad_specs_get_422_with_the_reason_before_any_work(data_dir, persona_ids, change, reason):
     with TestClient(create_app(Settings(data_dir=data_dir))) as client:

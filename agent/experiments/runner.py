@@ -30,6 +30,7 @@ from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants
 from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
+from agent.experiments.targets import check_targets
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
@@ -97,6 +98,7 @@ class PreparedExperiment:
     pages: dict[str, list[ResolvedPage]]
     memories: dict[tuple[str, str], list[Memory]] = field(default_factory=dict)
     segments: dict[str, dict[str, str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what could not be checked before the run (targets on live pages)
 
     def units(self) -> list[WorkUnit]:
         """In a fixed order: persona, instance, then variant (a twin instance's variants run side by side)."""
@@ -118,6 +120,8 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
     if pages is None:
         pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
                                  limits=page_limits, allowed=allowed_hosts)
+    notes = check_targets(spec, {name: {n for page in variant_pages for n in page.observation.by_name}
+                                 for name, variant_pages in pages.items()})
     check_live_variants(spec, allowed_hosts)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
@@ -125,7 +129,7 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
         raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
                         f"samples x pages); max_predictions is {spec.max_predictions}")
     prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
-                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas})
+                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas}, notes=notes)
     if memory is not None:
         unique = {page.key: page for variant_pages in pages.values() for page in variant_pages}
         for persona in personas:

@@ -67,6 +67,7 @@ async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), service
     experiment_id = await asyncio.to_thread(jobs.submit, checked)
     return {"id": experiment_id, "status": "queued", "total": len(checked.prepared.units()),
             "personas": len(checked.prepared.personas), "estimate": checked.estimate,
+            "notes": checked.prepared.notes,  # what is checked only at run time (targets on live variants' pages)
             "links": {"self": f"/experiments/{experiment_id}", "report": f"/experiments/{experiment_id}/report"}}
 
 
