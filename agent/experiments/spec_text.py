@@ -45,7 +45,8 @@ def _context(error: yaml.MarkedYAMLError) -> str:
     if not error.context or not error.problem:
         return ""
     mark = error.context_mark
-    started = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None and mark != error.problem_mark else ""
+    elsewhere = mark is not None and mark != error.problem_mark
+    started = f" at line {mark.line + 1}, column {mark.column + 1}" if elsewhere else ""
     return f" ({error.context}{started})"
 
 

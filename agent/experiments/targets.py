@@ -31,7 +31,8 @@ def check_targets(spec: ExperimentSpec, names_by_variant: dict[str, set[str]]) -
         return []
     if spec.live_variants:
         live = ", ".join(f"'{n}'" for n in spec.live_variants)
-        where = "the page variants' pages" if names_by_variant else "any page known before the run"
+        where = ("the page variants' pages" if names_by_variant
+                 else "the pages known before the run (every variant is live)")
         return [f"target '{t}' is on none of {where}; the live variant(s) {live} are browsed, so whether their pages "
                 "have it is known only at run time (a target no twin met reads as a 0% click rate)" for t in unknown]
     variants = ", ".join(names_by_variant)
