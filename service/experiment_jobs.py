@@ -62,7 +62,6 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
     model = spec.model or settings.llm_model
     if spec.brain == LLM_BRAIN and not model:
         raise ExperimentRejected("brain 'llm' needs a model: set `model` in the spec or TWINSIM_LLM_MODEL")
-    provider_check = _probe(services, spec, model) if spec.brain == LLM_BRAIN else None
     try:
         pool = personas_from(services.store, spec.population.ids)
         prepared = prepare(spec, pool, services.store, base_dir=base_dir, allow_paths=allow_paths,
@@ -76,6 +75,8 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
         reason = check_budget(estimate, spec.budget_usd)
         if reason:
             raise ExperimentRejected(reason)
+    # Last: the one paid call, only for a spec that every free check has accepted.
+    provider_check = _probe(services, spec, model) if spec.brain == LLM_BRAIN else None
     return CheckedExperiment(prepared, estimate, provider_check)
 
 
