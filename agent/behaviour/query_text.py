@@ -109,6 +109,9 @@ def query_text(
     if rng is None:
         if queries:
             return queries[-1], "searching again for what I looked for before"
+        wanted = interests(memory_texts) if not past else []
+        if wanted:  # at a session's start, what the person came for (as the first-step rationale says)
+            return wanted[0], "searching for something I came to buy"
         return first_query(page_title, memory_texts), "starting my search"
     if not queries:
         options = interests(memory_texts) or [first_query(page_title, memory_texts)]
