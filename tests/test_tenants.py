@@ -47,11 +47,12 @@ def as_(key: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def acme_data(client):
+def acme_data(client, shop_url):
     assert client.post("/personas", json=persona("Maria", "I collect red teapots."), headers=as_(ACME)).status_code == 201
     created = client.post("/experiments", json=experiment(), headers=as_(ACME))
     assert created.status_code == 202, created.text
-    simulation = client.post("/simulations", json={"url": "http://127.0.0.1:9/", "personas": ["maria-lopez"],
+    # A live start page (the demo shop): a dead one is refused up front, before any job exists.
+    simulation = client.post("/simulations", json={"url": shop_url, "personas": ["maria-lopez"],
                                                    "max_steps": 1}, headers=as_(ACME))
     assert simulation.status_code == 202, simulation.text
     return {"experiment": created.json()["id"], "simulation": simulation.json()["id"]}
