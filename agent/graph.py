@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Mapping, NamedTuple, Protocol
+from typing import Mapping, NamedTuple
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.brains.base import Brain, BrainError, TwinContext, Usage
+from agent.brains.base import Brain
+from agent.decision import BrainError, MemorySource, TwinContext, Usage
 from agent.click_types import infer_click_type
 from agent.grounding import grounding_error, normalise
 from agent.history import Step
@@ -29,9 +30,6 @@ from personas.persona import Persona
 
 FALLBACK_BRAIN = "embedded"
 
-
-class MemorySource(Protocol):
-    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
 
 
 class RecallRequest(NamedTuple):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.actions import Action
-from agent.brains.base import Usage
+from agent.decision import Usage
 from personas.memory_types import Memory
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pydantic import ValidationError
 
 from agent.actions import Action, parse_action
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.history import Step
 from agent.facts_text import facts_lines
 from agent.observation import Candidate, Observation

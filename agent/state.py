@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from agent.actions import Action
-from agent.brains.base import Decision, Usage
+from agent.decision import Decision, Usage
 from agent.history import Step
 from agent.observation import Observation
 from agent.options import PredictOptions

@@ -42,7 +42,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from statsmodels.stats.multitest import multipletests  # noqa: E402
 
 from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.base import TwinContext  # noqa: E402
+from agent.decision import TwinContext  # noqa: E402
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
 from agent.experiments.statistics import _paired_binary  # noqa: E402
 from agent.history import Step  # noqa: E402

@@ -16,7 +16,7 @@ from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINA
 from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.timelines import read_timelines, session_from_timeline
 from agent.behaviour.training_data import build_rows
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, parse_page

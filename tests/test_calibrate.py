@@ -12,7 +12,7 @@ import pytest
 
 from agent.behaviour.calibrate import calibrate
 from agent.behaviour.params import PARAMS_PATH, load_params
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
 from agent.actions import ClickAction

@@ -14,7 +14,7 @@ import litellm
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.brains.base import BrainError, TwinContext
+from agent.decision import BrainError, TwinContext
 from agent.brains.llm import LLMBrain
 from agent.llm_client import LLMClient
 from agent.observation import Candidate, Observation

@@ -43,7 +43,7 @@ from agent.behaviour.page_terms import (
     social_proof,
 )
 from agent.behaviour.rationale import _PERSONA_PHRASES, CONTRADICTS
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
 from agent.observation import parse_page

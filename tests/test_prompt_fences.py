@@ -12,7 +12,7 @@ import unicodedata
 import pytest
 
 from agent.actions import ClickAction
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.history import Step
 from agent.observation import parse_page
 from agent.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Candidate, Observation
 from agent.prompts import (

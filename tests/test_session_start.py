@@ -12,7 +12,7 @@ import numpy as np
 from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_start_biases
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE
 from agent.behaviour.params import load_params
-from agent.brains.base import TwinContext
+from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.observation import EMPTY_OBSERVATION, parse_page
 from agent.sample_pages import sample_page

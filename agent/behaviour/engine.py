@@ -29,7 +29,7 @@ from agent.behaviour.params import BehaviourParams
 from agent.behaviour.persona_features import is_persona_feature, person_feature, persona_vector
 from agent.behaviour.query_text import interests, query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
-from agent.brains.base import Decision, TwinContext
+from agent.decision import Decision, TwinContext
 from agent.observation import Observation
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities

@@ -1,72 +1,10 @@
-"""The one interface every brain implements, and what it is given and returns."""
+"""The one interface every brain implements; what it is given and returns is in agent.decision."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
-
-from agent.actions import Action
-from agent.history import Step
-from agent.observation import Observation
-from personas.memory_types import Memory
-from personas.persona import Persona
-
-DecisionMode = Literal["most_likely", "sample"]
-
-
-class Usage(BaseModel):
-    """Tokens and dollars one prediction spent (zero for offline brains)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    cost_usd: float = 0.0
-    calls: int = 0
-
-    def add(self, other: "Usage") -> "Usage":
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-            calls=self.calls + other.calls,
-        )
-
-
-@dataclass
-class TwinContext:
-    """Everything a brain may look at for one prediction."""
-
-    persona: Persona | None            # None when the persona is ablated
-    memories: list[Memory]             # recalled for this page and history (empty when ablated)
-    observation: Observation           # EMPTY_OBSERVATION in page-free mode
-    history: list[Step]                # steps 1..t-1; rationales stripped when ablated
-    mode: DecisionMode = "most_likely"
-    seed: int | None = None            # for mode="sample": same seed, same draw
-    feedback: str | None = None        # why the previous proposal was rejected (grounding retry)
-    model: str | None = None           # the LLM to use, for brains that take one
-    extra: dict = field(default_factory=dict)
-
-
-class Decision(BaseModel):
-    """A brain's answer: the action, the rationale behind it, and what it cost."""
-
-    action: Action
-    rationale: str
-    usage: Usage = Field(default_factory=Usage)
-    model: str | None = None
-    details: dict = Field(default_factory=dict, description="Brain-specific evidence: probabilities, raw text ...")
-
-
-class BrainError(Exception):
-    """A brain could not answer (timeout, provider error, unparseable output); the graph falls back.
-    `usage` is what the attempt still cost: a call whose answer was unusable was paid for all the same."""
-
-    def __init__(self, message: str, usage: Usage | None = None) -> None:
-        super().__init__(message)
-        self.usage = usage or Usage()
+from agent.decision import Decision, TwinContext
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ from __future__ import annotations
 from agent.actions import ClickAction
 from agent.behaviour.page_free_names import name_click
 from agent.behaviour.params import load_params
-from agent.brains.base import Decision, TwinContext
+from agent.decision import Decision, TwinContext
 
 # The most frequent action in OPeRA: a click of click type "review" (20.8% of clicks in the filtered
 # release, Wang et al. 2025, arXiv 2506.05606; also the most frequent click in the shared timelines).

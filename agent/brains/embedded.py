@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent.behaviour.engine import BehaviourEngine
 from agent.behaviour.params import load_params
-from agent.brains.base import Decision, TwinContext
+from agent.decision import Decision, TwinContext
 
 
 class EmbeddedBrain:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from agent.actions import parse_action
-from agent.brains.base import Usage
+from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.evaluation.recorded_sessions import RecordedSession, user_id_from_session_id

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from agent.actions import Action
-from agent.brains.base import Brain, Usage
+from agent.brains.base import Brain
+from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
 from agent.evaluation.recorded_sessions import RecordedSession
 from agent.graph import RecallRequest, TwinGraph

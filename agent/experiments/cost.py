@@ -14,7 +14,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the
 
 import litellm  # noqa: E402
 
-from agent.brains.base import TwinContext  # noqa: E402
+from agent.decision import TwinContext  # noqa: E402
 from agent.experiments.runner import PreparedExperiment  # noqa: E402
 from agent.prompts import build_messages  # noqa: E402
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from agent.allowed_hosts import HostAllowList
-from agent.brains.base import Usage
+from agent.decision import Usage
 from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace

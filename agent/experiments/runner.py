@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from agent.allowed_hosts import HostAllowList
-from agent.brains.base import TwinContext, Usage
+from agent.decision import MemorySource, TwinContext, Usage
 from agent.click_types import infer_click_type
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
@@ -51,9 +51,6 @@ class RunInterrupted(Exception):
 class BudgetExceeded(Exception):
     """The LLM spend (estimated before the run, or actual during it) is over the spec's budget."""
 
-
-class MemorySource(Protocol):
-    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
 
 
 class SyncBrain(Protocol):
