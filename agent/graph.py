@@ -17,8 +17,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.brains.base import Brain
 from agent.decision import BrainError, MemorySource, TwinContext, Usage
-from agent.click_types import infer_click_type
-from agent.grounding import grounding_error, normalise
+from agent.grounding import click_type_of, grounding_error, normalise
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Observation
 from agent.options import PredictOptions
@@ -57,6 +56,12 @@ class TwinGraph:
     @property
     def brains(self) -> list[str]:
         return sorted(self._brains)
+
+    def brain(self, name: str) -> Brain:
+        """One of the graph's brains, for callers that run it in bulk without the graph (experiments)."""
+        if name not in self._brains:
+            raise ValueError(f"unknown brain '{name}'; available: {', '.join(self.brains)}")
+        return self._brains[name]
 
     def brains_for(self, brain: str) -> dict[str, Brain]:
         """The brains a prediction with `brain` can use: that one and the embedded fallback."""
@@ -191,11 +196,7 @@ class TwinGraph:
             }
         )
         decision, action = state["decision"], state["action"]
-        candidate = observation.by_name.get(action.name) if action.type == "click" else None
-        click_type = None
-        if action.type == "click":  # the page's word first; without a page, the brain's own, else the name's
-            click_type = candidate.click_type if candidate else (decision.details.get("click_type")
-                                                                 or infer_click_type(action.name))
+        click_type = click_type_of(action, observation, decision.details)
         fallback_used = state.get("fell_back", False)
         return Prediction(
             action=action,

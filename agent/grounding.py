@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.actions import Action, ClickAction, InputAction
+from agent.click_types import infer_click_type
 from agent.observation import Observation
 
 _SPACES = re.compile(r"\s+")
@@ -42,3 +43,14 @@ def grounding_error(action: Action, observation: Observation) -> str | None:
     if action.type == "input" and candidate.kind != "input":
         return f"'{action.name}' is not a text field; it can only be clicked"
     return None
+
+
+def click_type_of(action: Action, observation: Observation, details: dict | None = None) -> str | None:
+    """The OPeRA click type of a grounded click: the page's word first; page-free, the brain's own (in its
+    decision's details), else the name's."""
+    if action.type != "click":
+        return None
+    candidate = observation.by_name.get(action.name)
+    if candidate is not None:
+        return candidate.click_type
+    return (details or {}).get("click_type") or infer_click_type(action.name)

@@ -9,6 +9,7 @@ from agent.brains.base import Brain
 from agent.brains.baselines import MajorityBrain, RepeatPreviousBrain
 from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
+from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
 from agent.llm_client import LLMClient
 from agent.response_cache import ResponseCache
@@ -58,3 +59,20 @@ def build_services(settings: Settings, *, warm: bool = True) -> Services:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
     llm = build_llm_client(settings)
     return Services(settings=settings, store=store, graph=TwinGraph(build_brains(settings, llm), memory=store), llm=llm)
+
+
+def experiment_context(services: Services) -> ExperimentContext:
+    """What experiments run with here: the served graph (its embedded brain has TWINSIM_BEHAVIOUR_PARAMS), and
+    for the LLM brain a graph whose calls run the spec's concurrency at a time, cached under the data dir."""
+    settings = services.settings
+
+    def llm_graph(concurrency: int) -> TwinGraph:
+        tuned = settings.model_copy(update={"llm_concurrency": concurrency})
+        llm = build_llm_client(tuned, cache_path=settings.data_dir / "experiments" / "llm_cache.sqlite")
+        return TwinGraph(build_brains(tuned, llm), memory=services.store)
+
+    return ExperimentContext(graph=services.graph, store=services.store, llm=services.llm,
+                             default_model=settings.llm_model, llm_graph=llm_graph,
+                             max_page_bytes=settings.max_page_bytes, page_limits=settings.page_limits,
+                             allowed_hosts=settings.host_allow_list, executor=settings.executor,
+                             ray_address=settings.ray_address)

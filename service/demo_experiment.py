@@ -15,8 +15,9 @@ from rich.console import Console
 
 from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec, load_spec
-from service.container import Services
-from service.experiment_jobs import ExperimentExecutor, check_experiment
+from agent.experiments.execution import ExperimentExecutor
+from agent.experiments.planning import check_experiment
+from service.container import Services, experiment_context
 
 EXAMPLE_SPEC = Path(__file__).resolve().parents[1] / "examples" / "experiments" / "deal_banner.yaml"
 DEMO_INSTANCES = 50
@@ -27,11 +28,12 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
     data = load_spec(EXAMPLE_SPEC).model_dump(exclude_none=True)
     data.update(population={"ids": persona_ids}, samples_per_persona=DEMO_INSTANCES, segments=[])
     spec = ExperimentSpec.model_validate(data)
-    checked = check_experiment(services, spec, base_dir=EXAMPLE_SPEC.parent, allow_paths=True)
+    context = experiment_context(services)
+    checked = check_experiment(context, spec, base_dir=EXAMPLE_SPEC.parent, allow_paths=True)
     console.print(f"\n[bold]A/B experiment[/bold] ({EXAMPLE_SPEC.relative_to(EXAMPLE_SPEC.parents[2])}): "
                   f"{spec.description.strip() if spec.description else spec.name}")
     console.print(f"{len(checked.prepared.personas)} twins x {DEMO_INSTANCES} seeded instances x 2 variants")
-    results = ExperimentExecutor(services).run(checked)
+    results = ExperimentExecutor(context).run(checked)
     analysis = results["analysis"]
     for name, variant in analysis["variants"].items():
         rates = variant["rates"]

@@ -68,7 +68,9 @@ def run(
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
     from service.container import build_services
-    from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
+    from agent.experiments.execution import ExperimentExecutor
+    from agent.experiments.planning import ExperimentRejected, check_experiment
+    from service.container import experiment_context
     from service.settings import Settings
 
     try:
@@ -83,6 +85,7 @@ def run(
     except OSError as error:
         _fail(f"{out}: {error.strerror or error}")
     services = build_services(Settings(), warm=False)
+    context = experiment_context(services)
     if personas:
         from personas.sources import PersonaSourceError, load_personas
 
@@ -96,7 +99,7 @@ def run(
                     services.store.put_persona(persona)
     try:
         with console.status("checking the spec: personas, population, pages ..."):
-            checked = check_experiment(services, spec, base_dir=spec_path.resolve().parent, allow_paths=True)
+            checked = check_experiment(context, spec, base_dir=spec_path.resolve().parent, allow_paths=True)
     except ExperimentRejected as error:
         _fail(str(error))
     prepared = checked.prepared
@@ -119,7 +122,7 @@ def run(
     try:
         with Progress(*columns, console=console, transient=False) as bar:
             task = bar.add_task("twins", total=len(units), completed=0)
-            results = ExperimentExecutor(services).run(
+            results = ExperimentExecutor(context).run(
                 checked, done=done, on_samples=checkpoint.append,
                 on_progress=lambda p: bar.update(task, completed=p.done, total=p.total))
     except BudgetExceeded as error:

@@ -8,7 +8,9 @@ import pytest
 
 from agent.browsing import chromium as chromium_module
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
-from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
+from agent.experiments.execution import ExperimentExecutor
+from agent.experiments.planning import ExperimentRejected, check_experiment
+from service.container import experiment_context
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration
@@ -39,9 +41,9 @@ def live_spec(shop_url: str, **overrides) -> ExperimentSpec:
 
 
 def run(services, spec: ExperimentSpec) -> tuple[dict, list]:
-    checked = check_experiment(services, spec)
+    checked = check_experiment(experiment_context(services), spec)
     kept: list = []
-    results = ExperimentExecutor(services).run(checked, on_samples=kept.extend)
+    results = ExperimentExecutor(experiment_context(services)).run(checked, on_samples=kept.extend)
     return results, kept
 
 
@@ -88,11 +90,11 @@ def test_live_variant_specs_are_checked_before_any_twin_runs(services, shop_url,
     assert live_spec(shop_url).predictions_needed(2) == 2 * INSTANCES * 2 * MAX_STEPS
 
     with pytest.raises(ExperimentRejected, match=r"variant 'B' live_url: could not fetch .*no page answered"):
-        check_experiment(services, live_spec(shop_url, variants=[
+        check_experiment(experiment_context(services), live_spec(shop_url, variants=[
             {"name": "A", "live_url": shop_url + "/"}, {"name": "B", "live_url": shop_url + "/no-such-page"}]))
 
     # No Chromium on this machine (nothing at the configured path, none on PATH): refused with how to install it.
     monkeypatch.setattr(chromium_module, "CHROMIUM_PATH", str(tmp_path / "no-chromium"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ExperimentRejected, match=r"live variant\(s\) 'A', 'B' need Chromium: .*scripts/setup --browser"):
-        check_experiment(services, live_spec(shop_url))
+        check_experiment(experiment_context(services), live_spec(shop_url))

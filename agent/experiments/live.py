@@ -15,7 +15,7 @@ from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
 from agent.experiments.pages import fetch
-from agent.experiments.samples import Sample
+from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
 from personas.persona import Persona
 
@@ -89,22 +89,7 @@ async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: E
 
 def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: list[str],
                     segments: dict[str, str]) -> Sample:
-    """First action says what the twin did on arrival; the outcome says whether it bought or left."""
     if not trace.steps:
         raise RuntimeError(f"twin {trace.persona_id} could not start on {trace.start_url}: {trace.reason}")
-    first, last = trace.steps[0], trace.steps[-1]
-    clicked = [s.action.name for s in trace.steps if s.action.type == "click"]
-    return Sample(
-        variant=variant,
-        persona_id=trace.persona_id,
-        instance=instance,
-        action_type=first.action.type,
-        click_type=first.click_type if first.action.type == "click" else None,
-        element=getattr(first.action, "name", None),
-        purchase=trace.outcome == "purchased",
-        leave=trace.outcome == "left",
-        target_clicks={t: any(name == t or name.startswith(t + ".") for name in clicked) for t in targets},
-        rationale=last.rationale or "",
-        segments=segments,
-        steps=len(trace.steps),
-    )
+    return to_sample(trace.steps, variant=variant, persona_id=trace.persona_id, instance=instance, targets=targets,
+                     segments=segments, purchase=trace.outcome == "purchased", leave=trace.outcome == "left")

@@ -8,8 +8,10 @@ variant (`live_url`) the twin browses the site in headless Chromium instead (age
 the same instance seed.
 
 Two paths, one result: the embedded brain is called directly in bulk (pages parsed once, memories recalled once
-per persona and page), since the full graph costs ~14 ms a call; any other brain goes through
-`TwinGraph.predict` (grounding, retries, fallback) with bounded concurrency. An `Executor` runs the units; the
+per persona and page), since invoking the full graph costs ~5x more a unit; it still goes through the graph's
+own act and ground steps (`agent.grounding`), with the graph's one retry. Any other brain goes through
+`TwinGraph.predict` (grounding, retries, fallback) with bounded concurrency. Which path a unit takes is
+decided here, once, from the spec's brain. An `Executor` runs the units; the
 in-process one is here, a distributed one only needs `map`.
 """
 
@@ -19,18 +21,18 @@ import asyncio
 import hashlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource, TwinContext, Usage
-from agent.click_types import infer_click_type
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
-from agent.experiments.samples import Sample
+from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
+from agent.grounding import click_type_of, grounding_error, normalise
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
@@ -40,6 +42,7 @@ from personas.persona import Persona
 from personas.population import segment_buckets, select_population
 
 EMBEDDED = "embedded"
+LLM = "llm"
 MEMORIES_K = 5
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
 
@@ -82,8 +85,9 @@ def instance_seed(spec_seed: int, persona_id: str, instance: int) -> int:
     return _hash_int("instance", spec_seed, persona_id, instance)
 
 
-def step_seed(seed: int, page_number: int) -> int:
-    return seed if page_number == 0 else _hash_int("step", seed, page_number)
+def page_seed(instance_seed: int, page_number: int) -> int:
+    """The seed of one page of a variant's page sequence (the first page draws with the instance seed)."""
+    return instance_seed if page_number == 0 else _hash_int("step", instance_seed, page_number)
 
 
 @dataclass
@@ -138,27 +142,32 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
 
 # ---- one unit of work --------------------------------------------------------------------------------------
 
-def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step]) -> Sample:
-    first, last = steps[0], steps[-1]
-    clicked = [s.action.name for s in steps if s.action.type == "click"]
-    return Sample(
-        variant=unit.variant,
-        persona_id=unit.persona_id,
-        instance=unit.instance,
-        action_type=first.action.type,
-        click_type=first.click_type if first.action.type == "click" else None,
-        element=getattr(first.action, "name", None),
-        purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
-        leave=any(s.action.type == "terminate" for s in steps),
-        target_clicks={t: any(name == t or name.startswith(t + ".") for name in clicked) for t in prepared.spec.targets},
-        rationale=last.rationale or "",  # the step that ended the visit says best why the twin bought or left
-        segments=prepared.segments.get(unit.persona_id, {}),
-        steps=len(steps),
-    )
+def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step], fallbacks: int = 0) -> Sample:
+    return to_sample(steps, variant=unit.variant, persona_id=unit.persona_id, instance=unit.instance,
+                     targets=prepared.spec.targets, segments=prepared.segments.get(unit.persona_id, {}),
+                     purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
+                     leave=any(s.action.type == "terminate" for s in steps), fallbacks=fallbacks)
 
 
 def _ends_visit(step: Step) -> bool:
     return step.action.type == "terminate" or (step.action.type == "click" and step.click_type == "purchase")
+
+
+def _decide_grounded(brain: SyncBrain, ctx: TwinContext):
+    """The graph's reason -> act -> ground for a synchronous brain: a proposal this page does not allow goes
+    back once with the reason; if the retry fails too, the first answer stands, as the graph's embedded
+    fallback (the same brain, without feedback) would give. Returns (decision, action, fell_back)."""
+    decision = brain.decide_sync(ctx)
+    action = normalise(decision.action, ctx.observation)
+    error = grounding_error(action, ctx.observation)
+    if error is None:
+        return decision, action, False
+    feedback = f"Your previous answer {action.model_dump_json()} was rejected: {error}."
+    retry = brain.decide_sync(replace(ctx, feedback=feedback))
+    retried = normalise(retry.action, ctx.observation)
+    if grounding_error(retried, ctx.observation) is None:
+        return retry, retried, False
+    return decision, decision.action, True
 
 
 def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> Sample:
@@ -167,20 +176,18 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
     seed = instance_seed(prepared.spec.seed, unit.persona_id, unit.instance)
     history = list(prepared.spec.history)
     steps: list[Step] = []
+    fallbacks = 0
     for number, page in enumerate(prepared.pages[unit.variant]):
         ctx = TwinContext(persona=persona, memories=prepared.memories.get((unit.persona_id, page.key), []),
                           observation=page.observation, history=history + steps, mode="sample",
-                          seed=step_seed(seed, number))
-        decision = brain.decide_sync(ctx)
-        action = decision.action
-        click_type = None
-        if action.type == "click":
-            candidate = page.observation.by_name.get(action.name)
-            click_type = candidate.click_type if candidate else infer_click_type(action.name)
-        steps.append(Step(action=action, rationale=decision.rationale, click_type=click_type, url=page.url))
+                          seed=page_seed(seed, number))
+        decision, action, fell_back = _decide_grounded(brain, ctx)
+        fallbacks += fell_back
+        steps.append(Step(action=action, rationale=decision.rationale, url=page.url,
+                          click_type=click_type_of(action, page.observation, decision.details)))
         if _ends_visit(steps[-1]):
             break
-    return _to_sample(prepared, unit, steps)
+    return _to_sample(prepared, unit, steps, fallbacks)
 
 
 async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) -> tuple[Sample, Usage]:
@@ -193,7 +200,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     for number, page in enumerate(prepared.pages[unit.variant]):
         prediction = await graph.predict(persona=persona, observation=page.observation,
                                          history=list(spec.history) + steps, brain=spec.brain, model=spec.model,
-                                         options=PredictOptions(mode="sample", seed=step_seed(seed, number),
+                                         options=PredictOptions(mode="sample", seed=page_seed(seed, number),
                                                                 memories_k=MEMORIES_K))
         usage = usage.add(prediction.usage)
         fallbacks += prediction.fallback_used
@@ -201,7 +208,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
                           url=page.url))
         if _ends_visit(steps[-1]):
             break
-    return _to_sample(prepared, unit, steps).model_copy(update={"fallbacks": fallbacks}), usage
+    return _to_sample(prepared, unit, steps, fallbacks), usage
 
 
 async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit) -> tuple[Sample, Usage]:
@@ -308,10 +315,11 @@ def run_experiment(
     usage = Usage()
     if live and not todo:
         pass  # only live units left
-    elif spec.brain == EMBEDDED and embedded is not None:
+    elif spec.brain == EMBEDDED:
+        brain = embedded if embedded is not None else _embedded_of(graph)
         executor = executor or InProcessExecutor()
         try:
-            for sample in executor.map(lambda unit: run_unit(prepared, embedded, unit), todo):
+            for sample in executor.map(lambda unit: run_unit(prepared, brain, unit), todo):
                 sink.add(sample)
         finally:
             sink.hand_out()  # whatever finished is kept, even if a unit failed
@@ -326,6 +334,12 @@ def run_experiment(
         usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
     return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started)
+
+
+def _embedded_of(graph) -> SyncBrain:
+    if graph is None:
+        raise ValueError("the embedded brain runs in bulk: pass it, or the twin graph that holds it")
+    return graph.brain(EMBEDDED)
 
 
 async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,

@@ -5,9 +5,11 @@ Kept apart from the runner so the statistics, the themes and the report can be t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol, Sequence
 
 from pydantic import BaseModel
+
+from agent.actions import Action
 
 
 class Sample(BaseModel):
@@ -26,3 +28,34 @@ class Sample(BaseModel):
     segments: dict[str, str] = {}  # segment dimension -> bucket, e.g. {"conscientiousness": "high"}
     steps: int = 1
     fallbacks: int = 0  # decisions of this run the embedded brain made because the requested brain failed
+
+
+class ActedStep(Protocol):
+    """A step of a run, recorded (agent.history.Step) or browsed live (agent.browsing.trace.TraceStep)."""
+
+    action: Action
+    click_type: str | None
+    rationale: str | None
+
+
+def to_sample(steps: Sequence[ActedStep], *, variant: str, persona_id: str, instance: int, targets: list[str],
+              segments: dict[str, str], purchase: bool, leave: bool, fallbacks: int = 0) -> Sample:
+    """A run's steps as a sample: the first action says what the twin did on arrival, the step that ended the
+    visit says best why it bought or left; whether it bought or left is the caller's (pages or a live site)."""
+    first, last = steps[0], steps[-1]
+    clicked = [s.action.name for s in steps if s.action.type == "click"]
+    return Sample(
+        variant=variant,
+        persona_id=persona_id,
+        instance=instance,
+        action_type=first.action.type,
+        click_type=first.click_type if first.action.type == "click" else None,
+        element=getattr(first.action, "name", None),
+        purchase=purchase,
+        leave=leave,
+        target_clicks={t: any(name == t or name.startswith(t + ".") for name in clicked) for t in targets},
+        rationale=last.rationale or "",
+        segments=segments,
+        steps=len(steps),
+        fallbacks=fallbacks,
+    )

@@ -12,7 +12,8 @@ from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec
 from service.dependencies import services_dep
 from service.errors import validation_detail
-from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
+from agent.experiments.planning import ExperimentRejected, check_experiment
+from service.experiment_jobs import ExperimentJobs
 from service.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.schemas import CONFLICT, NOT_FOUND
 from service.paging import limit_query, offset_query
@@ -53,7 +54,7 @@ def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
 
 
 @router.post("/experiments", status_code=status.HTTP_202_ACCEPTED)
-async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), services=Depends(services_dep),
+async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]),
                             jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
     """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
     try:
@@ -61,7 +62,7 @@ async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), service
     except ValidationError as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
     try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop
-        checked = await asyncio.to_thread(check_experiment, services, spec)
+        checked = await asyncio.to_thread(check_experiment, jobs.context, spec)
     except ExperimentRejected as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     experiment_id = await asyncio.to_thread(jobs.submit, checked)
