@@ -82,7 +82,7 @@ def check_experiment(services: Services, spec: ExperimentSpec, *, base_dir: Path
 
 def _probe(services: Services, spec: ExperimentSpec, model: str) -> str | None:
     """One call before any work: a dead provider is refused, unless the spec accepts the embedded fallback."""
-    from agent.llm_probe import probe_provider_blocking
+    from agent.llm.probe import probe_provider_blocking
 
     failure = probe_provider_blocking(services.llm, model)
     if failure and not spec.allow_fallback:

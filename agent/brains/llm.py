@@ -8,7 +8,7 @@ graph can fall back to the embedded brain.
 from __future__ import annotations
 
 from agent.decision import BrainError, Decision, TwinContext
-from agent.llm_client import LLMCallError, LLMClient
+from agent.llm.client import LLMCallError, LLMClient
 from agent.prompts import DEFAULT_CANDIDATE_TOKEN_BUDGET, build_messages, parse_decision_text
 
 
