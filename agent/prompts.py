@@ -6,7 +6,7 @@ session's earlier actions with their rationales, and the current page; predict t
 
 Untrusted text is data, never instructions: the profile, the memories, the session history and the page
 each go inside their own fenced block that the (constant) system prompt declares to be data, and no text
-inside can forge a fence, lookalike characters included (agent/untrusted_text.py).
+inside can forge a fence, lookalike characters included (agent/llm/fences.py).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from pydantic import ValidationError
 from agent.actions import Action, parse_action
 from agent.decision import TwinContext
 from agent.history import Step
-from agent.facts_text import facts_lines
+from agent.llm.facts_block import facts_lines
+from agent.llm.fences import fence_close, fence_open, fenced, neutralise
 from agent.observation import Candidate, Observation
-from agent.untrusted_text import fence_close, fence_open, fenced, neutralise
 from personas.memory_types import Memory
 from personas.persona import Persona
 
