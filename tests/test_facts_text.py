@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent.llm.facts_block import facts_lines
 from agent.observation import parse_page
-from agent.prompts import PAGE_CLOSE, PAGE_OPEN, page_block
+from agent.llm.prompts import PAGE_CLOSE, PAGE_OPEN, page_block
 from agent.sample_pages import sample_page
 
 

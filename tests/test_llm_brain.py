@@ -19,7 +19,7 @@ from agent.brains.llm import LLMBrain
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
 from agent.observation import Candidate, Observation
-from agent.prompts import build_messages
+from agent.llm.prompts import build_messages
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 

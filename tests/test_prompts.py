@@ -8,7 +8,7 @@ from agent.actions import ClickAction, InputAction, TerminateAction
 from agent.decision import TwinContext
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Candidate, Observation
-from agent.prompts import (
+from agent.llm.prompts import (
     PAGE_CLOSE,
     PAGE_OPEN,
     SYSTEM_PROMPT,

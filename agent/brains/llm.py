@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agent.decision import BrainError, Decision, TwinContext
 from agent.llm.client import LLMCallError, LLMClient
-from agent.prompts import DEFAULT_CANDIDATE_TOKEN_BUDGET, build_messages, parse_decision_text
+from agent.llm.prompts import DEFAULT_CANDIDATE_TOKEN_BUDGET, build_messages, parse_decision_text
 
 
 def _parses(text: str) -> bool:

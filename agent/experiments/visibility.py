@@ -13,7 +13,7 @@ import hashlib
 
 from agent.experiments.pages import ResolvedPage
 from agent.observation import Observation
-from agent.prompts import page_block
+from agent.llm.prompts import page_block
 
 
 def brain_input(observation: Observation, brain: str) -> str:
