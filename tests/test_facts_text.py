@@ -4,8 +4,8 @@ from what the shopper sees (on a real page the start of the visible text is most
 from __future__ import annotations
 
 from agent.llm.facts_block import facts_lines
+from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, page_block
 from agent.observation import parse_page
-from agent.llm.prompts import PAGE_CLOSE, PAGE_OPEN, page_block
 from agent.sample_pages import sample_page
 
 

@@ -18,8 +18,8 @@ from agent.decision import BrainError, TwinContext
 from agent.brains.llm import LLMBrain
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
-from agent.observation import Candidate, Observation
 from agent.llm.prompts import build_messages
+from agent.observation import Candidate, Observation
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 
