@@ -19,13 +19,9 @@ from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import fence_close, fence_open, fenced, neutralise
 from agent.llm.page_block import DEFAULT_CANDIDATE_TOKEN_BUDGET, PAGE_CLOSE, PAGE_OPEN, page_block
+from personas.memory_texts import core_profile_text
 from personas.memory_types import Memory
 from personas.persona import Persona
-
-try:  # the shared formatter, so the prompt and the memory store describe a person the same way
-    from personas.memory_texts import core_profile_text
-except ImportError:  # pragma: no cover - only while personas.memory_texts is not installed
-    core_profile_text = None  # type: ignore[assignment]
 
 # Every block of untrusted text, by fence label (the page's fence is written by page_block).
 FENCED_BLOCKS = {"PROFILE": "the person's profile", "MEMORIES": "what the person remembers",
@@ -53,22 +49,6 @@ When a page is shown, copy the name exactly as listed on the page, and type only
 
 FINAL_INSTRUCTION = "Decide your next action as this person. Answer with the JSON object only."
 
-_LIKERT_WORDS = {1: "strongly disagree", 2: "somewhat disagree", 3: "neither agree nor disagree", 4: "somewhat agree", 5: "strongly agree"}
-_PREFERENCE_STATEMENTS = {
-    "seasonality": "I do most of my shopping around holidays and sales seasons",
-    "ad_trust": "advertisements attract me to products",
-    "review_engagement": "I research and read reviews before buying",
-    "delivery": "delivery speed and fees matter to me",
-    "quality": "high quality matters to me",
-    "brand_consciousness": "expensive, well-known brands are my choice",
-    "over_choice_confusion": "the more I learn about products, the harder it is to choose",
-    "impulsiveness": "I shop quickly and take the first good-enough product",
-    "brand_loyalty": "once I find a brand I like, I stick with it",
-    "novelty": "I would buy a new brand just to see what it is like",
-    "recreational": "I enjoy shopping just for fun",
-    "price_consciousness": "I look carefully for the best value for money",
-}
-
 
 # --- building the messages --------------------------------------------------------------------------
 
@@ -93,42 +73,8 @@ def build_messages(ctx: TwinContext, *, candidate_token_budget: int = DEFAULT_CA
 
 
 def persona_block(persona: Persona) -> str:
-    """The person's core profile: the shared formatter when present, else a local one."""
-    text = core_profile_text(persona) if core_profile_text is not None else _fallback_profile_text(persona)
-    return fenced("PROFILE", neutralise(text, fold=False).strip())
-
-
-def _fallback_profile_text(persona: Persona) -> str:
-    lines: list[str] = []
-    demo = persona.demographics
-    facts = [
-        ("Gender", demo.gender), ("Age", demo.age), ("City", demo.city), ("Education", demo.education),
-        ("Living situation", demo.living_situation), ("Household income", demo.income), ("Employment", demo.employment),
-    ]
-    if persona.name:
-        lines.append(f"Name: {persona.name}")
-    lines += [f"{label}: {value}" for label, value in facts if value]
-    shop = persona.shopping
-    if shop.frequency:
-        lines.append(f"Shops online: {shop.frequency}")
-    if shop.monthly_spend:
-        lines.append(f"Monthly online spend: {shop.monthly_spend}")
-    if shop.prime is not None:
-        lines.append(f"Amazon Prime member: {'yes' if shop.prime else 'no'}")
-    if persona.preferences:
-        lines.append("Shopping attitudes:")
-        for construct, value in persona.preferences.items():
-            lines.append(f"- {_LIKERT_WORDS.get(value, value)}: {_PREFERENCE_STATEMENTS.get(construct, construct)}")
-    levels = persona.big_five.levels
-    if levels:
-        lines.append("Personality (Big Five): " + ", ".join(f"{trait.replace('_', ' ')} {level.lower()}" for trait, level in levels.items()))
-    if persona.mbti:
-        lines.append(f"MBTI: {persona.mbti}")
-    if persona.self_description:
-        lines.append(f"In my own words: {persona.self_description}")
-    if persona.interview_summary:
-        lines.append("Interview summary:\n" + persona.interview_summary.strip())
-    return "\n".join(lines) or f"Person {persona.id} (no profile details recorded)."
+    """The person's core profile, rendered as the memory store renders it, so both describe one person alike."""
+    return fenced("PROFILE", neutralise(core_profile_text(persona), fold=False).strip())
 
 
 def memory_block(memories: Sequence[Memory]) -> str:
