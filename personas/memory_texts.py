@@ -149,9 +149,22 @@ def _employment_fact(employment: str) -> str:
     return f"My employment status: {' and '.join(parts)}."
 
 
+def _shopping_facts(persona: Persona) -> list[str]:
+    """How often I shop online, what I spend, and Prime: worded alike in the memories and the core profile."""
+    shop = persona.shopping
+    facts = []
+    if shop.frequency:
+        facts.append(_sentence(f"I shop online {_lower_first(shop.frequency)}"))
+    if shop.monthly_spend:
+        facts.append(_spend_fact(shop.monthly_spend))
+    if shop.prime is not None:
+        facts.append("I have a paid Amazon Prime membership." if shop.prime else "I have no Amazon Prime membership.")
+    return facts
+
+
 def profile_facts(persona: Persona) -> list[str]:
     """Short first-person facts: who I am, where, and how I shop."""
-    demo, shop = persona.demographics, persona.shopping
+    demo = persona.demographics
     facts = [f"My name is {persona.name}." if persona.name else None, _identity_fact(persona)]
     if demo.education:
         facts.append(f"My highest level of education: {demo.education}.")
@@ -161,12 +174,7 @@ def profile_facts(persona: Persona) -> list[str]:
         facts.append(_living_fact(demo.living_situation))
     if demo.income:
         facts.append(f"My yearly household income or stipend: {demo.income}.")
-    if shop.frequency:
-        facts.append(_sentence(f"I shop online {_lower_first(shop.frequency)}"))
-    if shop.monthly_spend:
-        facts.append(_spend_fact(shop.monthly_spend))
-    if shop.prime is not None:
-        facts.append("I have a paid Amazon Prime membership." if shop.prime else "I have no Amazon Prime membership.")
+    facts += _shopping_facts(persona)
     if persona.self_description:
         facts.append("About me: " + persona.self_description.strip())
     return [fact for fact in facts if fact]
@@ -453,7 +461,7 @@ def _fit(text: str, limit: int) -> str:
 
 def core_profile_text(persona: Persona) -> str:
     """A compact first-person summary (<= CORE_PROFILE_MAX_CHARS) carried verbatim by every prompt."""
-    demo, shop = persona.demographics, persona.shopping
+    demo = persona.demographics
     who = [f"My name is {persona.name}." if persona.name else None, _identity_fact(persona)]
     if demo.employment:
         who.append(_employment_fact(demo.employment))
@@ -461,14 +469,7 @@ def core_profile_text(persona: Persona) -> str:
         who.append(f"Education: {demo.education}.")
     if demo.income:
         who.append(f"Yearly household income or stipend: {demo.income}.")
-    shopping = []
-    if shop.frequency:
-        shopping.append(_sentence(f"I shop online {_lower_first(shop.frequency)}"))
-    if shop.monthly_spend:
-        shopping.append(_spend_fact(shop.monthly_spend))
-    if shop.prime is not None:
-        shopping.append("I have a paid Amazon Prime membership." if shop.prime else "I have no Amazon Prime membership.")
-    fixed = [" ".join(p for p in who if p), " ".join(shopping), _preference_summary(persona) or "",
+    fixed = [" ".join(p for p in who if p), " ".join(_shopping_facts(persona)), _preference_summary(persona) or "",
              _personality_summary(persona) or ""]
     fixed = [part for part in fixed if part]
     if persona.self_description:

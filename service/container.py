@@ -11,8 +11,8 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
 from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
-from agent.llm_client import LLMClient
-from agent.response_cache import ResponseCache
+from agent.llm.cache import ResponseCache
+from agent.llm.client import LLMClient
 from personas.memory_store import open_memory_store
 from service.settings import Settings
 from service.tenancy import tenants_of

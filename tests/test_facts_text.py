@@ -3,9 +3,9 @@ from what the shopper sees (on a real page the start of the visible text is most
 
 from __future__ import annotations
 
-from agent.facts_text import facts_lines
+from agent.llm.facts_block import facts_lines
+from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, page_block
 from agent.observation import parse_page
-from agent.prompts import PAGE_CLOSE, PAGE_OPEN, page_block
 from agent.sample_pages import sample_page
 
 

@@ -16,10 +16,10 @@ import pytest
 from agent.actions import ClickAction, InputAction, TerminateAction
 from agent.decision import BrainError, TwinContext
 from agent.brains.llm import LLMBrain
-from agent.llm_client import LLMClient
+from agent.llm.cache import ResponseCache
+from agent.llm.client import LLMClient
+from agent.llm.prompts import build_messages
 from agent.observation import Candidate, Observation
-from agent.prompts import build_messages
-from agent.response_cache import ResponseCache
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 
@@ -296,7 +296,7 @@ def test_a_round_trip_reaches_nothing_but_loopback(tmp_path) -> None:
             return real_getaddrinfo(host, *a, **k)
         socket.socket.connect, socket.getaddrinfo = guarded_connect, guarded_getaddrinfo
 
-        from agent.llm_client import LLMClient
+        from agent.llm.client import LLMClient
         from tests.support.openai_server import OpenAICompatibleServer, Reply
         with OpenAICompatibleServer(Reply(content="ok", usage=(1000, 100))) as srv:
             client = LLMClient(api_base=srv.base_url, timeout_s=5, retries=0)

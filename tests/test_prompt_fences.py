@@ -14,9 +14,9 @@ import pytest
 from agent.actions import ClickAction
 from agent.decision import TwinContext
 from agent.history import Step
+from agent.llm.fences import fence_close, fence_open, fold_lookalikes
+from agent.llm.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages
 from agent.observation import parse_page
-from agent.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages
-from agent.untrusted_text import fence_close, fence_open, fold_lookalikes
 from personas.memory_types import Memory
 from personas.persona import Persona
 

@@ -7,20 +7,11 @@ import pytest
 from agent.actions import ClickAction, InputAction, TerminateAction
 from agent.decision import TwinContext
 from agent.history import Step
+from agent.llm.fences import neutralise
+from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, candidate_line, estimate_tokens, trim_candidates
+from agent.llm.parsing import parse_decision_text
+from agent.llm.prompts import SYSTEM_PROMPT, action_text, build_messages, persona_block
 from agent.observation import EMPTY_OBSERVATION, Candidate, Observation
-from agent.prompts import (
-    PAGE_CLOSE,
-    PAGE_OPEN,
-    SYSTEM_PROMPT,
-    action_text,
-    build_messages,
-    candidate_line,
-    estimate_tokens,
-    neutralise,
-    parse_decision_text,
-    persona_block,
-    trim_candidates,
-)
 from personas.memory_types import Memory
 from personas.persona import Persona
 

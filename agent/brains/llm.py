@@ -8,8 +8,10 @@ graph can fall back to the embedded brain.
 from __future__ import annotations
 
 from agent.decision import BrainError, Decision, TwinContext
-from agent.llm_client import LLMCallError, LLMClient
-from agent.prompts import DEFAULT_CANDIDATE_TOKEN_BUDGET, build_messages, parse_decision_text
+from agent.llm.client import LLMCallError, LLMClient
+from agent.llm.page_block import DEFAULT_CANDIDATE_TOKEN_BUDGET
+from agent.llm.parsing import parse_decision_text
+from agent.llm.prompts import build_messages
 
 
 def _parses(text: str) -> bool:

@@ -1,6 +1,6 @@
 """What an LLM-brain experiment will cost, before it starts: calls, prompt tokens, completion tokens, dollars.
 
-Prompt tokens are counted on the very messages the llm brain would send (agent/prompts.py) with litellm's
+Prompt tokens are counted on the very messages the llm brain would send (agent/llm/prompts.py) with litellm's
 token counter, for every persona on every variant page (first steps; later steps of a sequence add their
 history, counted at a flat rate). Dollars come from litellm's bundled price map; a model it does not know
 (a local server) is priced at zero and the estimate says the price is unknown.
@@ -16,7 +16,7 @@ import litellm  # noqa: E402
 
 from agent.decision import TwinContext  # noqa: E402
 from agent.experiments.runner import PreparedExperiment  # noqa: E402
-from agent.prompts import build_messages  # noqa: E402
+from agent.llm.prompts import build_messages  # noqa: E402
 
 COMPLETION_TOKENS_PER_CALL = 120  # a one- or two-sentence rationale and a JSON action
 HISTORY_TOKENS_PER_STEP = 60      # what one earlier step of a sequence adds to the prompt

@@ -55,7 +55,7 @@ def check_experiment(context: ExperimentContext, spec: ExperimentSpec, *, base_d
 
 def _probe(context: ExperimentContext, spec: ExperimentSpec, model: str) -> str | None:
     """One call before any work: a dead provider is refused, unless the spec accepts the embedded fallback."""
-    from agent.llm_probe import probe_provider_blocking
+    from agent.llm.probe import probe_provider_blocking
 
     failure = probe_provider_blocking(context.llm, model)
     if failure and not spec.allow_fallback:

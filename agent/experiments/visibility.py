@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 
 from agent.experiments.pages import ResolvedPage
+from agent.llm.page_block import page_block
 from agent.observation import Observation
-from agent.prompts import page_block
 
 
 def brain_input(observation: Observation, brain: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from agent.llm_client import LLMCallError, LLMClient
+from agent.llm.client import LLMCallError, LLMClient
 
 PROBE_MESSAGES = [{"role": "user", "content": 'Answer with {"ok": true} and nothing else.'}]
 

@@ -27,7 +27,7 @@ import litellm  # noqa: E402
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random  # noqa: E402
 
 from agent.decision import Usage  # noqa: E402
-from agent.response_cache import CachedResponse, ResponseCache, cache_key  # noqa: E402
+from agent.llm.cache import CachedResponse, ResponseCache, cache_key  # noqa: E402
 
 litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on every error
 litellm.telemetry = False

@@ -1,0 +1,115 @@
+"""The page as the LLM sees it: facts, visible text and the elements, cut to a token budget, inside its fence.
+
+A real page has hundreds of elements; the list is trimmed to a budget so the page cannot crowd out the
+persona and the history, dropping the least useful elements first. Experiments compare this very block
+across variants to tell whether an LLM twin could see a difference (agent/experiments/visibility.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from agent.llm.facts_block import facts_lines
+from agent.llm.fences import fence_close, fence_open, neutralise
+from agent.observation import Candidate, Observation
+
+PAGE_OPEN = fence_open("PAGE")
+PAGE_CLOSE = fence_close("PAGE")
+DEFAULT_CANDIDATE_TOKEN_BUDGET = 6_000
+DEFAULT_SECTION_HEAD = 8          # the first N candidates of each page section are kept before others
+MAX_PAGE_TEXT_CHARS = 1_200
+MAX_CANDIDATE_TEXT_CHARS = 120
+# Click types a shopper needs to move forward at all; they survive trimming first.
+ESSENTIAL_CLICK_TYPES = frozenset({"search", "purchase", "product_option", "quantity"})
+
+PAGE_FREE_TEXT = (
+    "No page is available this time. Predict the next action from who you are and what you have done so far. "
+    "Name the element by the site's standard names, for example nav_bar.search_input, nav_bar.search_button, "
+    "search_results.<product title slug>.product_name, product_options.<dimension>.button_list.<value slug>, "
+    "buybox.purchase_form.add_to_cart, buybox.purchase_form.buy_now, nav_bar.cart_button, check_out "
+    "(a slug is the lower-case text with every run of other characters turned into _)."
+)
+
+
+def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_CANDIDATE_TOKEN_BUDGET) -> str:
+    """The page inside the delimiters, or the page-free instruction when there is no page."""
+    if observation.empty:
+        return PAGE_FREE_TEXT
+    lines = [PAGE_OPEN]
+    if observation.url:
+        lines.append(f"URL: {neutralise(observation.url)}")
+    lines.append(f"Page type: {observation.page_type}")
+    if observation.title:
+        lines.append(f"Title: {neutralise(observation.title)}")
+    facts = facts_lines(observation.facts)
+    if facts:
+        lines.append("What the page shows (facts read from it):")
+        lines += [neutralise(line) for line in facts]
+    if observation.text:
+        lines.append(f"Visible text (start): {neutralise(observation.text)[:MAX_PAGE_TEXT_CHARS]}")
+    kept = trim_candidates(observation.candidates, candidate_token_budget)
+    lines.append("Elements you can act on (name | action | click type | text | price):")
+    lines += [candidate_line(c) for c in kept]
+    hidden = len(observation.candidates) - len(kept)
+    if hidden:
+        lines.append(f"({hidden} more elements not shown)")
+    lines.append(PAGE_CLOSE)
+    return "\n".join(lines)
+
+
+def candidate_line(candidate: Candidate) -> str:
+    text = neutralise(candidate.text)
+    if len(text) > MAX_CANDIDATE_TEXT_CHARS:
+        text = text[: MAX_CANDIDATE_TEXT_CHARS - 1] + "…"
+    price = f"${candidate.price:,.2f}" if candidate.price is not None else ""
+    verb = "input" if candidate.kind == "input" else "click"
+    return f"{neutralise(candidate.name)} | {verb} | {candidate.click_type} | {text} | {price}".rstrip(" |")
+
+
+# --- trimming the page to a token budget -----------------------------------------------------------
+
+def estimate_tokens(text: str) -> int:
+    """Chars/4: good enough to trim by, and needs no tokenizer (nothing to download)."""
+    return (len(text) + 3) // 4
+
+
+def section_of(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def trim_candidates(
+    candidates: Sequence[Candidate],
+    token_budget: int = DEFAULT_CANDIDATE_TOKEN_BUDGET,
+    section_head: int = DEFAULT_SECTION_HEAD,
+) -> list[Candidate]:
+    """The candidates that fit the budget, in document order, dropping the least useful first.
+
+    Kept first: inputs and the search / purchase / option / quantity elements; then the first
+    `section_head` of each page section (nav_bar, search_results, refinements ...); then the rest,
+    shallowest first across sections, so every section keeps its top items before any keeps its tail.
+    """
+    rank_in_section: list[int] = []
+    seen: Counter[str] = Counter()
+    for candidate in candidates:
+        section = section_of(candidate.name)
+        rank_in_section.append(seen[section])
+        seen[section] += 1
+
+    def priority(index: int) -> tuple[int, int, int]:
+        candidate = candidates[index]
+        if candidate.kind == "input" or candidate.click_type in ESSENTIAL_CLICK_TYPES:
+            return (0, 0, index)
+        if rank_in_section[index] < section_head:
+            return (1, 0, index)
+        return (2, rank_in_section[index], index)
+
+    chosen: set[int] = set()
+    used = 0
+    for index in sorted(range(len(candidates)), key=priority):
+        cost = estimate_tokens(candidate_line(candidates[index])) + 1  # +1 for the newline
+        if used + cost > token_budget:
+            continue  # a shorter, less useful line may still fit
+        chosen.add(index)
+        used += cost
+    return [candidates[i] for i in sorted(chosen)]
