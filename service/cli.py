@@ -121,8 +121,8 @@ def predict(
 ) -> None:
     """Predict a persona's next action on a page."""
     from personas.memory_store import PersonaNotFound
-    from service.routes.predict import observe
-    from service.schemas import Page
+    from agent.observation import EMPTY_OBSERVATION
+    from agent.observe_page import PageRefused, observe_page
 
     settings = Settings()
     html = None
@@ -135,13 +135,11 @@ def predict(
     services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
     if brain not in services.graph.brains:
         fail(f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
-    is_simplified = html is not None and ' name="' in html and "data-asin" not in html
     try:
-        observation = observe(Page(simplified_html=html if is_simplified else None,
-                                   html=None if is_simplified else html, url=url), settings.max_page_bytes,
-                              settings.page_limits)
-    except Exception as error:  # HTTPException from the size check
-        fail(getattr(error, "detail", str(error)))
+        observation = EMPTY_OBSERVATION if html is None else observe_page(
+            html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
+    except PageRefused as error:
+        fail(str(error))
     try:
         persona_obj = services.store.get_persona(persona)
     except PersonaNotFound:

@@ -11,7 +11,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import pytest
 import schemathesis

@@ -30,9 +30,7 @@ def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
         from agent.simplifier import simplify
         from agent.observation import parse_page
         from agent.page_shape import check_page_shape
-        from service.routes.predict import observe
-        from service.schemas import Page
-        from fastapi import HTTPException
+        from agent.observe_page import PageRefused, observe_page
         page = "<div>" * 399_000
         for work in (lambda: simplify(page), lambda: parse_page(page)):
             try:
@@ -43,9 +41,9 @@ def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
                 raise SystemExit("accepted")
         check_page_shape("<a x" * 500_000)  # '<'s that no '>' ends are not rescanned, each to the end of the page
         try:
-            observe(Page(html=page), 2_000_000)
-        except HTTPException as error:
-            assert error.status_code == 413, error
+            observe_page(page, simplified=False, max_bytes=2_000_000)
+        except PageRefused as error:
+            assert "TWINSIM_MAX_PAGE_DEPTH" in str(error), error
         print("refused")
     """)
     try:

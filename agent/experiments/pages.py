@@ -15,12 +15,12 @@ import httpx
 
 from agent.allowed_hosts import HostAllowList
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
-from agent.observation import Observation, parse_page
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.observation import Observation
+from agent.observe_page import DEFAULT_MAX_PAGE_BYTES, PageRefused, read_page
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 
 log = logging.getLogger("twinsim.experiments")
 FETCH_TIMEOUT_S = 15.0
-DEFAULT_MAX_PAGE_BYTES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,6 @@ class ResolvedPage:
     def key(self) -> str:
         """Identifies the page's content, so identical pages in two variants share recalled memories."""
         return hashlib.sha256(f"{self.url}\n{self.simplified_html}".encode()).hexdigest()[:16]
-
-
-def looks_simplified(html: str) -> bool:
-    """OPeRA simplified HTML names its elements; raw Amazon pages carry data-asin and no name= ids."""
-    return ' name="' in html and "data-asin" not in html
 
 
 MAX_REDIRECTS = 5
@@ -96,21 +91,16 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
             html = path.read_text(errors="replace")
         except OSError as error:
             raise SpecError(f"{where}: cannot read {path}: {error.strerror or error}") from None
-        simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
+        simplified = None if page.format == "auto" else page.format == "simplified"
     else:
         html = fetch(page.url, max_bytes=max_bytes, allowed=allowed)
-        simplified = page.format == "simplified" or (page.format == "auto" and looks_simplified(html))
-    if len(html.encode()) > max_bytes:
-        raise SpecError(f"{where}: the page is over {max_bytes} bytes")
+        simplified = None if page.format == "auto" else page.format == "simplified"
     url = page.page_url or page.url
     try:
-        if not simplified:
-            from agent.simplifier import simplify
-
-            html = simplify(html, url=url, limits=limits)
-        observation = parse_page(html, url=url, limits=limits)
-    except PageTooComplex as error:
+        read = read_page(html, url=url, simplified=simplified, max_bytes=max_bytes, limits=limits)
+    except PageRefused as error:
         raise SpecError(f"{where}: {error}") from None
+    html, observation = read.simplified_html, read.observation
     if observation.empty:
         raise SpecError(f"{where}: the page has no element a twin could act on (no name= ids after simplifying)")
     return ResolvedPage(simplified_html=html, url=url, observation=observation)

@@ -28,7 +28,8 @@ from typing import Callable, Iterable, Iterator, Protocol, Sequence
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource, TwinContext, Usage
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
-from agent.experiments.pages import DEFAULT_MAX_PAGE_BYTES, ResolvedPage, resolve_variants
+from agent.experiments.pages import ResolvedPage, resolve_variants
+from agent.observe_page import DEFAULT_MAX_PAGE_BYTES
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets

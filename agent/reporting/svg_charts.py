@@ -45,7 +45,7 @@ def heatmap(labels: list[str], matrix: list[list[int]], title: str) -> str:
     size_w, size_h = left + cell * len(labels) + 10, top + cell * len(labels) + 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size_w}" height="{size_h}" role="img" aria-label="{escape(title)}">',
              f'<text x="4" y="16" font-size="14" font-weight="bold">{escape(title)}</text>',
-             f'<text x="4" y="34" font-size="10" fill="#555">rows: gold, columns: predicted</text>']
+             '<text x="4" y="34" font-size="10" fill="#555">rows: gold, columns: predicted</text>']
     for j, label in enumerate(labels):
         x = left + j * cell + cell / 2
         parts.append(f'<text x="{x:.0f}" y="{top - 6}" font-size="10" transform="rotate(-55 {x:.0f} {top - 6})">{escape(label)}</text>')

@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec
-from service.dependencies import services_dep
 from service.errors import validation_detail
 from agent.experiments.planning import ExperimentRejected, check_experiment
 from service.experiment_jobs import ExperimentJobs

@@ -6,8 +6,9 @@ import asyncio
 
 from fastapi import APIRouter, Depends, HTTPException, Request, status
 
-from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.observation import EMPTY_OBSERVATION, Observation
+from agent.observe_page import PageRefused, observe_page
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.prediction import Prediction
 from personas.memory_store import PersonaNotFound
 from service.dependencies import services_dep
@@ -17,22 +18,14 @@ router = APIRouter(tags=["predict"])
 
 
 def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
-    """The page as the twin reads it; raw HTML is simplified first. Pages over the byte, depth or element
-    limits are refused (413) before they are parsed."""
+    """The page as the twin reads it (none: page-free); a page over the limits is a 413 with the reason."""
     if page is None:
         return EMPTY_OBSERVATION
+    raw = page.html is not None
     try:
-        html = page.simplified_html
-        if page.html:
-            if len(page.html.encode()) > max_bytes:
-                raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"page.html is over {max_bytes} bytes")
-            from agent.simplifier import simplify
-
-            html = simplify(page.html, url=page.url, limits=limits)
-        if html and len(html.encode()) > max_bytes:
-            raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"page.simplified_html is over {max_bytes} bytes")
-        return parse_page(html, url=page.url, limits=limits)
-    except PageTooComplex as error:
+        return observe_page(page.html if raw else page.simplified_html or "", url=page.url, simplified=not raw,
+                            label="page.html" if raw else "page.simplified_html", max_bytes=max_bytes, limits=limits)
+    except PageRefused as error:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, str(error)) from None
 
 

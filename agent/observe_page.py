@@ -1,0 +1,55 @@
+"""A page, as a twin reads it: raw HTML is simplified first, then parsed into candidates and facts.
+
+One function for the API, the CLI and experiments, so a page is read, bounded and refused the same way
+everywhere; callers turn `PageRefused` into their own answer (HTTP 413, a CLI message, a SpecError).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.observation import Observation, parse_page
+from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+
+DEFAULT_MAX_PAGE_BYTES = 2_000_000
+
+
+class PageRefused(ValueError):
+    """The page is over the byte, depth or element limits; the message names the limit."""
+
+
+@dataclass(frozen=True)
+class ReadPage:
+    simplified_html: str
+    observation: Observation
+
+
+def looks_simplified(html: str) -> bool:
+    """OPeRA simplified HTML names its elements; raw Amazon pages carry data-asin and no name= ids."""
+    return ' name="' in html and "data-asin" not in html
+
+
+def read_page(html: str, *, url: str | None = None, simplified: bool | None = None, label: str = "the page",
+              max_bytes: int = DEFAULT_MAX_PAGE_BYTES, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> ReadPage:
+    """Simplify (unless `simplified`, or when None unless it looks simplified) and parse, within the limits.
+    Pages over the limits are refused before they are parsed."""
+    if len(html.encode()) > max_bytes:
+        raise PageRefused(f"{label} is over {max_bytes} bytes")
+    if simplified is None:
+        simplified = looks_simplified(html)
+    try:
+        if not simplified:
+            from agent.simplifier import simplify  # selectolax and the recipes: only when raw HTML comes
+
+            html = simplify(html, url=url, limits=limits)
+            if len(html.encode()) > max_bytes:
+                raise PageRefused(f"{label} is over {max_bytes} bytes once simplified")
+        return ReadPage(html, parse_page(html, url=url, limits=limits))
+    except PageTooComplex as error:
+        raise PageRefused(str(error)) from None
+
+
+def observe_page(html: str, *, url: str | None = None, simplified: bool | None = None, label: str = "the page",
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+                 limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+    return read_page(html, url=url, simplified=simplified, label=label, max_bytes=max_bytes, limits=limits).observation
