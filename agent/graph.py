@@ -16,6 +16,7 @@ from typing import Mapping, NamedTuple
 from langgraph.graph import END, START, StateGraph
 
 from agent.brains.base import Brain
+from agent.brains.names import BrainName
 from agent.decision import BrainError, MemorySource, TwinContext, Usage
 from agent.grounding import click_type_of, grounding_error, normalise
 from agent.history import Step
@@ -27,7 +28,7 @@ from agent.state import TwinState
 from personas.memory_types import Memory
 from personas.persona import Persona
 
-FALLBACK_BRAIN = "embedded"
+FALLBACK_BRAIN = BrainName.EMBEDDED.value
 
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from agent.actions import ClickAction
 from agent.behaviour.page_free_names import name_click
 from agent.behaviour.params import load_params
+from agent.brains.names import BrainName
 from agent.decision import Decision, TwinContext
 
 # The most frequent action in OPeRA: a click of click type "review" (20.8% of clicks in the filtered
@@ -17,7 +18,7 @@ MAJORITY_CLICK_TYPE = "review"
 
 
 class MajorityBrain:
-    name = "majority"
+    name = BrainName.MAJORITY.value
     needs_grounding = False
 
     def __init__(self) -> None:
@@ -37,7 +38,7 @@ class MajorityBrain:
 
 
 class RepeatPreviousBrain:
-    name = "repeat-previous"
+    name = BrainName.REPEAT_PREVIOUS.value
     needs_grounding = False
 
     def __init__(self) -> None:

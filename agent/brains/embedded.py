@@ -10,11 +10,12 @@ from pathlib import Path
 
 from agent.behaviour.engine import BehaviourEngine
 from agent.behaviour.params import load_params
+from agent.brains.names import BrainName
 from agent.decision import Decision, TwinContext
 
 
 class EmbeddedBrain:
-    name = "embedded"
+    name = BrainName.EMBEDDED.value
 
     def __init__(self, params_path: Path | str | None = None) -> None:
         self.engine = BehaviourEngine(load_params(params_path))

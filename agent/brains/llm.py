@@ -7,6 +7,7 @@ graph can fall back to the embedded brain.
 
 from __future__ import annotations
 
+from agent.brains.names import BrainName
 from agent.decision import BrainError, Decision, TwinContext
 from agent.llm.client import LLMCallError, LLMClient
 from agent.llm.page_block import DEFAULT_CANDIDATE_TOKEN_BUDGET
@@ -25,7 +26,7 @@ def _parses(text: str) -> bool:
 class LLMBrain:
     """Prompt -> LLMClient -> parsed Decision. `mode="sample"` raises the temperature and passes the seed."""
 
-    name = "llm"
+    name = BrainName.LLM.value
 
     def __init__(
         self,

@@ -6,6 +6,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.brains.names import BrainName, KnownBrain
+
 MAX_STEPS_LIMIT = 100
 
 
@@ -15,7 +17,7 @@ class SimulationConfig(BaseModel):
     url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
     persona_ids: list[str] = Field(..., min_length=1, max_length=500)
     max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT, description="Actions per twin at most.")
-    brain: str = Field("embedded", description="embedded (default, offline) or llm.")
+    brain: KnownBrain = Field(BrainName.EMBEDDED, description="embedded (default, offline), llm, or a baseline.")
     model: str | None = Field(None, description="litellm model for brain=llm.")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="Same seed, same site: the same traces.")
     screenshots: bool = Field(False, description="Save a screenshot before each action (needs an output directory).")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from agent.actions import parse_action
+from agent.brains.names import BrainName
 from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
@@ -37,7 +38,7 @@ class CheckpointMismatch(ValueError):
 
 @dataclass
 class EvalConfig:
-    brain: str = "embedded"
+    brain: str = BrainName.EMBEDDED.value
     model: str | None = None
     ablate: frozenset[str] = frozenset()
     concurrency: int = 4

@@ -10,10 +10,11 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
 from agent.experiments.planning import CheckedExperiment
 from agent.experiments.results import experiment_results
-from agent.experiments.runner import LLM, Executor, InProcessExecutor, Progress, run_experiment
+from agent.experiments.runner import Executor, InProcessExecutor, Progress, run_experiment
 from agent.experiments.samples import Sample
 from agent.graph import TwinGraph
 
@@ -38,7 +39,7 @@ class ExperimentExecutor:
 
     def graph_for(self, checked: CheckedExperiment) -> TwinGraph:
         spec = checked.prepared.spec
-        if spec.brain == LLM and self.context.llm_graph is not None:
+        if spec.brain == BrainName.LLM and self.context.llm_graph is not None:
             return self.context.llm_graph(spec.concurrency)
         return self.context.graph
 

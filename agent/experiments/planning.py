@@ -12,7 +12,8 @@ from pathlib import Path
 
 from agent.experiments.context import ExperimentContext
 from agent.experiments.cost import check_budget, estimate_cost
-from agent.experiments.runner import LLM, PreparedExperiment, personas_from, prepare
+from agent.brains.names import BrainName
+from agent.experiments.runner import PreparedExperiment, personas_from, prepare
 from agent.experiments.spec import ExperimentSpec, SpecError
 from personas.population import PopulationError
 
@@ -30,10 +31,8 @@ class CheckedExperiment:
 
 def check_experiment(context: ExperimentContext, spec: ExperimentSpec, *, base_dir: Path | None = None,
                      allow_paths: bool = False) -> CheckedExperiment:
-    if spec.brain not in context.graph.brains:
-        raise ExperimentRejected(f"unknown brain '{spec.brain}'; available: {', '.join(context.graph.brains)}")
     model = spec.model or context.default_model
-    if spec.brain == LLM and not model:
+    if spec.brain == BrainName.LLM and not model:
         raise ExperimentRejected("brain 'llm' needs a model: set `model` in the spec or TWINSIM_LLM_MODEL")
     try:
         pool = personas_from(context.store, spec.population.ids)
@@ -43,13 +42,13 @@ def check_experiment(context: ExperimentContext, spec: ExperimentSpec, *, base_d
     except (PopulationError, SpecError) as error:
         raise ExperimentRejected(str(error)) from None
     estimate = None
-    if spec.brain == LLM:
+    if spec.brain == BrainName.LLM:
         estimate = estimate_cost(prepared, model)
         reason = check_budget(estimate, spec.budget_usd)
         if reason:
             raise ExperimentRejected(reason)
     # Last: the one paid call, only for a spec that every free check has accepted.
-    provider_check = _probe(context, spec, model) if spec.brain == LLM else None
+    provider_check = _probe(context, spec, model) if spec.brain == BrainName.LLM else None
     return CheckedExperiment(prepared, estimate, provider_check)
 
 

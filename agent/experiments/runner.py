@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from agent.allowed_hosts import HostAllowList
+from agent.brains.names import BrainName
 from agent.decision import MemorySource, TwinContext, Usage
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import ResolvedPage, resolve_variants
@@ -42,8 +43,6 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 from personas.population import segment_buckets, select_population
 
-EMBEDDED = "embedded"
-LLM = "llm"
 MEMORIES_K = 5
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
 
@@ -316,7 +315,7 @@ def run_experiment(
     usage = Usage()
     if live and not todo:
         pass  # only live units left
-    elif spec.brain == EMBEDDED:
+    elif spec.brain == BrainName.EMBEDDED:
         brain = embedded if embedded is not None else _embedded_of(graph)
         executor = executor or InProcessExecutor()
         try:
@@ -340,7 +339,7 @@ def run_experiment(
 def _embedded_of(graph) -> SyncBrain:
     if graph is None:
         raise ValueError("the embedded brain runs in bulk: pass it, or the twin graph that holds it")
-    return graph.brain(EMBEDDED)
+    return graph.brain(BrainName.EMBEDDED)
 
 
 async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,

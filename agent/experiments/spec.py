@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent.brains.names import BrainName, KnownBrain
 from agent.history import Step
 from personas.population import TRAITS, PopulationSpec
 
@@ -119,7 +120,7 @@ class ExperimentSpec(BaseModel):
     samples_per_persona: int = Field(1, ge=1, le=100, description="Seeded instances per persona (sampling mode).")
     history: list[Step] = Field(default_factory=list, max_length=50,
                                 description="What every twin did before the first page (e.g. typed a query).")
-    brain: str = Field("embedded", description="embedded (offline, default), llm, or a baseline.")
+    brain: KnownBrain = Field(BrainName.EMBEDDED, description="embedded (offline, default), llm, or a baseline.")
     model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
     targets: list[str] = Field(default_factory=list, max_length=50, description="Element names whose click rate is measured.")
     segments: list[str] = Field(default_factory=list, max_length=10, description="Traits outcomes are broken down by.")

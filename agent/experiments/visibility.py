@@ -12,15 +12,16 @@ from __future__ import annotations
 import hashlib
 
 from agent.experiments.pages import ResolvedPage
+from agent.brains.names import BrainName
 from agent.llm.page_block import page_block
 from agent.observation import Observation
 
 
 def brain_input(observation: Observation, brain: str) -> str:
     """What the brain reads of a page, as text (equal text: the brain cannot tell two pages apart)."""
-    if brain == "llm":
+    if brain == BrainName.LLM:
         return page_block(observation)
-    if brain != "embedded":  # the baselines (repeat-previous, majority) do not read the page at all
+    if brain != BrainName.EMBEDDED:  # the baselines (repeat-previous, majority) do not read the page at all
         return ""
     candidates = "\n".join(f"{c.name}|{c.kind}|{c.click_type}|{c.text}" for c in observation.candidates)
     return f"{observation.page_type}\n{observation.title}\n{observation.facts!r}\n{candidates}"
