@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

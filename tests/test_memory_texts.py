@@ -8,17 +8,14 @@ from typing import get_args
 
 import pytest
 
-from personas.memory_texts import (
-    CORE_PROFILE_MAX_CHARS,
+from personas.interview_passages import (
     PASSAGE_MAX_CHARS,
     TRANSCRIPT_MAX_CHARS,
-    core_profile_text,
     first_person,
-    persona_memory_texts,
-    preference_sentence,
     split_sentences,
     transcript_turns,
 )
+from personas.memory_texts import CORE_PROFILE_MAX_CHARS, core_profile_text, persona_memory_texts, preference_sentence
 from personas.memory_types import MemoryKind
 from personas.persona import Persona
 from personas.sources import load_personas
