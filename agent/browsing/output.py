@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agent.browsing.simulation import SimulationResult
-from agent.reporting.simulation_report import render_simulation_html
+from agent.browsing.report import render_simulation_html
 
 
 def write_outputs(result: SimulationResult, out_dir: Path) -> dict[str, Path]:
