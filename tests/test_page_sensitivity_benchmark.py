@@ -1,4 +1,4 @@
-"""The page-sensitivity benchmark's manipulations change what they say on the sample pages: a manipulation that
+"""The page-sensitivity benchmark's manipulations (benchmarks/page_edits.py) change what they say on the sample pages: a manipulation that
 silently does nothing (or changes another fact or other products) fails here, before it can dilute a result."""
 
 from __future__ import annotations
@@ -13,27 +13,27 @@ from agent.observation import parse_page
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import page_sensitivity as ps  # noqa: E402
+import page_edits as pe  # noqa: E402
 
 PAGES = REPO / "agent" / "sample_pages"
 
 
 @pytest.fixture(scope="module")
-def product_page() -> ps.Page:
+def product_page() -> pe.Page:
     html = (PAGES / "product_page.html").read_text(encoding="utf-8")
-    return ps.Page.make("sample product page", "project-made", "agent/sample_pages/product_page.html", "product", html, None)
+    return pe.Page.make("sample product page", "project-made", "agent/sample_pages/product_page.html", "product", html, None)
 
 
 @pytest.fixture(scope="module")
-def search_page() -> ps.Page:
+def search_page() -> pe.Page:
     html = (PAGES / "search_results.html").read_text(encoding="utf-8")
-    return ps.Page.make("sample search page", "project-made", "agent/sample_pages/search_results.html", "search_results",
+    return pe.Page.make("sample search page", "project-made", "agent/sample_pages/search_results.html", "search_results",
                         html, None)
 
 
-def facts_after(page: ps.Page, name: str):
+def facts_after(page: pe.Page, name: str):
     before = parse_page(page.html, page.url)
-    after = parse_page(ps.MANIPULATIONS[name](page), page.url)
+    after = parse_page(pe.MANIPULATIONS[name](page), page.url)
     return before, after
 
 
@@ -64,14 +64,14 @@ def test_each_manipulation_changes_the_product_in_view_as_intended(product_page,
     assert EXPECTED[name](product), (name, product)
     assert after.facts.alternatives() == before.facts.alternatives(), "other products must be left alone"
     assert after.page_type == before.page_type
-    result = ps.check(name, before, after)
+    result = pe.check(name, before, after)
     assert result["applied"] is True, result
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_untouched_facts_stay(product_page, name):
     before, after = facts_after(product_page, name)
-    old, new = ps._brief(before.facts.focus_product), ps._brief(after.facts.focus_product)
+    old, new = pe.brief(before.facts.focus_product), pe.brief(after.facts.focus_product)
     touched = {"price_x2.5": {"price", "list_price"}, "price_x0.5": {"price", "list_price"}, "rating_1.6": {"rating"},
                "reviews_7": {"reviews"}, "no_reviews": {"rating", "reviews"}, "deal_50pct": {"list_price"},
                "unavailable": {"availability"}, "delivery_free_fast": {"free", "fee", "days"},
@@ -82,20 +82,20 @@ def test_the_untouched_facts_stay(product_page, name):
 def test_a_manipulation_that_does_nothing_is_not_applied(product_page):
     before = parse_page(product_page.html)
     for name in EXPECTED:
-        assert ps.check(name, before, before)["applied"] is False, name
+        assert pe.check(name, before, before)["applied"] is False, name
 
 
 def test_the_product_in_view_cannot_be_labelled_sponsored_and_says_why(product_page):
     before = parse_page(product_page.html)
-    after = parse_page(ps.sponsored(product_page))
-    result = ps.check("sponsored", before, after)
+    after = parse_page(pe.sponsored(product_page))
+    result = pe.check("sponsored", before, after)
     assert result["applied"] is False and result["reason"]
 
 
-@pytest.mark.parametrize("name", [n for n in ps.MANIPULATIONS if n != "options_30"])
+@pytest.mark.parametrize("name", [n for n in pe.MANIPULATIONS if n != "options_30"])
 def test_on_a_search_page_every_product_changes(search_page, name):
     before, after = facts_after(search_page, name)
-    result = ps.check(name, before, after)
+    result = pe.check(name, before, after)
     if name == "sponsored":  # three results already carry the label
         assert result["applied"] is True and all(p.sponsored for p in after.facts.products)
         return
