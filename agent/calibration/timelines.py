@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agent.behaviour.labels import INPUT
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
+from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
 from personas.sources import iter_jsonl
 

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from agent.behaviour.history_view import click_type_from_name, epoch_seconds
 from agent.behaviour.labels import INPUT, TERMINATE
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
+from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
 
 _USER_ID = re.compile(r"^([0-9a-fA-F]{8})")
