@@ -20,7 +20,6 @@ release's action table (names, typed text, pages) and user table. Steps:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Sequence
 
@@ -38,6 +37,7 @@ from agent.calibration.recorded import merge_sessions, sessions_of
 from agent.calibration.sessions import BehaviourSession
 from agent.calibration.timelines import read_timelines
 from agent.calibration.training_data import build_rows
+from agent.opera_data import opera_data_dir
 from personas.persona import Persona
 
 CITATION = "OPeRA: Wang et al. 2025, arXiv 2506.05606, dataset NEU-HAI/OPeRA, CC-BY-4.0"
@@ -46,14 +46,6 @@ DIGITS = 5
 
 class CalibrationError(ValueError):
     """The data given to calibrate cannot produce a model (missing files, no sessions, ...)."""
-
-
-def default_data_dir() -> Path:
-    """$TWINSIM_OPERA_DATA, else the shared OPeRA folder beside the repository (../shared/data/opera)."""
-    configured = os.environ.get("TWINSIM_OPERA_DATA")
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera"
 
 
 def read_personas(paths: Sequence[Path]) -> dict[str, Persona]:
@@ -98,7 +90,7 @@ def calibrate(
 ) -> dict:
     """Fit everything and write `out`; returns a report of what was fitted and how well it does.
 
-    `timelines` and `personas` default to the shared OPeRA data; `actions` (the full release's action
+    `timelines` and `personas` default to the OPeRA data folder (agent.opera_data); `actions` (the full release's action
     table: a parquet file or directory) and `users` (its user table) are optional extras.
     `small_search` fits one point of each grid (for tests): the shipped file uses the full search.
     BLAS runs on one thread here: multi-threaded sums change order with the machine's load, which moved
@@ -109,7 +101,7 @@ def calibrate(
 
 
 def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> dict:
-    data_dir = default_data_dir()
+    data_dir = opera_data_dir()
     timelines = Path(timelines) if timelines is not None else data_dir / "timelines.jsonl"
     personas_path = Path(personas) if personas is not None else data_dir / "personas.jsonl"
     sessions: list[BehaviourSession] = read_timelines(timelines) if timelines.exists() else []

@@ -15,9 +15,8 @@ from pathlib import Path
 from agent.behaviour.labels import INPUT
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
+from agent.opera_data import opera_data_dir
 from personas.sources import iter_jsonl
-
-DEFAULT_TIMELINES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera" / "timelines.jsonl"
 
 
 def parse_time(value: str | None) -> float | None:
@@ -71,9 +70,9 @@ def session_from_timeline(record: dict) -> BehaviourSession | None:
     )
 
 
-def read_timelines(path: Path | str = DEFAULT_TIMELINES) -> list[BehaviourSession]:
-    """All sessions of a timelines.jsonl file with at least one click or input, in file order."""
-    path = Path(path)
+def read_timelines(path: Path | str | None = None) -> list[BehaviourSession]:
+    """All sessions of a timelines.jsonl file (default: the OPeRA data folder's) with a click or an input, in file order."""
+    path = Path(path) if path is not None else opera_data_dir() / "timelines.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"timelines file not found: {path}")
     sessions = (session_from_timeline(record) for _, record in iter_jsonl(path))  # bad lines: ValueError with the line
