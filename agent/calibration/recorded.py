@@ -11,10 +11,11 @@ import re
 from typing import Iterable, Sequence
 from urllib.parse import urlparse
 
-from agent.behaviour.history_view import click_type_from_name, epoch_seconds
+from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
+from agent.timestamps import epoch_seconds
 
 _USER_ID = re.compile(r"^([0-9a-fA-F]{8})")
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.click_types import infer_click_type
+from agent.timestamps import epoch_seconds
 
 REQUIRED_COLUMNS = ("session_id", "action_type")
 KEPT_ACTION_TYPES = frozenset({"click", "input", "terminate"})
@@ -114,14 +115,14 @@ def _timestamp(value: object) -> tuple[str | None, float | None]:
         text = _text(value)
         if text is None:
             return None, None
+        seconds = epoch_seconds(text)
+        if seconds is not None:
+            return text, seconds
         try:
-            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-        except ValueError:
-            try:
-                moment = _epoch_to_datetime(float(text))
-            except (ValueError, OverflowError, OSError):
-                return text, None
-            text = None
+            moment = _epoch_to_datetime(float(text))
+        except (ValueError, OverflowError, OSError):
+            return text, None
+        text = None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)  # naive times are read as UTC, so a session orders consistently
     return text or moment.isoformat(), moment.timestamp()
