@@ -16,7 +16,7 @@ from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_se
 from agent.click_types import CLICK_TYPES
 from agent.opera_data import opera_data_dir
 from agent.timestamps import epoch_seconds
-from personas.sources import iter_jsonl
+from personas.table_files import iter_jsonl
 
 
 def _epoch_seconds(value: str | None) -> float | None:

@@ -20,7 +20,7 @@ import yaml
 from pydantic import ValidationError
 
 from personas.persona import Persona
-from personas.sources import PersonaSourceError, iter_jsonl
+from personas.sources import PersonaSourceError, jsonl_records
 from personas.survey import parse_level, parse_likert, trait_name
 
 SOURCE = "native"
@@ -119,7 +119,7 @@ def read_native_records(path: str | Path) -> list[tuple[str, Mapping[str, Any]]]
         raise PersonaSourceError("no such file", path=path)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return [(f"line {number}", record) for number, record in iter_jsonl(path)]
+        return list(jsonl_records(path))
     text = path.read_text(encoding="utf-8-sig")
     try:
         document = json.loads(text) if suffix == ".json" else yaml.safe_load(text)

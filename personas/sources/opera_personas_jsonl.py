@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from personas.persona import BigFive, Demographics, Persona, ShoppingHabits, validate_persona_id
-from personas.sources import PersonaSourceError, iter_jsonl
+from personas.sources import PersonaSourceError, jsonl_records
 from personas.sources.opera_user_table import parse_prime
 from personas.survey import levels_from_survey
 
@@ -144,8 +144,7 @@ def read_personas_jsonl(path: str | Path) -> list[Persona]:
         raise PersonaSourceError("no such file", path=path)
     personas: list[Persona] = []
     seen: set[str] = set()
-    for number, record in iter_jsonl(path):
-        location = f"line {number}"
+    for location, record in jsonl_records(path):
         try:
             persona = persona_from_jsonl_record(record)
         except PersonaSourceError as error:
