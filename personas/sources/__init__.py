@@ -109,7 +109,7 @@ def _first_jsonl_record(path: Path) -> dict[str, Any] | None:
 
 def load_personas(path: str | Path) -> list[Persona]:
     """Every persona in a file or directory, the format detected from the extension and the content."""
-    from personas.sources.native import read_native, read_native_records, records_to_personas
+    from personas.sources.native import read_native
     from personas.sources.opera_personas_jsonl import read_personas_jsonl
     from personas.sources.opera_user_table import read_user_table
 
@@ -129,7 +129,7 @@ def load_personas(path: str | Path) -> list[Persona]:
         return read_native(path)
     if suffix in NATIVE_SUFFIXES:
         # A JSON/YAML document may also hold OPeRA rows (e.g. one user-table row saved by hand).
-        return records_to_personas(read_native_records(path), path, convert=persona_from_record)
+        return read_native(path, convert=persona_from_record)
     raise PersonaSourceError(
         f"unknown persona file type {suffix or '(none)'!r}; expected .csv, .parquet, a directory of parquet, "
         ".jsonl, .json, .yaml or .yml",

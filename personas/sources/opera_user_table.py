@@ -14,10 +14,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from personas.persona import BigFive, Demographics, Persona, ShoppingHabits, validate_persona_id
+from personas.persona import BigFive, Demographics, Persona, ShoppingHabits
 from personas.sources import PersonaSourceError
+from personas.sources.records import checked_user_id, personas_from_records
 from personas.survey import big_five, preferences_from_raw_survey, preferences_from_statements
 from personas.table_files import TableReadError, read_table
 
@@ -115,13 +114,7 @@ def _big_five(personality: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> 
 
 def persona_from_user_row(row: Mapping[str, Any]) -> Persona:
     """One user-table row -> Persona (IPIP-50 Big Five from raw_survey when answered, else reported levels)."""
-    user_id = _text(row.get("user_id"))
-    if user_id is None:
-        raise PersonaSourceError("missing user_id", field="user_id")
-    try:
-        validate_persona_id(user_id)
-    except ValueError as error:
-        raise PersonaSourceError(f"{error} (got {user_id!r})", field="user_id") from None
+    user_id = checked_user_id(_text(row.get("user_id")))
 
     survey = _json_object(row.get("survey"), "survey")
     raw_survey = _json_object(row.get("raw_survey"), "raw_survey")
@@ -175,17 +168,4 @@ def read_user_table(path: str | Path) -> list[Persona]:
     path = Path(path)
     if not path.exists():
         raise PersonaSourceError("no such file or directory", path=path)
-    personas: dict[str, Persona] = {}
-    for file, location, row in _rows(path):
-        try:
-            persona = persona_from_user_row(row)
-        except PersonaSourceError as error:
-            raise error.at(path=file, location=location) from None
-        except ValidationError as error:  # a value that does not fit the Persona schema
-            raise PersonaSourceError.from_validation(error, path=file, location=location) from error
-        earlier = personas.get(persona.id)
-        if earlier is not None and earlier != persona:
-            raise PersonaSourceError(f"user_id {persona.id} appears twice with different contents", path=file,
-                                     location=location, field="user_id")
-        personas.setdefault(persona.id, persona)
-    return list(personas.values())
+    return personas_from_records(_rows(path), persona_from_user_row, id_field="user_id", identical_repeats=True)
