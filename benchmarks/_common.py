@@ -11,8 +11,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
-SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
 sys.path.insert(0, str(REPO))
+
+from agent.opera_data import opera_data_dir  # noqa: E402  (the repository is on the path from here)
+
+SHARED_OPERA = opera_data_dir()
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -28,15 +28,16 @@ import numpy as np
 
 from _common import SHARED_OPERA, write_result  # noqa: E402
 
-from agent.behaviour.calibrate import Selection, previous_labels, read_personas  # noqa: E402
-from agent.behaviour.cross_validation import fold_assignment, out_of_fold_distributions  # noqa: E402
-from agent.behaviour.decision_tuning import TuningSet, tune_rule  # noqa: E402
-from agent.behaviour.fitting import fit_variant, merged_features  # noqa: E402
-from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
 from agent.behaviour.labels import LABELS  # noqa: E402
 from agent.behaviour.params import load_params  # noqa: E402
-from agent.behaviour.timelines import read_timelines  # noqa: E402
-from agent.behaviour.training_data import TrainingRows, build_rows  # noqa: E402
+from agent.calibration.calibrate import read_personas  # noqa: E402
+from agent.calibration.cross_validation import fold_assignment, out_of_fold_distributions  # noqa: E402
+from agent.calibration.decision_tuning import TuningSet, tune_rule  # noqa: E402
+from agent.calibration.fitting import fit_variant, merged_features  # noqa: E402
+from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
+from agent.calibration.model_selection import Selection, previous_labels  # noqa: E402
+from agent.calibration.timelines import read_timelines  # noqa: E402
+from agent.calibration.training_data import TrainingRows, build_rows  # noqa: E402
 
 N_FOLDS = 5
 SEED = 0

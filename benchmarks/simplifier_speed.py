@@ -10,18 +10,16 @@ Run: .venv/bin/python benchmarks/simplifier_speed.py [--runs 30]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
-from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from _common import REPO, percentile, write_result  # noqa: E402
+from _common import REPO, SHARED_OPERA, percentile, write_result  # noqa: E402
 
 from agent.simplifier import simplify_html  # noqa: E402
 
-REAL_PAGE = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "pages" / "amazon_search_results.html"
+REAL_PAGE = SHARED_OPERA.parent / "pages" / "amazon_search_results.html"
 FIXTURES = REPO / "tests" / "fixtures" / "raw_pages"
 
 
@@ -67,7 +65,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     if not REAL_PAGE.exists():
-        raise SystemExit(f"real page missing at {REAL_PAGE} (set TWINSIM_SHARED_DIR)")
+        raise SystemExit(f"real page missing at {REAL_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: agent/opera_data.py)")
     raw = REAL_PAGE.read_text(encoding="utf-8", errors="replace")
     url = "https://www.amazon.com/s?k=red+basketball+shoes"
 

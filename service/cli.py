@@ -172,10 +172,10 @@ def calibrate(
     seed: int = typer.Option(0),
 ) -> None:
     """Fit the embedded brain's behaviour model on recorded sessions."""
-    from agent.behaviour.blas_kernel import pin_calibration_kernel
+    from agent.calibration.blas_kernel import pin_calibration_kernel
 
     pin_calibration_kernel()  # before numpy loads: the same bytes on every x86-64 CPU
-    from agent.behaviour.calibrate import calibrate as fit
+    from agent.calibration.calibrate import calibrate as fit
 
     for path in (timelines, personas, actions, users):
         if path is not None and not path.exists():

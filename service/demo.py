@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 from rich.console import Console
 
 from agent.history import Step
 from agent.observation import parse_page
+from agent.opera_data import opera_data_dir
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
 from service.container import build_services
 from service.demo_experiment import run_demo_experiment
 from service.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
-
 
 def demo_people() -> list:
     """The two real OPeRA user-table rows (full survey and interview) when shared/ is beside the repo."""
-    sample = SHARED_OPERA / "users_sample.csv"
+    sample = opera_data_dir() / "users_sample.csv"
     if sample.exists():
         return load_personas(sample)
     return load_personas(Path(__file__).resolve().parents[1] / "personas" / "examples" / "maria.yaml")

@@ -11,15 +11,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
 PAGES = REPO / "agent" / "sample_pages"
 
 
 @pytest.fixture(scope="session")
 def opera_dir() -> Path:
-    if not (SHARED_OPERA / "users_sample.csv").exists():
-        pytest.fail(f"the shared OPeRA data is missing at {SHARED_OPERA} (set TWINSIM_SHARED_DIR)")
-    return SHARED_OPERA
+    from agent.opera_data import opera_data_dir
+
+    folder = opera_data_dir()
+    if not (folder / "users_sample.csv").exists():
+        pytest.fail(f"the shared OPeRA data is missing at {folder} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR)")
+    return folder
 
 
 @pytest.fixture(scope="session")

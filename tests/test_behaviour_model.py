@@ -11,11 +11,11 @@ from sklearn.metrics import f1_score
 from agent.actions import ClickAction, InputAction
 from agent.behaviour.features import history_features
 from agent.behaviour.label_chain import LabelChain, context_feature
-from agent.behaviour.label_metrics import action_type_f1_by_class, label_metrics
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.person_chain import PersonChain
-from agent.behaviour.timelines import read_timelines, session_from_timeline
-from agent.behaviour.training_data import build_rows
+from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics
+from agent.calibration.timelines import read_timelines, session_from_timeline
+from agent.calibration.training_data import build_rows
 from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.behaviour.calibrate import calibrate
 from agent.behaviour.params import PARAMS_PATH, load_params
+from agent.calibration.calibrate import calibrate
 from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step

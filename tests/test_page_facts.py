@@ -7,7 +7,6 @@ The OPeRA excerpts are from Wang et al. 2025 (arXiv 2506.05606, CC-BY-4.0).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -16,13 +15,13 @@ from fastapi.testclient import TestClient
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.observation import parse_page
+from agent.opera_data import opera_data_dir
 from agent.page_facts import NO_FACTS
 from agent.simplifier import simplify_html
 from service.demo_shop import create_shop_app
 
 PAGES = Path(__file__).resolve().parents[1] / "agent" / "sample_pages"
-SHARED = Path(os.environ.get("TWINSIM_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
-REAL_SEARCH_PAGE = SHARED / "data" / "pages" / "amazon_search_results.html"
+REAL_SEARCH_PAGE = opera_data_dir().parent / "pages" / "amazon_search_results.html"
 SEARCH_URL = "https://www.amazon.com/s?k=basketball+shoes"
 
 

@@ -1,6 +1,6 @@
 """The embedded brain reading the page: page terms (agent/behaviour/page_terms.py), their fit
-(page_term_fitting.py), and the decisions and rationales they drive, on the real sample product page and the
-52 real OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0).
+(agent/calibration/page_term_fitting.py), and the decisions and rationales they drive, on the real sample
+product page and the 52 real OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0).
 
 Page variants are made by editing the sample page's text here (prices scaled, list price, rating and review
 count changed, reviews, buy buttons or stock removed) and parsed by the real parser. No mocks.
@@ -24,14 +24,6 @@ from agent.behaviour.features import LiveContext
 from agent.behaviour.history_view import view_history
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.page_index import page_index
-from agent.behaviour.page_term_fitting import (
-    FITTED,
-    MIN_STEPS,
-    PageStep,
-    design,
-    fit_page_terms,
-    log_likelihood,
-)
 from agent.behaviour.page_terms import (
     LOOK_ELSEWHERE,
     PRIORS,
@@ -43,6 +35,14 @@ from agent.behaviour.page_terms import (
     social_proof,
 )
 from agent.behaviour.rationale import _PERSONA_PHRASES, CONTRADICTS
+from agent.calibration.page_term_fitting import (
+    FITTED,
+    MIN_STEPS,
+    PageStep,
+    design,
+    fit_page_terms,
+    log_likelihood,
+)
 from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent.behaviour.decision_tuning import DecisionRule, TuningSet, tune_start_biases
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE
 from agent.behaviour.params import load_params
+from agent.calibration.decision_tuning import DecisionRule, TuningSet, tune_start_biases
 from agent.decision import TwinContext
 from agent.brains.embedded import EmbeddedBrain
 from agent.observation import EMPTY_OBSERVATION, parse_page

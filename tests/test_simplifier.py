@@ -5,21 +5,20 @@ Expected names are OPeRA's (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0; ../sh
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from agent.opera_data import opera_data_dir
 from agent.page_shape import PageShapeLimits, PageTooComplex
 from agent.simplifier import SimplifiedPage, simplify, simplify_html
 from agent.simplifier.recipes import Recipe, Rule, apply_recipe
 from agent.simplifier.slug import UniqueNames, slugify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "raw_pages"
-SHARED = Path(os.environ.get("TWINSIM_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
-REAL_SEARCH_PAGE = SHARED / "data" / "pages" / "amazon_search_results.html"
+REAL_SEARCH_PAGE = opera_data_dir().parent / "pages" / "amazon_search_results.html"
 
 
 def fixture(name: str) -> str:
@@ -62,7 +61,7 @@ def test_unique_names_suffix_in_order():
 @pytest.fixture(scope="module")
 def real_search() -> tuple[str, SimplifiedPage]:
     if not REAL_SEARCH_PAGE.exists():
-        pytest.fail(f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_SHARED_DIR)")
+        pytest.fail(f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: agent/opera_data.py)")
     raw = REAL_SEARCH_PAGE.read_text(encoding="utf-8", errors="replace")
     return raw, simplify_html(raw, "https://www.amazon.com/s?k=red+basketball+shoes")
 

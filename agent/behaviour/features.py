@@ -115,7 +115,7 @@ def history_features(history: Sequence[HistoryItem], live: LiveContext = NO_LIVE
             features[f"prev1={prev1}&gap={'instant' if gap < FAST_GAP_S else 'slow'}"] = 1.0
         elif n >= 2:
             # A history without times (a live twin, an API caller): fitting sees such copies of every
-            # session too (training_data.py), so this is a known state, not an unseen one.
+            # session too (agent/calibration/training_data.py), so this is a known state, not an unseen one.
             features["times_unknown"] = 1.0
         first_time = history[0].timestamp
         if last_time is not None and first_time is not None:

@@ -7,13 +7,13 @@ epoch seconds. A click without a recorded click type gets one from its name (age
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from typing import Sequence
 
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.click_types import CLICK_TYPES, infer_click_type
 from agent.history import Step
+from agent.timestamps import epoch_seconds
 
 _CLICK_TYPE_SET = frozenset(CLICK_TYPES)
 
@@ -25,14 +25,6 @@ class PastAction:
     text: str | None
     timestamp: float | None
     rationale: str | None = None
-
-
-@lru_cache(maxsize=4096)
-def epoch_seconds(value: str) -> float | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 @lru_cache(maxsize=8192)

@@ -4,8 +4,8 @@ Why: the logistic action model spreads its evidence over many features under one
 all but never names the rare labels that follow themselves (a second cart_page_select, filter or
 quantity click). A first-order chain over labels keeps those transitions at their observed rates. The
 behaviour model mixes the two (model.py); the chain's weight and smoothing are chosen by cross-validated
-log-loss (calibrate.py). Measured on held-out OPeRA users (Wang et al. 2025, arXiv 2506.05606,
-CC-BY-4.0) in docs/benchmarks.md.
+log-loss (agent/calibration/model_selection.py). Measured on held-out OPeRA users (Wang et al. 2025,
+arXiv 2506.05606, CC-BY-4.0) in docs/benchmarks.md.
 
 Contexts are feature names (`prev1=<label>`, START before a session's first action), so the chain reads
 the same feature dictionary as the logistic model.

@@ -1,6 +1,6 @@
 """A multinomial logistic model over named features, evaluated with numpy alone.
 
-Fitting happens in calibrate.py (scikit-learn); what ships is plain arrays in JSON, so a prediction is
+Fitting happens in agent/calibration/ (scikit-learn); what ships is plain arrays in JSON, so a prediction is
 a dictionary lookup per active feature and one small matrix-vector product: microseconds, no sklearn.
 """
 

@@ -8,7 +8,7 @@ latter for the ablation and for twins without a persona. The action model's dist
 the label chain (label_chain.py: what followed the previous label in real sessions), which keeps rare
 self-following labels at their real rates; for a person calibrated on, with their own chain
 (person_chain.py). Most-likely decisions add log biases tuned
-on cross-validated predictions (decision_tuning.py), because the benchmark's F1 metrics reward naming
+on cross-validated predictions (agent/calibration/decision_tuning.py), because the benchmark's F1 metrics reward naming
 rare labels (terminate, purchase, input) more often than plain argmax would.
 """
 
@@ -100,7 +100,7 @@ class BehaviourModel:
     decision_bias: np.ndarray  # log bias per label (labels.LABELS order), most-likely mode only
     known_person: BehaviourVariant | None = None
     repeat_bias: float = 0.0   # log bias for repeating the previous label, most-likely mode only
-    start_bias: np.ndarray | None = None  # the decision bias at a session's first step (decision_tuning.py)
+    start_bias: np.ndarray | None = None  # the decision bias at a session's first step (calibration/decision_tuning.py)
 
     def variant(self, use_persona: bool, person_feature: str | None = None) -> BehaviourVariant:
         if not use_persona:

@@ -8,7 +8,8 @@ about (personas/sensitivities.py). A product's appeal is the sum of its terms; o
 appeal of the product in view shifts buying (up or down) and, when it is unappealing, leaving and looking
 elsewhere; among several products it is the element-choice feature `appeal` (which product to open).
 Every coefficient is a named prior from published research or a stated assumption
-(docs/behaviour_model.md, "Page terms"); `twinsim calibrate` fits them when given pages (page_term_fitting.py).
+(docs/behaviour_model.md, "Page terms"); `twinsim calibrate` fits them when given pages
+(agent/calibration/page_term_fitting.py).
 """
 
 from __future__ import annotations

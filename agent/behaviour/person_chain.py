@@ -5,7 +5,8 @@ from a product straight to the cart), and for someone whose sessions were calibr
 transitions say more than any survey answer. The logistic model's per-person terms shift a label's
 odds everywhere; this shifts them after the label where the person actually does it. Held-out
 sessions of the OPeRA timelines (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) choose the smoothing
-(calibrate.py) and measure the gain (docs/benchmarks.md). Unseen people get the shared chain unchanged.
+(agent/calibration/model_selection.py) and measure the gain (docs/benchmarks.md). Unseen people get the
+shared chain unchanged.
 
     P(next | person, prev1) = (count(person, prev1, next) + s * P_shared(next | prev1)) / (count(person, prev1) + s)
 """

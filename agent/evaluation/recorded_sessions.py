@@ -1,5 +1,7 @@
 """Read recorded sessions in the OPeRA action-table format (parquet, CSV or JSONL) into ordered steps.
 
+The files are read by personas.table_files, the reader of the user table too; this module turns rows into steps.
+
 Columns as in OPeRA's release (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0): session_id, action_id,
 timestamp, action_type, click_type, semantic_id, input_text, url, page_meta, simplified_html, rationale,
 products, element_meta, mouse_position. Only session_id and action_type are required. Scrolls, navigations
@@ -24,6 +26,8 @@ from pydantic import ValidationError
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.click_types import infer_click_type
+from agent.timestamps import epoch_seconds
+from personas.table_files import TableReadError, is_parquet, read_table
 
 REQUIRED_COLUMNS = ("session_id", "action_type")
 KEPT_ACTION_TYPES = frozenset({"click", "input", "terminate"})
@@ -104,7 +108,7 @@ def _timestamp(value: object) -> tuple[str | None, float | None]:
         return None, None
     moment: datetime | None = None
     text: str | None = None
-    if isinstance(value, datetime):  # includes pandas.Timestamp (parquet timestamp columns)
+    if isinstance(value, datetime):  # parquet timestamp columns
         moment = value
     elif isinstance(value, date):
         moment = datetime(value.year, value.month, value.day)
@@ -114,14 +118,14 @@ def _timestamp(value: object) -> tuple[str | None, float | None]:
         text = _text(value)
         if text is None:
             return None, None
+        seconds = epoch_seconds(text)
+        if seconds is not None:
+            return text, seconds
         try:
-            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-        except ValueError:
-            try:
-                moment = _epoch_to_datetime(float(text))
-            except (ValueError, OverflowError, OSError):
-                return text, None
-            text = None
+            moment = _epoch_to_datetime(float(text))
+        except (ValueError, OverflowError, OSError):
+            return text, None
+        text = None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)  # naive times are read as UTC, so a session orders consistently
     return text or moment.isoformat(), moment.timestamp()
@@ -149,16 +153,7 @@ def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = (
 
 # ----------------------------------------------------------------------------------------------- reading files
 
-def _parquet_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        files = sorted(path.rglob("*.parquet"))
-        if not files:
-            raise RecordedSessionsError(f"{path}: no *.parquet files in this directory")
-        return files
-    return [path]
-
-
-def _check_columns(source: Path, columns: Collection[str]) -> None:
+def _check_columns(source: Path | str, columns: Collection[str]) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise RecordedSessionsError(
@@ -166,18 +161,16 @@ def _check_columns(source: Path, columns: Collection[str]) -> None:
             " (point at the OPeRA action table, e.g. OPeRA_filtered/action/)")
 
 
-def _selected_session_ids(files: list[Path], wanted: set[str] | None, limit: int | None) -> list[str]:
-    """The ids a filtered read needs, from the session_id and action_type columns only (first-seen order)."""
-    import pyarrow.parquet as pq
-
-    for file in files:  # every file, before an early return on `limit`: the filtered read opens them all
-        _check_columns(file, pq.read_schema(file).names)
+def _selected_session_ids(path: Path, wanted: set[str] | None, limit: int | None) -> list[str]:
+    """The ids a filtered parquet read needs, from the session_id and action_type columns only (first-seen order)."""
+    parts = list(read_table(path, columns=REQUIRED_COLUMNS))
+    for part in parts:  # every file, before an early return on `limit`: the filtered read opens them all
+        _check_columns(part.path, part.columns)
     chosen: dict[str, None] = {}
-    for file in files:
-        keys = pq.read_table(file, columns=list(REQUIRED_COLUMNS)).to_pydict()
-        for session_id, kind in zip(keys["session_id"], keys["action_type"]):
-            session_id = _text(session_id)
-            if session_id is None or (_text(kind) or "").strip().lower() not in KEPT_ACTION_TYPES:
+    for part in parts:
+        for _, row in part.rows:
+            session_id = _text(row["session_id"])
+            if session_id is None or (_text(row["action_type"]) or "").strip().lower() not in KEPT_ACTION_TYPES:
                 continue
             if (wanted is None or session_id in wanted) and session_id not in chosen:
                 if limit is not None and len(chosen) >= limit:
@@ -186,73 +179,25 @@ def _selected_session_ids(files: list[Path], wanted: set[str] | None, limit: int
     return list(chosen)
 
 
-def _parquet_rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, list[dict]]]:
-    import pyarrow.parquet as pq
+def _rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, int, dict]]:
+    """(file, row number in it, row); the columns of every file are checked before its rows are used.
 
-    files = _parquet_files(path)
-    if wanted is None and limit is None:
-        for file in files:
-            frame = pd.read_parquet(file)
-            _check_columns(file, frame.columns)
-            yield file, frame.to_dict("records")
-        return
-    ids = _selected_session_ids(files, wanted, limit)
-    if not ids:
-        return
-    for file in files:
-        table = pq.read_table(file, filters=[("session_id", "in", ids)])
-        if table.num_rows:
-            yield file, table.to_pandas().to_dict("records")
-
-
-def _jsonl_rows(path: Path) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RecordedSessionsError(f"{path}: line {number}: cannot read the action table: {error}") from error
-            if not isinstance(row, dict):
-                raise RecordedSessionsError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
-
-
-def _json_rows(path: Path) -> list[dict]:
+    A parquet read asked for a few sessions reads only their rows (see the module docstring).
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise RecordedSessionsError(f"{path}: cannot read the action table: {error}") from error
-    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise RecordedSessionsError(f"{path}: expected a JSON array of objects (one per action)")
-    return data
-
-
-def _rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, list[dict]]]:
-    """(file, rows) pairs; the columns of every file are checked before its rows are used."""
-    suffix = path.suffix.lower()
-    try:
-        if path.is_dir() or suffix == ".parquet":
-            yield from _parquet_rows(path, wanted, limit)
-            return
-        if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-            _check_columns(path, frame.columns)
-            yield path, frame.to_dict("records")
-            return
-        if suffix in (".jsonl", ".json"):
-            rows = _jsonl_rows(path) if suffix == ".jsonl" else _json_rows(path)
-            _check_columns(path, {key for row in rows for key in row} if rows else set())
-            yield path, rows
-            return
-    except RecordedSessionsError:
-        raise
-    except (OSError, ValueError) as error:  # missing file, corrupt parquet (ArrowInvalid), bad CSV
-        raise RecordedSessionsError(f"{path}: cannot read the action table: {error}") from error
-    raise RecordedSessionsError(f"{path}: unsupported format (use parquet, a directory of parquet, CSV or JSONL)")
+        if is_parquet(path) and (wanted is not None or limit is not None):
+            ids = _selected_session_ids(path, wanted, limit)
+            parts = read_table(path, keep=("session_id", ids)) if ids else iter(())
+        else:
+            parts = read_table(path)
+        for part in parts:
+            rows = part.rows if part.columns is not None else list(part.rows)
+            _check_columns(part.path, part.columns if part.columns is not None else {key for _, row in rows for key in row})
+            for number, (_, row) in enumerate(rows, start=1):
+                yield part.path, number, row
+    except TableReadError as error:
+        where = f"{error.location}: " if error.location else ""
+        raise RecordedSessionsError(f"{error.path}: {where}cannot read the action table: {error.reason}") from error
 
 
 # ------------------------------------------------------------------------------------------------ rows to steps
@@ -298,25 +243,24 @@ def read_action_table(path: str | Path, *, sessions: Collection[str] | None = No
     by_session: dict[str, RecordedSession] = {}
     ordered: dict[str, list[tuple[float | None, int, RecordedStep]]] = {}
     sequence = 0
-    for source, rows in _rows(path, wanted, limit):
-        for line, row in enumerate(rows, start=1):
-            session_id = _text(row.get("session_id"))
-            if not session_id:
-                raise RecordedSessionsError(f"{source}: row {line}: empty session_id")
-            if wanted is not None and session_id not in wanted:
+    for source, line, row in _rows(path, wanted, limit):
+        session_id = _text(row.get("session_id"))
+        if not session_id:
+            raise RecordedSessionsError(f"{source}: row {line}: empty session_id")
+        if wanted is not None and session_id not in wanted:
+            continue
+        parsed = _action(row, source, line)
+        if parsed is None:
+            continue
+        if session_id not in by_session:
+            if limit is not None and len(by_session) >= limit:
                 continue
-            parsed = _action(row, source, line)
-            if parsed is None:
-                continue
-            if session_id not in by_session:
-                if limit is not None and len(by_session) >= limit:
-                    continue
-                user_id = _text(row.get("user_id")) or user_id_from_session_id(session_id)
-                by_session[session_id] = RecordedSession(session_id=session_id, user_id=user_id)
-                ordered[session_id] = []
-            step, order_key = _step(row, *parsed)
-            ordered[session_id].append((order_key, sequence, step))
-            sequence += 1
+            user_id = _text(row.get("user_id")) or user_id_from_session_id(session_id)
+            by_session[session_id] = RecordedSession(session_id=session_id, user_id=user_id)
+            ordered[session_id] = []
+        step, order_key = _step(row, *parsed)
+        ordered[session_id].append((order_key, sequence, step))
+        sequence += 1
     for session_id, steps in ordered.items():
         if all(key is not None for key, _, _ in steps):
             steps.sort(key=lambda item: (item[0], item[1]))

@@ -11,7 +11,6 @@ OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from personas.persona import Persona
+from personas.table_files import TableReadError, iter_jsonl
 
 USER_TABLE_SUFFIXES = {".csv", ".parquet"}
 NATIVE_SUFFIXES = {".json", ".yaml", ".yml"}
@@ -49,6 +49,11 @@ class PersonaSourceError(ValueError):
         )
         return cls(detail, path=path, location=location, field=field)
 
+    @classmethod
+    def from_table(cls, error: TableReadError) -> PersonaSourceError:
+        """A table file's read error (personas.table_files) as a source error, at the same file and line."""
+        return cls(error.reason, path=error.path, location=error.location)
+
     def at(self, *, path: str | Path | None = None, location: str | None = None) -> PersonaSourceError:
         """The same error, placed in a file and row (readers know where, record parsers know what)."""
         return PersonaSourceError(
@@ -56,19 +61,13 @@ class PersonaSourceError(ValueError):
         )
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; a line that is not a JSON object is an error."""
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise PersonaSourceError(f"not valid JSON ({error.msg})", path=path, location=f"line {number}") from None
-            if not isinstance(record, dict):
-                raise PersonaSourceError("each line must be a JSON object", path=path, location=f"line {number}")
-            yield number, record
+def jsonl_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(location, object) for every line of a JSONL file; a bad line is a PersonaSourceError naming it."""
+    try:
+        for number, record in iter_jsonl(path):
+            yield f"line {number}", record
+    except TableReadError as error:
+        raise PersonaSourceError.from_table(error) from None
 
 
 def record_kind(record: Mapping[str, Any]) -> str:
@@ -103,14 +102,14 @@ def persona_from_record(record: Mapping[str, Any]) -> Persona:
 
 
 def _first_jsonl_record(path: Path) -> dict[str, Any] | None:
-    for _, record in iter_jsonl(path):
+    for _, record in jsonl_records(path):
         return record
     return None
 
 
 def load_personas(path: str | Path) -> list[Persona]:
     """Every persona in a file or directory, the format detected from the extension and the content."""
-    from personas.sources.native import read_native, read_native_records, records_to_personas
+    from personas.sources.native import read_native
     from personas.sources.opera_personas_jsonl import read_personas_jsonl
     from personas.sources.opera_user_table import read_user_table
 
@@ -130,7 +129,7 @@ def load_personas(path: str | Path) -> list[Persona]:
         return read_native(path)
     if suffix in NATIVE_SUFFIXES:
         # A JSON/YAML document may also hold OPeRA rows (e.g. one user-table row saved by hand).
-        return records_to_personas(read_native_records(path), path, convert=persona_from_record)
+        return read_native(path, convert=persona_from_record)
     raise PersonaSourceError(
         f"unknown persona file type {suffix or '(none)'!r}; expected .csv, .parquet, a directory of parquet, "
         ".jsonl, .json, .yaml or .yml",
@@ -138,4 +137,4 @@ def load_personas(path: str | Path) -> list[Persona]:
     )
 
 
-__all__ = ["PersonaSourceError", "load_personas", "persona_from_record", "record_kind", "iter_jsonl"]
+__all__ = ["PersonaSourceError", "load_personas", "persona_from_record", "record_kind", "jsonl_records"]

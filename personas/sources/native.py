@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from personas.persona import Persona
-from personas.sources import PersonaSourceError, iter_jsonl
+from personas.sources import PersonaSourceError, jsonl_records
+from personas.sources.records import personas_from_records
 from personas.survey import parse_level, parse_likert, trait_name
 
 SOURCE = "native"
@@ -119,7 +119,7 @@ def read_native_records(path: str | Path) -> list[tuple[str, Mapping[str, Any]]]
         raise PersonaSourceError("no such file", path=path)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return [(f"line {number}", record) for number, record in iter_jsonl(path)]
+        return list(jsonl_records(path))
     text = path.read_text(encoding="utf-8-sig")
     try:
         document = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
@@ -143,28 +143,10 @@ def read_native_records(path: str | Path) -> list[tuple[str, Mapping[str, Any]]]
     raise PersonaSourceError("expected a persona object, a list of them, or {personas: [...]}", path=path)
 
 
-def records_to_personas(
-    records: list[tuple[str, Mapping[str, Any]]],
-    path: str | Path,
-    convert: Callable[[Mapping[str, Any]], Persona] = native_persona,
-) -> list[Persona]:
-    """Convert each record, placing any error at its file and position; duplicate ids are an error."""
-    personas: list[Persona] = []
-    seen: set[str] = set()
-    for location, record in records:
-        try:
-            persona = convert(record)
-        except PersonaSourceError as error:
-            raise error.at(path=path, location=location) from None
-        except ValidationError as error:
-            raise PersonaSourceError.from_validation(error, path=path, location=location) from error
-        if persona.id in seen:
-            raise PersonaSourceError(f"persona id {persona.id!r} appears twice", path=path, location=location, field="id")
-        seen.add(persona.id)
-        personas.append(persona)
-    return personas
+def read_native(path: str | Path, convert: Callable[[Mapping[str, Any]], Persona] = native_persona) -> list[Persona]:
+    """Every persona of a native JSON, YAML or JSONL file, validated against the Persona schema.
 
-
-def read_native(path: str | Path) -> list[Persona]:
-    """Every persona of a native JSON, YAML or JSONL file, validated against the Persona schema."""
-    return records_to_personas(read_native_records(path), path)
+    `convert` reads each record (load_personas passes one that also takes OPeRA rows saved as JSON or YAML).
+    """
+    records = ((path, location, record) for location, record in read_native_records(path))
+    return personas_from_records(records, convert)

@@ -16,11 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from personas.persona import BigFive, Demographics, Persona, ShoppingHabits, validate_persona_id
-from personas.sources import PersonaSourceError, iter_jsonl
+from personas.persona import BigFive, Demographics, Persona, ShoppingHabits
+from personas.sources import PersonaSourceError, jsonl_records
 from personas.sources.opera_user_table import parse_prime
+from personas.sources.records import checked_user_id, personas_from_records
 from personas.survey import levels_from_survey
 
 SOURCE = "opera_personas_jsonl"
@@ -114,13 +113,7 @@ def _big_five(record: Mapping[str, Any]) -> BigFive:
 
 def persona_from_jsonl_record(rec: Mapping[str, Any]) -> Persona:
     """One personas.jsonl line -> Persona (reported Big Five levels, label-derived preferences)."""
-    user_id = _text(rec, "user_id")
-    if user_id is None:
-        raise PersonaSourceError("missing user_id", field="user_id")
-    try:
-        validate_persona_id(user_id)
-    except ValueError as error:
-        raise PersonaSourceError(f"{error} (got {user_id!r})", field="user_id") from None
+    user_id = checked_user_id(_text(rec, "user_id"))
     return Persona(
         id=user_id,
         source=SOURCE,
@@ -142,18 +135,5 @@ def read_personas_jsonl(path: str | Path) -> list[Persona]:
     path = Path(path)
     if not path.exists():
         raise PersonaSourceError("no such file", path=path)
-    personas: list[Persona] = []
-    seen: set[str] = set()
-    for number, record in iter_jsonl(path):
-        location = f"line {number}"
-        try:
-            persona = persona_from_jsonl_record(record)
-        except PersonaSourceError as error:
-            raise error.at(path=path, location=location) from None
-        except ValidationError as error:
-            raise PersonaSourceError.from_validation(error, path=path, location=location) from error
-        if persona.id in seen:
-            raise PersonaSourceError(f"user_id {persona.id} appears twice", path=path, location=location, field="user_id")
-        seen.add(persona.id)
-        personas.append(persona)
-    return personas
+    records = ((path, location, record) for location, record in jsonl_records(path))
+    return personas_from_records(records, persona_from_jsonl_record, id_field="user_id")

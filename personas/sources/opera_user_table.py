@@ -8,19 +8,17 @@ so a user with the full dataset can point `read_user_table` at that directory.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from personas.persona import BigFive, Demographics, Persona, ShoppingHabits, validate_persona_id
-from personas.sources import PersonaSourceError, iter_jsonl
+from personas.persona import BigFive, Demographics, Persona, ShoppingHabits
+from personas.sources import PersonaSourceError
+from personas.sources.records import checked_user_id, personas_from_records
 from personas.survey import big_five, preferences_from_raw_survey, preferences_from_statements
+from personas.table_files import TableReadError, read_table
 
 SOURCE = "opera_user_table"
 REQUIRED_COLUMNS = ("user_id",)
@@ -116,13 +114,7 @@ def _big_five(personality: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> 
 
 def persona_from_user_row(row: Mapping[str, Any]) -> Persona:
     """One user-table row -> Persona (IPIP-50 Big Five from raw_survey when answered, else reported levels)."""
-    user_id = _text(row.get("user_id"))
-    if user_id is None:
-        raise PersonaSourceError("missing user_id", field="user_id")
-    try:
-        validate_persona_id(user_id)
-    except ValueError as error:
-        raise PersonaSourceError(f"{error} (got {user_id!r})", field="user_id") from None
+    user_id = checked_user_id(_text(row.get("user_id")))
 
     survey = _json_object(row.get("survey"), "survey")
     raw_survey = _json_object(row.get("raw_survey"), "raw_survey")
@@ -152,68 +144,23 @@ def persona_from_user_row(row: Mapping[str, Any]) -> Persona:
 # ---- files ---------------------------------------------------------------------------------------
 
 
-def _raise_csv_field_limit() -> None:
-    """Transcripts run to tens of kilobytes, past csv's 128 KB default on the full data."""
-    limit = sys.maxsize
-    while True:
-        try:
-            csv.field_size_limit(limit)
-            return
-        except OverflowError:
-            limit //= 10
-
-
-def _csv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    _raise_csv_field_limit()
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise PersonaSourceError(f"missing column(s) {missing}; found {reader.fieldnames}", path=path, location="header",
-                                     field=missing[0])
-        start = reader.line_num + 1
-        for number, row in enumerate(reader, start=1):
-            yield f"row {number} (line {start})", row
-            start = reader.line_num + 1
-
-
-def _parquet_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        files = sorted(path.rglob("*.parquet"))
-        if not files:
-            raise PersonaSourceError("no *.parquet files in this directory", path=path)
-        return files
-    return [path]
-
-
-def _parquet_rows(path: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
-    import pyarrow.parquet as pq
-
-    for file in _parquet_files(path):
-        try:
-            table = pq.read_table(file)
-        except Exception as error:  # pyarrow raises several types for unreadable files
-            raise PersonaSourceError(f"not a readable parquet file ({error})", path=file) from error
-        missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
-        if missing:
-            raise PersonaSourceError(f"missing column(s) {missing}; found {table.column_names}", path=file, field=missing[0])
-        for number, row in enumerate(table.to_pylist(), start=1):
-            yield file, f"row {number}", row
-
-
 def _rows(path: Path) -> Iterator[tuple[Path, str, Mapping[str, Any]]]:
+    """(file, where in it, row); the user_id column is checked in every file that has a header."""
     suffix = path.suffix.lower()
-    if path.is_dir() or suffix == ".parquet":
-        yield from _parquet_rows(path)
-    elif suffix == ".csv":
-        for location, row in _csv_rows(path):
-            yield path, location, row
-    elif suffix == ".jsonl":
-        for number, record in iter_jsonl(path):
-            yield path, f"line {number}", record
-    else:
+    if not (path.is_dir() or suffix in (".csv", ".jsonl", ".parquet")):
         raise PersonaSourceError(f"a user table must be .csv, .jsonl, .parquet or a directory of parquet, not {suffix!r}",
                                  path=path)
+    try:
+        for part in read_table(path):
+            missing = [c for c in REQUIRED_COLUMNS if part.columns is not None and c not in part.columns]
+            if missing:
+                raise PersonaSourceError(f"missing column(s) {missing}; found {list(part.columns)}", path=part.path,
+                                         location="header" if part.path.suffix.lower() == ".csv" else None,
+                                         field=missing[0])
+            for location, row in part.rows:
+                yield part.path, location, row
+    except TableReadError as error:
+        raise PersonaSourceError.from_table(error) from None
 
 
 def read_user_table(path: str | Path) -> list[Persona]:
@@ -221,17 +168,4 @@ def read_user_table(path: str | Path) -> list[Persona]:
     path = Path(path)
     if not path.exists():
         raise PersonaSourceError("no such file or directory", path=path)
-    personas: dict[str, Persona] = {}
-    for file, location, row in _rows(path):
-        try:
-            persona = persona_from_user_row(row)
-        except PersonaSourceError as error:
-            raise error.at(path=file, location=location) from None
-        except ValidationError as error:  # a value that does not fit the Persona schema
-            raise PersonaSourceError.from_validation(error, path=file, location=location) from error
-        earlier = personas.get(persona.id)
-        if earlier is not None and earlier != persona:
-            raise PersonaSourceError(f"user_id {persona.id} appears twice with different contents", path=file,
-                                     location=location, field="user_id")
-        personas.setdefault(persona.id, persona)
-    return list(personas.values())
+    return personas_from_records(_rows(path), persona_from_user_row, id_field="user_id", identical_repeats=True)

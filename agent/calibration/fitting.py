@@ -20,7 +20,7 @@ from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.model import ACTION_CLASSES, END, OUTCOME_CLASSES, BehaviourVariant
 from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature, person_feature
-from agent.behaviour.training_data import TrainingRows
+from agent.calibration.training_data import TrainingRows
 
 ABSENT_CLASS_BIAS = -12.0  # a class never seen in training is all but impossible
 

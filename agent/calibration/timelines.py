@@ -9,25 +9,18 @@ input at all are dropped: the filtered release the benchmark uses has none (its 
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 from agent.behaviour.labels import INPUT
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
+from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
-from personas.sources import iter_jsonl
+from agent.opera_data import opera_data_dir
+from agent.timestamps import epoch_seconds
+from personas.table_files import iter_jsonl
 
-DEFAULT_TIMELINES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opera" / "timelines.jsonl"
 
-
-def parse_time(value: str | None) -> float | None:
-    """ISO-8601 (with Z or an offset) to epoch seconds; None when absent or unparseable."""
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+def _epoch_seconds(value: str | None) -> float | None:
+    return epoch_seconds(value) if value else None
 
 
 def session_from_timeline(record: dict) -> BehaviourSession | None:
@@ -52,7 +45,7 @@ def session_from_timeline(record: dict) -> BehaviourSession | None:
             steps.append(
                 BehaviourStep(
                     label=label,
-                    timestamp=parse_time(event.get("timestamp")),
+                    timestamp=_epoch_seconds(event.get("timestamp")),
                     scrolls_before=scrolls,
                     navigations_before=navigations,
                     tabs_before=tabs,
@@ -61,7 +54,7 @@ def session_from_timeline(record: dict) -> BehaviourSession | None:
             scrolls = navigations = tabs = 0
     if not steps:
         return None
-    start = parse_time(record.get("start"))
+    start = _epoch_seconds(record.get("start"))
     duration = record.get("duration_s")
     end_time = start + float(duration) if start is not None and isinstance(duration, (int, float)) else None
     return BehaviourSession(
@@ -71,9 +64,9 @@ def session_from_timeline(record: dict) -> BehaviourSession | None:
     )
 
 
-def read_timelines(path: Path | str = DEFAULT_TIMELINES) -> list[BehaviourSession]:
-    """All sessions of a timelines.jsonl file with at least one click or input, in file order."""
-    path = Path(path)
+def read_timelines(path: Path | str | None = None) -> list[BehaviourSession]:
+    """All sessions of a timelines.jsonl file (default: the OPeRA data folder's) with a click or an input, in file order."""
+    path = Path(path) if path is not None else opera_data_dir() / "timelines.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"timelines file not found: {path}")
     sessions = (session_from_timeline(record) for _, record in iter_jsonl(path))  # bad lines: ValueError with the line

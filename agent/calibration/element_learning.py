@@ -16,8 +16,8 @@ from agent.behaviour.element_choice import DEFAULT_WEIGHTS, ELEMENT_FEATURES, bu
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.behaviour.page_index import build_index
-from agent.behaviour.sessions import BehaviourSession
 from agent.behaviour.page_terms import page_effect
+from agent.calibration.sessions import BehaviourSession
 from agent.observation import parse_page
 from personas.sensitivities import NEUTRAL, Sensitivities
 

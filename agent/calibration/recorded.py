@@ -11,16 +11,23 @@ import re
 from typing import Iterable, Sequence
 from urllib.parse import urlparse
 
-from agent.behaviour.history_view import click_type_from_name, epoch_seconds
+from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep, close_session
+from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
+from agent.timestamps import epoch_seconds
 
 _USER_ID = re.compile(r"^([0-9a-fA-F]{8})")
 
 
 def page_type_of_url(url: str | None) -> str | None:
-    """Amazon page kind from its URL path (None when unknown)."""
+    """Amazon page kind from its URL path (None when unknown).
+
+    Not the rule serving uses (agent.observation also reads the page's names, and the engine drops "other"):
+    they differ on /s without k=, /s... with k=, /gp/buy..., /cart/checkout, and training keeps "other" as
+    a feature serving never sends. Unifying would change what a calibration with an action table learns,
+    so it waits for a decision (issue 15); the timelines have no URLs, so the shipped file is unaffected.
+    """
     if not url:
         return None
     path = urlparse(url).path.lower()

@@ -18,7 +18,7 @@ import numpy as np
 from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
 from agent.behaviour.labels import LABEL_INDEX, START
 from agent.behaviour.persona_features import persona_vector
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep
+from agent.calibration.sessions import BehaviourSession, BehaviourStep
 from personas.persona import Persona
 
 

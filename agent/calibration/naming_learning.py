@@ -16,7 +16,7 @@ import numpy as np
 
 from agent.behaviour.labels import INPUT, LABELS, TERMINATE
 from agent.behaviour.page_free_names import STANDARD_NAMES, NamingTables
-from agent.behaviour.sessions import BehaviourSession, BehaviourStep
+from agent.calibration.sessions import BehaviourSession, BehaviourStep
 
 MIN_NAME_COUNT = 3
 MIN_AFTER_COUNT = 5

@@ -10,9 +10,9 @@ from typing import Literal
 
 import numpy as np
 
-from agent.behaviour.fitting import FitConfig, fit_chain, fit_person_chain, fit_variant, merged_features
 from agent.behaviour.labels import LABELS
-from agent.behaviour.training_data import TrainingRows
+from agent.calibration.fitting import FitConfig, fit_chain, fit_person_chain, fit_variant, merged_features
+from agent.calibration.training_data import TrainingRows
 
 Scheme = Literal["users", "sessions"]
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.ndimage import uniform_filter
 
-from agent.behaviour.label_metrics import label_metrics
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, bias_vector
+from agent.calibration.label_metrics import label_metrics
 
 TUNED_LABELS: tuple[str, ...] = (TERMINATE, PURCHASE, INPUT)
 GRIDS: tuple[tuple[float, ...], ...] = (
