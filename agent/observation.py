@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -18,9 +17,9 @@ from agent.click_types import infer_click_type
 from agent.fact_texts import parse_price
 from agent.page_facts import NO_FACTS, PageFacts, read_facts
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
+from agent.page_types import PageType, page_type
 
 CandidateKind = Literal["clickable", "input"]
-PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
 
 _INTERACTIVE_TAGS = frozenset({"input", "textarea", "select", "button", "a", "li", "option", "summary", "label", "img"})
 _INTERACTIVE_ROLES = frozenset({"button", "link", "radio", "checkbox", "searchbox", "option", "tab", "menuitem",
@@ -111,22 +110,6 @@ def _is_candidate(node: LexborNode, containers: set[int]) -> bool:
     return node.mem_id not in containers
 
 
-def _page_type(url: str | None, names: list[str]) -> PageType:
-    path = urlparse(url).path.lower() if url else ""
-    query = urlparse(url).query if url else ""
-    if "checkout" in path or "/buy/" in path:
-        return "checkout"
-    if "/cart" in path or any(n.startswith("active_item_list") for n in names[:400]):
-        return "cart"
-    if "/dp/" in path or "/gp/product" in path or any(n.startswith(("buybox", "product_options")) for n in names):
-        return "product"
-    if path.startswith("/s") and ("k=" in query or path.startswith("/s/")) or any(n.startswith("search_results") for n in names):
-        return "search_results"
-    if url and path in ("", "/"):
-        return "home"
-    return "other"
-
-
 def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
     node = tree.css_first("title") or tree.css_first("#productTitle") or tree.css_first("h1")
     if node is not None and _fold(node.text()):
@@ -167,14 +150,14 @@ def parse_page(simplified_html: str | None, url: str | None = None,
         by_name[name] = candidate
     body = tree.body
     page_text = _fold(body.text(deep=True, separator=" ")) if body is not None else ""
-    page_type = _page_type(url, list(by_name))
+    kind = page_type(url, list(by_name))
     title = _title(tree, candidates)
     return Observation(
         url=url,
-        page_type=page_type,
+        page_type=kind,
         title=title,
         candidates=tuple(candidates),
         by_name=by_name,
         text=page_text[:_PAGE_TEXT],
-        facts=read_facts(tree, named, by_name, page_type, title),  # last: it removes the blocks it has read
+        facts=read_facts(tree, named, by_name, kind, title),  # last: it removes the blocks it has read
     )

@@ -31,6 +31,7 @@ from agent.behaviour.query_text import interests, query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
 from agent.decision import Decision, TwinContext
 from agent.observation import Observation
+from agent.page_types import page_type_feature
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
 
@@ -40,7 +41,7 @@ MODEL_NAME = "behaviour-model"
 def live_context(ctx: TwinContext) -> LiveContext:
     """Optional live signals a caller may pass in ctx.extra, plus the page type of a real page."""
     extra = ctx.extra or {}
-    page_type = ctx.observation.page_type if not ctx.observation.empty and ctx.observation.page_type not in ("none", "other") else None
+    page_type = None if ctx.observation.empty else page_type_feature(ctx.observation.page_type)
     seconds = extra.get("seconds_since_last_action")
     scrolls = extra.get("scrolls_since_last_action")
     if seconds is None and scrolls is None and page_type is None:

@@ -9,39 +9,15 @@ from __future__ import annotations
 
 import re
 from typing import Iterable, Sequence
-from urllib.parse import urlparse
 
 from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
 from agent.click_types import CLICK_TYPES
+from agent.page_types import page_type, page_type_feature
 from agent.timestamps import epoch_seconds
 
 _USER_ID = re.compile(r"^([0-9a-fA-F]{8})")
-
-
-def page_type_of_url(url: str | None) -> str | None:
-    """Amazon page kind from its URL path (None when unknown).
-
-    Not the rule serving uses (agent.observation also reads the page's names, and the engine drops "other"):
-    they differ on /s without k=, /s... with k=, /gp/buy..., /cart/checkout, and training keeps "other" as
-    a feature serving never sends. Unifying would change what a calibration with an action table learns,
-    so it waits for a decision (issue 15); the timelines have no URLs, so the shipped file is unaffected.
-    """
-    if not url:
-        return None
-    path = urlparse(url).path.lower()
-    if path.startswith("/s") and (path == "/s" or path.startswith("/s/")):
-        return "search_results"
-    if "/dp/" in path or "/gp/product" in path:
-        return "product"
-    if "/cart" in path:
-        return "cart"
-    if "/gp/buy" in path or "checkout" in path:
-        return "checkout"
-    if path in ("", "/"):
-        return "home"
-    return "other"
 
 
 def user_prefix(session_id: str, user_id: str | None = None) -> str:
@@ -67,7 +43,7 @@ def step_of(recorded_step) -> BehaviourStep:
         name=getattr(action, "name", None),
         text=getattr(action, "text", None),
         url=url,
-        page_type=page_type_of_url(url),
+        page_type=page_type_feature(page_type(url)),  # serving's rule, from the URL alone
         rationale=getattr(recorded_step, "rationale", None),
     )
 
