@@ -8,7 +8,7 @@ import pytest
 
 from agent.browsing import chromium as chromium_module
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
-from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
+from service.jobs.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.page_shape import PageShapeLimits, PageTooComplex, check_page_shape
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 from tests.conftest import PAGES, REPO
 
@@ -30,8 +30,8 @@ def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
         from agent.simplifier import simplify
         from agent.observation import parse_page
         from agent.page_shape import check_page_shape
-        from service.routes.predict import observe
-        from service.schemas import Page
+        from service.api.routes.predict import observe
+        from service.api.schemas import Page
         from fastapi import HTTPException
         page = "<div>" * 399_000
         for work in (lambda: simplify(page), lambda: parse_page(page)):

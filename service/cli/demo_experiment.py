@@ -16,9 +16,9 @@ from rich.console import Console
 from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec, load_spec
 from service.container import Services
-from service.experiment_jobs import ExperimentExecutor, check_experiment
+from service.jobs.experiment_jobs import ExperimentExecutor, check_experiment
 
-EXAMPLE_SPEC = Path(__file__).resolve().parents[1] / "examples" / "experiments" / "deal_banner.yaml"
+EXAMPLE_SPEC = Path(__file__).resolve().parents[2] / "examples" / "experiments" / "deal_banner.yaml"
 DEMO_INSTANCES = 50
 
 

@@ -13,10 +13,10 @@ from agent.observation import parse_page
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
 from service.container import build_services
-from service.demo_experiment import run_demo_experiment
+from service.cli.demo_experiment import run_demo_experiment
 from service.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED_OPERA = Path(os.environ.get("TWINSIM_SHARED_DIR", REPO.parent / "shared")) / "data" / "opera"
 
 
@@ -25,7 +25,7 @@ def demo_people() -> list:
     sample = SHARED_OPERA / "users_sample.csv"
     if sample.exists():
         return load_personas(sample)
-    return load_personas(Path(__file__).resolve().parents[1] / "personas" / "examples" / "maria.yaml")
+    return load_personas(REPO / "personas" / "examples" / "maria.yaml")
 
 
 def run_demo(console: Console) -> None:

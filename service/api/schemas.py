@@ -104,7 +104,7 @@ def error(description: str) -> dict:
     return {"model": ErrorBody, "description": description}
 
 
-# Declared on every route behind the API key (service/app.py); routes add their own 404 / 409.
+# Declared on every route behind the API key (service/api/app.py); routes add their own 404 / 409.
 SECURED_ERRORS: dict[int | str, dict] = {
     400: error("The body is not valid JSON."),
     401: error("Missing or wrong API key (X-API-Key or Authorization: Bearer)."),

@@ -37,7 +37,7 @@ from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.graph import TwinGraph
 from personas.population import PopulationError
 from service.container import Services, build_brains, build_llm_client
-from service.experiment_store import ExperimentStore
+from service.jobs.experiment_store import ExperimentStore
 
 log = logging.getLogger("twinsim.experiments")
 LLM_BRAIN = "llm"

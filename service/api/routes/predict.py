@@ -10,8 +10,8 @@ from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 from agent.prediction import Prediction
 from personas.memory_store import PersonaNotFound
-from service.dependencies import services_dep
-from service.schemas import NOT_FOUND, Page, PredictRequest
+from service.api.dependencies import services_dep
+from service.api.schemas import NOT_FOUND, Page, PredictRequest
 
 router = APIRouter(tags=["predict"])
 

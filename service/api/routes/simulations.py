@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.browsing import SimulationConfig
 from agent.browsing.config import MAX_STEPS_LIMIT
-from service.dependencies import services_dep
-from service.errors import validation_detail
-from service.schemas import NOT_FOUND, error
-from service.simulation_jobs import SimulationJobs
-from service.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
-                                 persona_ids_for)
+from service.api.dependencies import services_dep
+from service.api.errors import validation_detail
+from service.api.schemas import NOT_FOUND, error
+from service.jobs.simulation_jobs import SimulationJobs
+from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
+                                      persona_ids_for)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 

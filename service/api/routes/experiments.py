@@ -10,12 +10,12 @@ from pydantic import ValidationError
 
 from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec
-from service.dependencies import services_dep
-from service.errors import validation_detail
-from service.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
-from service.experiment_store import ExperimentNotFound, ExperimentRecord
-from service.schemas import CONFLICT, NOT_FOUND
-from service.paging import limit_query, offset_query
+from service.api.dependencies import services_dep
+from service.api.errors import validation_detail
+from service.api.paging import limit_query, offset_query
+from service.api.schemas import CONFLICT, NOT_FOUND
+from service.jobs.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
+from service.jobs.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.tenancy import acting_as
 
 router = APIRouter(tags=["experiments"])

@@ -68,7 +68,7 @@ def run(
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
     from service.container import build_services
-    from service.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
+    from service.jobs.experiment_jobs import ExperimentExecutor, ExperimentRejected, check_experiment
     from service.settings import Settings
 
     try:

@@ -18,7 +18,7 @@ from agent.browsing.funnel import summarise
 from agent.browsing.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
-from service.simulations import StartPageFailed, run_blocking
+from service.jobs.simulations import StartPageFailed, run_blocking
 from service.tenancy import ADMIN, current_tenant
 
 Status = Literal["queued", "running", "done", "failed"]

@@ -6,8 +6,8 @@ import asyncio
 
 from fastapi import APIRouter, Depends
 
-from service.dependencies import services_dep
-from service.schemas import Health
+from service.api.dependencies import services_dep
+from service.api.schemas import Health
 from service.tenancy import ADMIN, acting_as
 
 router = APIRouter(tags=["health"])

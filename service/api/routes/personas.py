@@ -11,10 +11,10 @@ from personas.memory_store import PersonaNotFound
 from personas.memory_types import Memory
 from personas.persona import PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
-from service.dependencies import services_dep
-from service.errors import validation_detail
-from service.paging import limit_query, offset_query
-from service.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
+from service.api.dependencies import services_dep
+from service.api.errors import validation_detail
+from service.api.paging import limit_query, offset_query
+from service.api.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
 
 router = APIRouter(prefix="/personas", tags=["personas"])
 
