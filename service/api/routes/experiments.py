@@ -4,36 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Request, status
 from fastapi.responses import HTMLResponse
-from pydantic import ValidationError
 
 from agent.experiments.report import render_report
-from agent.experiments.spec import ExperimentSpec
 from service.api.dependencies import services_dep
-from service.api.errors import validation_detail
 from service.api.paging import limit_query, offset_query
-from service.api.schemas import CONFLICT, NOT_FOUND
+from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest
 from service.jobs.experiment_jobs import ExperimentJobs, ExperimentRejected, check_experiment
 from service.jobs.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.tenancy import acting_as
 
 router = APIRouter(tags=["experiments"])
-
-_EXAMPLE = {
-    "name": "Deal banner instead of reviews",
-    "variants": [
-        {"name": "A", "page": {"simplified_html": "<html>... the product page ...</html>",
-                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
-        {"name": "B", "page": {"simplified_html": "<html>... with the banner ...</html>",
-                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
-    ],
-    "population": {"filters": {"prime": True}, "sample": 30, "strata": ["conscientiousness"], "seed": 1},
-    "samples_per_persona": 20,
-    "targets": ["deal_banner"],
-    "segments": ["conscientiousness"],
-    "seed": 42,
-}
 
 
 def jobs_dep(request: Request) -> ExperimentJobs:
@@ -53,13 +35,9 @@ def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
 
 
 @router.post("/experiments", status_code=status.HTTP_202_ACCEPTED)
-async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]), services=Depends(services_dep),
+async def create_experiment(spec: ExperimentRequest, services=Depends(services_dep),
                             jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
     """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
-    try:
-        spec = ExperimentSpec.model_validate(body)
-    except ValidationError as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
     try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop
         checked = await asyncio.to_thread(check_experiment, services, spec)
     except ExperimentRejected as error:

@@ -6,33 +6,17 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, Depends, HTTPException, Request, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from agent.browsing import SimulationConfig
-from agent.browsing.config import MAX_STEPS_LIMIT
 from service.api.dependencies import services_dep
 from service.api.errors import validation_detail
-from service.api.schemas import NOT_FOUND, error
+from service.api.schemas import NOT_FOUND, SimulationRequest, error
 from service.jobs.simulation_jobs import SimulationJobs
 from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
                                       persona_ids_for)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
-
-
-class SimulationRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}]})
-
-    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
-    personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
-    all: bool = Field(False, description="Every stored persona instead of `personas`.")
-    max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
-    brain: str = Field("embedded")
-    model: str | None = None
-    seed: int = Field(0, ge=0, le=2**32 - 1)
-    screenshots: bool = False
-    concurrency: int = Field(2, ge=1, le=16)
 
 
 def jobs_dep(request: Request) -> SimulationJobs:
