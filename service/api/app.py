@@ -21,6 +21,7 @@ from service.api.security import require_api_key
 from service.api.text_guard import reject_lone_surrogates
 from service.container import build_services
 from service.jobs.experiment_jobs import start_experiment_jobs
+from service.jobs.simulation_jobs import SimulationJobs
 from service.settings import Settings
 
 _BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
@@ -33,6 +34,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         app.state.services = build_services(settings)
         app.state.experiments = start_experiment_jobs(app.state.services)
+        app.state.simulations = SimulationJobs(settings.data_dir / "simulations")
         yield
         app.state.experiments.close()  # running experiments stop as 'interrupted', resumable
 

@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, status
 from pydantic import ValidationError
 
 from agent.browsing import SimulationConfig
-from service.api.dependencies import services_dep
+from service.api.dependencies import ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.schemas import NOT_FOUND, SimulationRequest, error
-from service.jobs.simulation_jobs import SimulationJobs
 from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
                                       persona_ids_for)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 
 
-def jobs_dep(request: Request) -> SimulationJobs:
-    jobs = getattr(request.app.state, "simulations", None)
-    if jobs is None:
-        jobs = request.app.state.simulations = SimulationJobs(request.app.state.settings.data_dir / "simulations")
-    return jobs
-
-
 @router.post("", status_code=status.HTTP_202_ACCEPTED,
              responses={503: error("Chromium is not installed where the service runs.")})
-async def start_simulation(body: SimulationRequest, services=Depends(services_dep), jobs=Depends(jobs_dep)) -> dict:
+async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs: SimulationJobsDep) -> dict:
     if not body.all and not body.personas:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
     try:
@@ -52,12 +44,12 @@ async def start_simulation(body: SimulationRequest, services=Depends(services_de
 
 
 @router.get("")
-async def list_simulations(jobs=Depends(jobs_dep)) -> list[dict]:
+async def list_simulations(jobs: SimulationJobsDep) -> list[dict]:
     return [job.view(full=False) for job in jobs.all()]
 
 
 @router.get("/{simulation_id}", responses=NOT_FOUND)
-async def get_simulation(simulation_id: str, jobs=Depends(jobs_dep)) -> dict:
+async def get_simulation(simulation_id: str, jobs: SimulationJobsDep) -> dict:
     job = jobs.get(simulation_id)
     if job is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"simulation '{simulation_id}' not found")
