@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.experiments = start_experiment_jobs(app.state.services)
         app.state.simulations = SimulationJobs(settings.data_dir / "simulations")
         yield
+        app.state.simulations.close()  # queued simulations never start; no new one is accepted
         app.state.experiments.close()  # running experiments stop as 'interrupted', resumable
 
     app = FastAPI(
