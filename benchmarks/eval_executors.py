@@ -23,7 +23,7 @@ from rich.console import Console
 from _common import SHARED_OPERA, write_result  # noqa: E402
 from timelines_eval import timelines_table  # noqa: E402
 
-from service.evaluation import run_eval_command  # noqa: E402
+from service.cli.evaluation import run_eval_command  # noqa: E402
 
 
 def run(table: Path, executor: str) -> tuple[dict, float]:

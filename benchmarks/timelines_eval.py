@@ -23,7 +23,7 @@ from rich.console import Console
 
 from _common import SHARED_OPERA, write_result  # noqa: E402
 
-from service.evaluation import run_eval_command  # noqa: E402
+from service.cli.evaluation import run_eval_command  # noqa: E402
 
 KEYS = ("n", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1", "fine_grained_accuracy",
         "outcome_accuracy", "outcome_weighted_f1")

@@ -1,1 +1,2 @@
-"""How the world reaches a twin: the FastAPI app, its routes and settings, and the CLI."""
+"""How the world reaches a twin: api/ (HTTP), cli/ (the `twinsim` command) and jobs/ (runs that outlive a
+request), over what all three share here: settings, tenancy and the long-lived services (container.py)."""

@@ -12,7 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.routing import Route
 
 from agent.allowed_hosts import LOOPBACK, HostAllowList
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 from tests.support.live_server import serve
 from tests.support.service_process import free_port

@@ -24,7 +24,7 @@ from personas.sources import load_personas
 pytestmark = pytest.mark.integration
 
 # The CLI of this checkout (the console script would run whichever checkout the virtualenv installed).
-TWINSIM = [sys.executable, "-c", "from service.cli import main; main()"]
+TWINSIM = [sys.executable, "-c", "from service.cli.main import main; main()"]
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -23,7 +23,7 @@ import yaml
 from compose_spec import PyCompose
 from fastapi.testclient import TestClient
 
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from service.cli import app
+from service.cli.main import app
 from tests.support.openai_server import OpenAICompatibleServer
 
 SMALL = Path(__file__).resolve().parent / "fixtures" / "opera_small"

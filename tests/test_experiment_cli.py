@@ -9,7 +9,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from service.cli import app
+from service.cli.main import app
 from tests.conftest import PAGES, REPO
 
 EXAMPLES = REPO / "examples" / "experiments"

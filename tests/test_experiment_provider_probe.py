@@ -10,7 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from service.cli import app
+from service.cli.main import app
 from tests.conftest import PAGES, REPO
 from tests.support.openai_server import OpenAICompatibleServer
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.experiment_store import ExperimentStore
+from service.api.app import create_app
+from service.jobs.experiment_store import ExperimentStore
 from service.settings import Settings
 from tests.conftest import REPO, page
 

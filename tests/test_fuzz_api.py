@@ -21,7 +21,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
                                                status_code_conformance)
 
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 from tests.support.openapi_requests import base_requests, with_extremes
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 
 
@@ -105,9 +105,9 @@ def test_uvicorn_own_lines_are_json_too(capsys):
 
     import uvicorn
 
-    from service.request_log import uvicorn_log_config
+    from service.api.request_log import uvicorn_log_config
 
-    uvicorn.Config("service.main:app", log_config=uvicorn_log_config("info")).configure_logging()
+    uvicorn.Config("service.api.main:app", log_config=uvicorn_log_config("info")).configure_logging()
     capsys.readouterr()
     logging.getLogger("uvicorn.error").info("Started server process [%d]", 42)
     logging.getLogger("uvicorn.access").info("GET / 200")  # off: the app logs requests itself

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from personas.persona import PERSONA_ID_PATTERN
-from service.app import create_app
-from service.schemas import ErrorBody
+from service.api.app import create_app
+from service.api.schemas import ErrorBody
 from service.settings import Settings
 
 

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.page_shape import PageShapeLimits, PageTooComplex, check_page_shape
-from service.app import create_app
+from service.api.app import create_app
 from service.settings import Settings
 from tests.conftest import PAGES, REPO
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from personas.memory_store import open_memory_store
 from personas.memory_texts import persona_memory_texts
 from personas.sources import load_personas
-from service.cli import app
+from service.cli.main import app
 
 
 def digest_sample(opera_dir, tmp_path, rich_ids, others: int = 3):

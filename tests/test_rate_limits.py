@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.rate_limit import TokenBucketLimiter
+from service.api.app import create_app
+from service.api.rate_limit import TokenBucketLimiter
 from service.settings import Settings
 
 

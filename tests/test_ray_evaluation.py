@@ -18,7 +18,7 @@ from agent.evaluation.runner import EvalConfig, evaluate
 from agent.graph import TwinGraph
 from agent.ray_executor import RayExecutor
 from personas.sources import load_personas
-from service.cli import app
+from service.cli.main import app
 from service.container import build_brains, build_llm_client
 from service.settings import Settings
 from tests.conftest import ray_batches_run

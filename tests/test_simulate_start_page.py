@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.browsing.trace import Failure, TwinTrace
-from service.cli import app
+from service.cli.main import app
 from tests.conftest import REPO
 from tests.support.service_process import free_port
 

@@ -8,7 +8,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
+from service.api.app import create_app
 from service.demo_shop import create_shop_app
 from service.settings import Settings
 from tests.support.live_server import serve

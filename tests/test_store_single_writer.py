@@ -20,7 +20,7 @@ from tests.support.service_process import ServiceProcess, free_port
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "from service.cli import main; main()"]
+CLI = [sys.executable, "-c", "from service.cli.main import main; main()"]
 HANG_GUARD_S = 300  # the old code started a second server that never exits: fail instead of waiting forever
 
 

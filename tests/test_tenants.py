@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from personas.memory_store import open_memory_store
 from personas.sources import persona_from_record
-from service.app import create_app
-from service.security import require_api_key
+from service.api.app import create_app
+from service.api.security import require_api_key
 from service.settings import Settings
 from tests.conftest import page
 

@@ -37,7 +37,7 @@ def wait_until_answering(proc: subprocess.Popen, url: str, timeout_s: float, wha
 
 
 class ServiceProcess:
-    """`uvicorn service.main:app` in a subprocess; `with ServiceProcess(env) as svc: svc.url`."""
+    """`uvicorn service.api.main:app` in a subprocess; `with ServiceProcess(env) as svc: svc.url`."""
 
     def __init__(self, env: dict[str, str], startup_timeout_s: float = 90.0, args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
@@ -53,7 +53,7 @@ class ServiceProcess:
     def start(self) -> "ServiceProcess":
         started = time.perf_counter()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "service.main:app", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", "uvicorn", "service.api.main:app", "--host", "127.0.0.1", "--port", str(self.port),
              "--log-level", "warning", *self._args],
             cwd=REPO, env=self._env, stdout=self._output, stderr=subprocess.STDOUT,
         )

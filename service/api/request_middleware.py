@@ -13,7 +13,7 @@ import uuid
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from service.request_log import ACCESS_LOGGER
+from service.api.request_log import ACCESS_LOGGER
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _log = logging.getLogger(ACCESS_LOGGER)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from fastapi import HTTPException, Request, status
 
-from service.security import presented_key
+from service.api.security import presented_key
 
 
 class TokenBucketLimiter:

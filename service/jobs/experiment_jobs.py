@@ -16,7 +16,7 @@ from agent.experiments.planning import CheckedExperiment, ExperimentRejected, ch
 from agent.experiments.runner import BudgetExceeded, RunInterrupted
 from agent.experiments.spec import ExperimentSpec
 from service.container import Services, experiment_context
-from service.experiment_store import ExperimentStore
+from service.jobs.experiment_store import ExperimentStore
 
 log = logging.getLogger("twinsim.experiments")
 

@@ -12,7 +12,7 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
-from service.experiment_cli import experiment_app
+from service.cli.experiment import experiment_app
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
@@ -40,7 +40,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """Run the HTTP API (uvicorn). On SIGTERM, in-flight requests get TWINSIM_SHUTDOWN_GRACE_S to finish."""
     import uvicorn
 
-    from service.request_log import uvicorn_log_config
+    from service.api.request_log import uvicorn_log_config
 
     settings = Settings()
     if settings.chroma_url is None:  # the embedded store: this process must be its only one
@@ -50,7 +50,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
         from personas.store_lock import hold_store_directory
 
         hold_store_directory(settings.chroma_path)
-    uvicorn.run("service.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
+    uvicorn.run("service.api.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
                 timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
 
@@ -62,7 +62,7 @@ def import_personas(
 ) -> None:
     """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
     from personas.sources import PersonaSourceError, load_personas
-    from service.persona_import import combine_loaded, import_one
+    from service.cli.persona_import import combine_loaded, import_one
 
     loaded = []
     for path in files:
@@ -157,7 +157,7 @@ def predict(
 @app.command()
 def demo() -> None:
     """Import the OPeRA sample users, then let each twin act on a realistic search-results page (offline)."""
-    from service.demo import run_demo
+    from service.cli.demo import run_demo
 
     run_demo(console)
 
@@ -202,7 +202,7 @@ def evaluate(
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
 ) -> None:
     """Replay recorded sessions and score the twins' predictions as the OPeRA paper does."""
-    from service.evaluation import run_eval_command
+    from service.cli.evaluation import run_eval_command
 
     ablations = frozenset(a.strip() for a in ablate.split(",") if a.strip())
     session_ids = [s.strip() for s in sessions.split(",") if s.strip()] or None
@@ -246,8 +246,8 @@ def simulate(
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig
-    from service.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
-                                     persona_ids_for, run_blocking)
+    from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
+                                          persona_ids_for, run_blocking)
 
     ids = [p.strip() for p in personas.split(",") if p.strip()]
     if not ids and not all_personas:

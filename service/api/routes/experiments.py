@@ -4,40 +4,19 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import HTMLResponse
-from pydantic import ValidationError
 
-from agent.experiments.report import render_report
-from agent.experiments.spec import ExperimentSpec
-from service.errors import validation_detail
 from agent.experiments.planning import ExperimentRejected, check_experiment
-from service.experiment_jobs import ExperimentJobs
-from service.experiment_store import ExperimentNotFound, ExperimentRecord
-from service.schemas import CONFLICT, NOT_FOUND
-from service.paging import limit_query, offset_query
+from agent.experiments.report import render_report
+from service.api.dependencies import ExperimentJobsDep
+from service.api.paging import limit_query, offset_query
+from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest
+from service.jobs.experiment_jobs import ExperimentJobs
+from service.jobs.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.tenancy import acting_as
 
 router = APIRouter(tags=["experiments"])
-
-_EXAMPLE = {
-    "name": "Deal banner instead of reviews",
-    "variants": [
-        {"name": "A", "page": {"simplified_html": "<html>... the product page ...</html>",
-                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
-        {"name": "B", "page": {"simplified_html": "<html>... with the banner ...</html>",
-                               "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}},
-    ],
-    "population": {"filters": {"prime": True}, "sample": 30, "strata": ["conscientiousness"], "seed": 1},
-    "samples_per_persona": 20,
-    "targets": ["deal_banner"],
-    "segments": ["conscientiousness"],
-    "seed": 42,
-}
-
-
-def jobs_dep(request: Request) -> ExperimentJobs:
-    return request.app.state.experiments
 
 
 def _summary(record: ExperimentRecord) -> dict:
@@ -53,13 +32,8 @@ def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
 
 
 @router.post("/experiments", status_code=status.HTTP_202_ACCEPTED)
-async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]),
-                            jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+async def create_experiment(spec: ExperimentRequest, jobs: ExperimentJobsDep) -> dict:
     """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
-    try:
-        spec = ExperimentSpec.model_validate(body)
-    except ValidationError as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
     try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop
         checked = await asyncio.to_thread(check_experiment, jobs.context, spec)
     except ExperimentRejected as error:
@@ -72,13 +46,13 @@ async def create_experiment(body: dict = Body(..., examples=[_EXAMPLE]),
 
 
 @router.get("/experiments")
-async def list_experiments(limit: int = limit_query(100, 1000), offset: int = offset_query(),
-                           jobs: ExperimentJobs = Depends(jobs_dep)) -> list[dict]:
+async def list_experiments(jobs: ExperimentJobsDep, limit: int = limit_query(100, 1000),
+                           offset: int = offset_query()) -> list[dict]:
     return [_summary(r) for r in await asyncio.to_thread(jobs.store.list, limit, offset)]
 
 
 @router.get("/experiments/{experiment_id}", responses=NOT_FOUND)
-async def get_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+async def get_experiment(experiment_id: str, jobs: ExperimentJobsDep) -> dict:
     """Status and progress; the results (spec, analysis, themes, cost) once done."""
     record = await asyncio.to_thread(_record, jobs, experiment_id)
     return {**_summary(record), "spec": record.spec, "results": record.results}
@@ -89,7 +63,7 @@ _HTML = {200: {"description": "The report: one self-contained HTML page.", "cont
 
 # JSON is the default response class so that its errors are documented as JSON; the page itself is text/html
 @router.get("/experiments/{experiment_id}/report", response_model=None, responses=_HTML | NOT_FOUND | CONFLICT)
-async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> HTMLResponse:
+async def experiment_report(experiment_id: str, jobs: ExperimentJobsDep) -> HTMLResponse:
     record = await asyncio.to_thread(_record, jobs, experiment_id)
     if record.results is None:
         raise HTTPException(status.HTTP_409_CONFLICT, f"experiment '{experiment_id}' has no results yet "
@@ -98,7 +72,7 @@ async def experiment_report(experiment_id: str, jobs: ExperimentJobs = Depends(j
 
 
 @router.post("/experiments/{experiment_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses=NOT_FOUND | CONFLICT)
-async def resume_experiment(experiment_id: str, jobs: ExperimentJobs = Depends(jobs_dep)) -> dict:
+async def resume_experiment(experiment_id: str, jobs: ExperimentJobsDep) -> dict:
     """Continue an interrupted (or failed) run; finished samples are kept and skipped."""
     record = await asyncio.to_thread(_record, jobs, experiment_id)
     try:

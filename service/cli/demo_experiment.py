@@ -19,7 +19,7 @@ from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
 from service.container import Services, experiment_context
 
-EXAMPLE_SPEC = Path(__file__).resolve().parents[1] / "examples" / "experiments" / "deal_banner.yaml"
+EXAMPLE_SPEC = Path(__file__).resolve().parents[2] / "examples" / "experiments" / "deal_banner.yaml"
 DEMO_INSTANCES = 50
 
 

@@ -1,11 +1,15 @@
-"""Request and response bodies of the HTTP API (separate from storage and agent types)."""
+"""Request and response bodies of the HTTP API, in one place (separate from storage and agent types, but for the
+experiment spec: see ExperimentRequest)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
+from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent.browsing.config import MAX_STEPS_LIMIT
+from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.options import PredictOptions
 from personas.persona import PersonaId
@@ -67,6 +71,43 @@ class MemoryIn(BaseModel):
     kind: Literal["event", "interview", "preference", "profile"] = "event"
 
 
+class SimulationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}]})
+
+    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
+    personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
+    all: bool = Field(False, description="Every stored persona instead of `personas`.")
+    max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
+    brain: str = Field("embedded")
+    model: str | None = None
+    seed: int = Field(0, ge=0, le=2**32 - 1)
+    screenshots: bool = False
+    concurrency: int = Field(2, ge=1, le=16)
+
+
+_EXPERIMENT_EXAMPLE = {
+    "name": "Deal banner instead of reviews",
+    "variants": [
+        {"name": "A", "pages": [{"simplified_html": "<html>... the product page ...</html>",
+                                 "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}]},
+        {"name": "B", "pages": [{"simplified_html": "<html>... with the banner ...</html>",
+                                 "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}]},
+    ],
+    "population": {"filters": {"prime": True}, "sample": 30, "strata": ["conscientiousness"], "seed": 1},
+    "samples_per_persona": 20,
+    "targets": ["deal_banner"],
+    "segments": ["conscientiousness"],
+    "seed": 42,
+}
+
+# POST /experiments takes the experiment spec itself, the one shape a YAML or JSON spec file holds too: the API
+# and `twinsim experiment run` accept the same specs and refuse the same ones for the same reasons. A model of
+# its own here would be a second definition of the spec to keep in step with agent/experiments/spec.py.
+ExperimentRequest = Annotated[ExperimentSpec, Body(openapi_examples={
+    "deal_banner": {"summary": "Reviews (A) against a deal banner instead (B)", "value": _EXPERIMENT_EXAMPLE}})]
+
+
 class PersonaCreated(BaseModel):
     id: str
     memories: int
@@ -104,7 +145,7 @@ def error(description: str) -> dict:
     return {"model": ErrorBody, "description": description}
 
 
-# Declared on every route behind the API key (service/app.py); routes add their own 404 / 409.
+# Declared on every route behind the API key (service/api/app.py); routes add their own 404 / 409.
 SECURED_ERRORS: dict[int | str, dict] = {
     400: error("The body is not valid JSON."),
     401: error("Missing or wrong API key (X-API-Key or Authorization: Bearer)."),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from service.dependencies import services_dep
-from service.schemas import Health
+from service.api.dependencies import ServicesDep
+from service.api.schemas import Health
 from service.tenancy import ADMIN, acting_as
 
 router = APIRouter(tags=["health"])
@@ -15,7 +15,7 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz", response_model=Health)
 @router.head("/healthz", include_in_schema=False)  # load balancers and curl -I probe with HEAD
-async def healthz(services=Depends(services_dep)) -> Health:
+async def healthz(services: ServicesDep) -> Health:
     """Aggregate only (like /metrics): every tenant's personas counted, the kind of store, never its path."""
     with acting_as(ADMIN):
         ids = await asyncio.to_thread(services.store.persona_ids)

@@ -18,10 +18,14 @@ from agent.browsing.funnel import summarise
 from agent.browsing.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
-from service.simulations import StartPageFailed, run_blocking
+from service.jobs.simulations import StartPageFailed, run_blocking
 from service.tenancy import ADMIN, current_tenant
 
 Status = Literal["queued", "running", "done", "failed"]
+
+
+class SimulationJobsClosed(RuntimeError):
+    """The service is stopping: no simulation starts any more."""
 
 
 @dataclass
@@ -49,17 +53,22 @@ class SimulationJob:
 
 
 class SimulationJobs:
+    """Built and closed by the app's lifespan (service/api/app.py), like the experiment jobs."""
+
     def __init__(self, root: Path, parallel: int = 1) -> None:
         self.root = root
         self._jobs: dict[str, SimulationJob] = {}
         self._lock = threading.Lock()
         self._slots = threading.Semaphore(parallel)
+        self._closed = False
 
     def submit(self, services: Services, config: SimulationConfig, personas: list[Persona]) -> SimulationJob:
         job_id = uuid.uuid4().hex[:12]
         job = SimulationJob(id=job_id, config=config, out_dir=self.root / job_id,
                             created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         with self._lock:
+            if self._closed:
+                raise SimulationJobsClosed("the service is stopping; no new simulation starts")
             self._jobs[job_id] = job
         # A daemon thread: a server shutting down never waits on a browser. It runs in a copy of the caller's
         # context, so its twins recall memories as the tenant that started it.
@@ -69,7 +78,10 @@ class SimulationJobs:
 
     def _run(self, job: SimulationJob, services: Services, personas: list[Persona]) -> None:
         with self._slots:
-            job.status = "running"
+            with self._lock:
+                if self._closed:  # close() failed it while it waited for the slot
+                    return
+                job.status = "running"
             try:
                 job.result = run_blocking(services, job.config, personas, job.out_dir, on_trace=self._collect(job))
                 job.status = "done"
@@ -85,6 +97,15 @@ class SimulationJobs:
             with self._lock:
                 job.traces.append(trace)
         return add
+
+    def close(self) -> None:
+        """At shutdown: refuse new simulations and fail the queued ones (they live in memory only, so nothing
+        could resume them). A running one keeps its daemon thread: a stopping server never waits on a browser."""
+        with self._lock:
+            self._closed = True
+            for job in self._jobs.values():
+                if job.status == "queued":
+                    job.status, job.error = "failed", "the service stopped before this simulation started"
 
     def get(self, job_id: str) -> SimulationJob | None:
         """The current tenant's simulation; another tenant's is None, as if it did not exist."""

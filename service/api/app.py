@@ -8,20 +8,21 @@ from fastapi import Depends, FastAPI, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from service.api.errors import request_validation_response
+from service.api.metrics import ServiceMetrics
+from service.api.rate_limit import build_limiter, enforce_rate_limit
+from service.api.request_log import configure_logging
+from service.api.request_middleware import install_request_middleware
+from service.api.routes import health, metrics, personas, predict
+from service.api.routes import experiments as experiment_routes
+from service.api.routes import simulations as simulation_routes
+from service.api.schemas import SECURED_ERRORS
+from service.api.security import require_api_key
+from service.api.text_guard import reject_lone_surrogates
 from service.container import build_services
-from service.errors import request_validation_response
-from service.experiment_jobs import start_experiment_jobs
-from service.metrics import ServiceMetrics
-from service.rate_limit import build_limiter, enforce_rate_limit
-from service.request_log import configure_logging
-from service.request_middleware import install_request_middleware
-from service.routes import health, metrics, personas, predict
-from service.routes import experiments as experiment_routes
-from service.routes import simulations as simulation_routes
-from service.schemas import SECURED_ERRORS
-from service.security import require_api_key
+from service.jobs.experiment_jobs import start_experiment_jobs
+from service.jobs.simulation_jobs import SimulationJobs
 from service.settings import Settings
-from service.text_guard import reject_lone_surrogates
 
 _BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
 
@@ -33,7 +34,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         app.state.services = build_services(settings)
         app.state.experiments = start_experiment_jobs(app.state.services)
+        app.state.simulations = SimulationJobs(settings.data_dir / "simulations")
         yield
+        app.state.simulations.close()  # queued simulations never start; no new one is accepted
         app.state.experiments.close()  # running experiments stop as 'interrupted', resumable
 
     app = FastAPI(

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Response, status
+from fastapi import APIRouter, Body, HTTPException, Query, Response, status
 from pydantic import ValidationError
 
 from personas.memory_store import PersonaNotFound
 from personas.memory_types import Memory
 from personas.persona import PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
-from service.dependencies import services_dep
-from service.errors import validation_detail
-from service.paging import limit_query, offset_query
-from service.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
+from service.api.dependencies import ServicesDep
+from service.api.errors import validation_detail
+from service.api.paging import limit_query, offset_query
+from service.api.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
 
 router = APIRouter(prefix="/personas", tags=["personas"])
 
@@ -31,8 +31,8 @@ _NATIVE_EXAMPLE = {
 
 @router.post("", response_model=PersonaCreated, status_code=status.HTTP_201_CREATED)
 async def import_persona(
+    services: ServicesDep,
     record: dict = Body(..., openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}}),
-    services=Depends(services_dep),
 ) -> PersonaCreated:
     """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
     try:
@@ -51,7 +51,7 @@ async def import_persona(
 
 @router.get("", response_model=list[PersonaListItem])
 async def list_personas(
-    limit: int = limit_query(1000, 10_000), offset: int = offset_query(), services=Depends(services_dep)
+    services: ServicesDep, limit: int = limit_query(1000, 10_000), offset: int = offset_query()
 ) -> list[PersonaListItem]:
     summaries = await asyncio.to_thread(services.store.list_personas, limit, offset)
     return [PersonaListItem(**vars(s)) for s in summaries]
@@ -62,7 +62,7 @@ def _not_found(persona_id: str) -> HTTPException:
 
 
 @router.get("/{persona_id}", responses=NOT_FOUND)
-async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> dict:
+async def get_persona(persona_id: PersonaId, services: ServicesDep) -> dict:
     try:
         persona = await asyncio.to_thread(services.store.get_persona, persona_id)
     except PersonaNotFound:
@@ -71,7 +71,7 @@ async def get_persona(persona_id: PersonaId, services=Depends(services_dep)) -> 
 
 
 @router.delete("/{persona_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
-async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) -> Response:
+async def delete_persona(persona_id: PersonaId, services: ServicesDep) -> Response:
     try:
         await asyncio.to_thread(services.store.delete_persona, persona_id)
     except PersonaNotFound:
@@ -80,7 +80,7 @@ async def delete_persona(persona_id: PersonaId, services=Depends(services_dep)) 
 
 
 @router.post("/{persona_id}/memories", response_model=Memory, status_code=status.HTTP_201_CREATED, responses=NOT_FOUND)
-async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(services_dep)) -> Memory:
+async def add_memory(persona_id: PersonaId, memory: MemoryIn, services: ServicesDep) -> Memory:
     try:
         return await asyncio.to_thread(services.store.add_memory, persona_id, memory.text, memory.kind)
     except PersonaNotFound:
@@ -90,9 +90,9 @@ async def add_memory(persona_id: PersonaId, memory: MemoryIn, services=Depends(s
 @router.get("/{persona_id}/memories", response_model=list[Memory], responses=NOT_FOUND)
 async def memories(
     persona_id: PersonaId,
+    services: ServicesDep,
     q: str | None = Query(None, max_length=4000, description="Recall by meaning; without q, list in stored order."),
     k: int = Query(5, ge=1, le=200),
-    services=Depends(services_dep),
 ) -> list[Memory]:
     try:
         if q:

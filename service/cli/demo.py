@@ -12,9 +12,11 @@ from agent.observation import parse_page
 from agent.opera_data import opera_data_dir
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
+from service.cli.demo_experiment import run_demo_experiment
 from service.container import build_services
-from service.demo_experiment import run_demo_experiment
 from service.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def demo_people() -> list:
@@ -22,7 +24,7 @@ def demo_people() -> list:
     sample = opera_data_dir() / "users_sample.csv"
     if sample.exists():
         return load_personas(sample)
-    return load_personas(Path(__file__).resolve().parents[1] / "personas" / "examples" / "maria.yaml")
+    return load_personas(REPO / "personas" / "examples" / "maria.yaml")
 
 
 def run_demo(console: Console) -> None:

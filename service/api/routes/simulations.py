@@ -5,46 +5,22 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi import APIRouter, HTTPException, status
+from pydantic import ValidationError
 
 from agent.browsing import SimulationConfig
-from agent.browsing.config import MAX_STEPS_LIMIT
-from service.dependencies import services_dep
-from service.errors import validation_detail
-from service.schemas import NOT_FOUND, error
-from service.simulation_jobs import SimulationJobs
-from service.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
-                                 persona_ids_for)
+from service.api.dependencies import ServicesDep, SimulationJobsDep
+from service.api.errors import validation_detail
+from service.api.schemas import NOT_FOUND, SimulationRequest, error
+from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
+                                      persona_ids_for)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 
 
-class SimulationRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}]})
-
-    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
-    personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
-    all: bool = Field(False, description="Every stored persona instead of `personas`.")
-    max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
-    brain: str = Field("embedded")
-    model: str | None = None
-    seed: int = Field(0, ge=0, le=2**32 - 1)
-    screenshots: bool = False
-    concurrency: int = Field(2, ge=1, le=16)
-
-
-def jobs_dep(request: Request) -> SimulationJobs:
-    jobs = getattr(request.app.state, "simulations", None)
-    if jobs is None:
-        jobs = request.app.state.simulations = SimulationJobs(request.app.state.settings.data_dir / "simulations")
-    return jobs
-
-
 @router.post("", status_code=status.HTTP_202_ACCEPTED,
              responses={503: error("Chromium is not installed where the service runs.")})
-async def start_simulation(body: SimulationRequest, services=Depends(services_dep), jobs=Depends(jobs_dep)) -> dict:
+async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs: SimulationJobsDep) -> dict:
     if not body.all and not body.personas:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
     try:
@@ -68,12 +44,12 @@ async def start_simulation(body: SimulationRequest, services=Depends(services_de
 
 
 @router.get("")
-async def list_simulations(jobs=Depends(jobs_dep)) -> list[dict]:
+async def list_simulations(jobs: SimulationJobsDep) -> list[dict]:
     return [job.view(full=False) for job in jobs.all()]
 
 
 @router.get("/{simulation_id}", responses=NOT_FOUND)
-async def get_simulation(simulation_id: str, jobs=Depends(jobs_dep)) -> dict:
+async def get_simulation(simulation_id: str, jobs: SimulationJobsDep) -> dict:
     job = jobs.get(simulation_id)
     if job is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"simulation '{simulation_id}' not found")

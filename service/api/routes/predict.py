@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, Request, status
 
 from agent.observation import EMPTY_OBSERVATION, Observation
 from agent.observe_page import PageRefused, observe_page
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.prediction import Prediction
 from personas.memory_store import PersonaNotFound
-from service.dependencies import services_dep
-from service.schemas import NOT_FOUND, Page, PredictRequest
+from service.api.dependencies import ServicesDep
+from service.api.schemas import NOT_FOUND, Page, PredictRequest
 
 router = APIRouter(tags=["predict"])
 
@@ -30,7 +30,7 @@ def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT
 
 
 @router.post("/predict", response_model=Prediction, responses=NOT_FOUND)
-async def predict(request: PredictRequest, http: Request, services=Depends(services_dep)) -> Prediction:
+async def predict(request: PredictRequest, http: Request, services: ServicesDep) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
     if brain not in services.graph.brains:

@@ -1,0 +1,1 @@
+"""The `twinsim` command (service/cli/main.py) and the work behind its subcommands."""
