@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.brains import registry
 from agent.brains.base import Brain
-from agent.brains.baselines import MajorityBrain, RepeatPreviousBrain
-from agent.brains.embedded import EmbeddedBrain
-from agent.brains.llm import LLMBrain
 from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
 from agent.llm.cache import ResponseCache
@@ -44,12 +42,7 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
 
 
 def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
-    return {
-        "embedded": EmbeddedBrain(settings.behaviour_params),
-        "llm": LLMBrain(llm, default_model=settings.llm_model),
-        "repeat-previous": RepeatPreviousBrain(),
-        "majority": MajorityBrain(),
-    }
+    return registry.build_brains(llm, behaviour_params=settings.behaviour_params, default_model=settings.llm_model)
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:

@@ -10,6 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.allowed_hosts import LOOPBACK, HostAllowList
+from agent.brains.names import BrainName, KnownBrain
 from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
 from service.tenancy import parse_keys
 
@@ -23,7 +24,7 @@ class Settings(BaseSettings):
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
     max_page_depth: int = Field(DEFAULT_MAX_DEPTH, ge=16, le=4096, description="Deepest element nesting of a page (413 beyond): parsing time grows with depth x elements.")
     max_page_elements: int = Field(DEFAULT_MAX_ELEMENTS, ge=100, le=2_000_000, description="Most elements in a page (413 beyond).")
-    default_brain: str = Field("embedded")
+    default_brain: KnownBrain = Field(BrainName.EMBEDDED, description="The brain /predict uses when a request names none.")
     behaviour_params: Path | None = Field(None, description="The embedded brain's parameters (from `twinsim calibrate`); the shipped file when unset.")
     llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
     llm_api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1.")

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent.brains.names import BrainName, KnownBrain
 from agent.browsing.config import MAX_STEPS_LIMIT
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
@@ -59,7 +60,7 @@ class PredictRequest(BaseModel):
     persona_id: PersonaId
     page: Page | None = Field(None, description="The page in front of the twin; absent or empty means page-free prediction.")
     history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first.")
-    brain: str | None = Field(None, description="embedded (default), llm, repeat-previous or majority.")
+    brain: KnownBrain | None = Field(None, description="The brain that decides; TWINSIM_DEFAULT_BRAIN (embedded) when unset.")
     model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
     options: PredictOptions = Field(default_factory=PredictOptions)
 
@@ -79,7 +80,7 @@ class SimulationRequest(BaseModel):
     personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
     all: bool = Field(False, description="Every stored persona instead of `personas`.")
     max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
-    brain: str = Field("embedded")
+    brain: KnownBrain = BrainName.EMBEDDED
     model: str | None = None
     seed: int = Field(0, ge=0, le=2**32 - 1)
     screenshots: bool = False

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from tqdm import tqdm
 
+from agent.brains.names import BrainName
 from agent.evaluation.recorded_sessions import read_action_table
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
 from agent.graph import TwinGraph
@@ -34,7 +35,7 @@ def _step_executor(settings: Settings, brain: str, console: Console):
     """TWINSIM_EXECUTOR=ray sends the steps to Ray; the llm brain stays here (the provider, not the CPU, bounds it)."""
     if settings.executor != "ray":
         return None
-    if brain == "llm":
+    if brain == BrainName.LLM:
         console.print("the llm brain runs in this process (--concurrency calls at a time), not on Ray")
         return None
     return RayExecutor(settings.ray_address)
@@ -52,9 +53,7 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
     settings = Settings()
     llm = build_llm_client(settings, cache_path=settings.data_dir / "llm-cache.sqlite")
     brains = build_brains(settings, llm)
-    if brain not in brains:
-        raise ValueError(f"unknown brain '{brain}'; available: {', '.join(sorted(brains))}")
-    if brain == "llm" and not (model or settings.llm_model):
+    if brain == BrainName.LLM and not (model or settings.llm_model):
         raise ValueError("--brain llm needs --model (or TWINSIM_LLM_MODEL)")
     recorded = read_action_table(actions, sessions=set(sessions) if sessions else None, limit=limit)
     if not recorded:
@@ -68,7 +67,7 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
     graph = TwinGraph(brains, memory=store)
     if checkpoint is None and out is not None:
         checkpoint = out.with_suffix(".checkpoint.jsonl")
-    config = EvalConfig(brain=brain, model=model or (settings.llm_model if brain == "llm" else None), ablate=ablate,
+    config = EvalConfig(brain=brain, model=model or (settings.llm_model if brain == BrainName.LLM else None), ablate=ablate,
                         concurrency=concurrency, checkpoint=checkpoint,
                         fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
                                            "sessions": sessions, "limit": limit})
@@ -83,7 +82,7 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
                                           executor=executor))
         except RayUnavailable as error:
             raise ValueError(str(error)) from None
-    report["run"].update({"actions": str(actions), "users": str(users), "llm_totals": llm.totals.as_dict() if brain == "llm" else None})
+    report["run"].update({"actions": str(actions), "users": str(users), "llm_totals": llm.totals.as_dict() if brain == BrainName.LLM else None})
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, default=str) + "\n")

@@ -12,6 +12,7 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
+from agent.brains.names import BRAIN_NAMES, known_brain
 from service.cli.experiment import experiment_app
 from service.settings import Settings
 
@@ -27,6 +28,18 @@ err = Console(stderr=True, soft_wrap=True)
 def fail(message: str, code: int = 2) -> None:
     err.print(f"[red]error:[/red] {message}")
     raise typer.Exit(code)
+
+
+def _brain(value: str) -> str:
+    """--brain: one of the registered names, refused with the same sentence as the API's."""
+    try:
+        known_brain(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    return value
+
+
+BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
 
 
 def _services(warm: bool = False):
@@ -115,7 +128,7 @@ def predict(
     page: Optional[Path] = typer.Option(None, "--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free."),
     url: Optional[str] = typer.Option(None, "--url", help="The page's URL, when known."),
     history: Optional[Path] = typer.Option(None, "--history", help="JSON list of steps: [{action, rationale?}, ...]."),
-    brain: str = typer.Option("embedded", "--brain"),
+    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
     model: Optional[str] = typer.Option(None, "--model"),
     as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
 ) -> None:
@@ -133,8 +146,6 @@ def predict(
             fail(f"{page}: {error}")
     steps = _read_history(history)
     services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
-    if brain not in services.graph.brains:
-        fail(f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
     try:
         observation = EMPTY_OBSERVATION if html is None else observe_page(
             html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
@@ -191,7 +202,7 @@ def calibrate(
 def evaluate(
     actions: Path = typer.Option(..., "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."),
     users: Path = typer.Option(..., "--users", help="OPeRA user table, personas.jsonl, or native personas."),
-    brain: str = typer.Option("embedded", "--brain", help="embedded, llm, repeat-previous or majority."),
+    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
     ablate: str = typer.Option("", "--ablate", help="Comma-separated: persona, rationale, memory."),
     sessions: str = typer.Option("", "--sessions", help="Comma-separated session ids to evaluate (default: all)."),
@@ -238,7 +249,7 @@ def simulate(
     all_personas: bool = typer.Option(False, "--all", help="Every stored persona."),
     max_steps: int = typer.Option(10, "--max-steps", min=1, max=100, help="Actions per twin at most."),
     out: Path = typer.Option(..., "--out", help="Directory for report.json, report.html, traces/ and screenshots/."),
-    brain: str = typer.Option("embedded", "--brain", help="embedded (offline, default) or llm."),
+    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
     seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),

@@ -45,9 +45,7 @@ def persona_ids_for(services: Services, ids: list[str], all_personas: bool) -> l
 
 
 def check_and_load(services: Services, config: SimulationConfig) -> list[Persona]:
-    """Everything that can be checked without a browser: brain, personas, Chromium."""
-    if config.brain not in services.graph.brains:
-        raise SimulationRequestError(f"unknown brain '{config.brain}'; available: {', '.join(services.graph.brains)}")
+    """Everything that can be checked without a browser (the brain is checked by the config): personas, Chromium."""
     personas, missing = [], []
     for persona_id in config.persona_ids:
         try:

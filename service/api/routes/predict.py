@@ -33,8 +33,6 @@ def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT
 async def predict(request: PredictRequest, http: Request, services: ServicesDep) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
-    if brain not in services.graph.brains:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"unknown brain '{brain}'; available: {', '.join(services.graph.brains)}")
     observation = await asyncio.to_thread(observe, request.page, settings.max_page_bytes, settings.page_limits)
     try:
         persona = await asyncio.to_thread(services.store.get_persona, request.persona_id)
