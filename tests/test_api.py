@@ -143,7 +143,9 @@ def test_broken_html_still_predicts(client, imported):
 
 def test_unknown_brain_is_422(client, imported):
     response = client.post("/predict", json={"persona_id": imported[0], "brain": "oracle"})
-    assert response.status_code == 422 and "oracle" in response.json()["detail"]
+    assert response.status_code == 422
+    [error] = response.json()["detail"]  # a field error like any other, naming the field and the names allowed
+    assert error["loc"][-1] == "brain" and "unknown brain 'oracle'; available: embedded, llm" in error["msg"]
 
 
 def test_api_key(tmp_path):

@@ -35,7 +35,10 @@ def test_error_statuses_and_the_persona_id_pattern_are_in_the_schema(client):
 
 def test_422_bodies_match_the_declared_error_body(client):
     key = {"X-API-Key": "k"}
-    sentence = client.post("/predict", json={"persona_id": "a", "brain": "psychic"}, headers=key)
+    page = {"simplified_html": '<html><body><button name="buy">Buy</button></body></html>'}
+    sentence = client.post("/experiments", headers=key, json={  # refused by a check, in one sentence
+        "name": "x", "variants": [{"name": "A", "page": page}, {"name": "B", "page": page}],
+        "population": {"ids": ["nobody"]}})
     fields = client.post("/predict", json={"persona_id": "a b"}, headers=key)
     for response in (sentence, fields):
         assert response.status_code == 422
