@@ -22,6 +22,9 @@ FORBIDDEN = {
     "service/settings.py": ("service.api", "service.cli", "service.jobs"),
     "service/tenancy.py": ("service.api", "service.cli", "service.jobs"),
     "service/tenant_store.py": ("service.api", "service.cli", "service.jobs"),
+    "agent/behaviour": ("agent.calibration",),  # serving never loads training code
+    "agent/llm": ("agent.brains",),             # the LLM brain uses its parts, never the reverse
+    "agent/brains/names.py": ("agent.brains.embedded", "agent.brains.llm", "agent.brains.baselines"),
 }
 
 
@@ -48,3 +51,28 @@ def test_no_layer_imports_one_above_it(place):
              for path in files for module in sorted(imported_modules(path))
              if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[place])]
     assert not wrong, "\n".join(wrong)
+
+
+def folder_of(module: str) -> str | None:
+    """The agent folder a module lives in (agent/llm/client.py -> agent.llm); None outside agent's folders."""
+    parts = module.split(".")
+    if parts[0] != "agent" or len(parts) < 3:
+        return None
+    return ".".join(parts[:2]) if (REPO / parts[0] / parts[1]).is_dir() else None
+
+
+def test_no_import_cycle_between_agent_folders():
+    edges: dict[str, set[str]] = {}
+    for path in sorted((REPO / "agent").rglob("*.py")):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        source = folder_of(module)
+        for imported in imported_modules(path):
+            target = folder_of(imported)
+            if source and target and target != source:
+                edges.setdefault(source, set()).add(target)
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})) for nxt in edges.get(start, ()))
+
+    cycles = sorted(f"{a} -> {b} -> ... -> {a}" for a in edges for b in edges[a] if reaches(b, a, {b}))
+    assert not cycles, "\n".join(cycles)
