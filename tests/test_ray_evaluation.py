@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.evaluation.recorded_sessions import read_action_table
+from agent.recorded_sessions import read_action_table
 from agent.evaluation.runner import EvalConfig, evaluate
 from agent.graph import TwinGraph
 from agent.ray_executor import RayExecutor

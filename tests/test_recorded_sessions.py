@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from agent.evaluation.recorded_sessions import RecordedSessionsError, read_action_table, user_id_from_session_id
+from agent.recorded_sessions import RecordedSessionsError, read_action_table, user_id_from_session_id
 from agent.observation import parse_page
 from tests.fixtures.make_opera_dataset import USER_A, USER_B, USER_C, build
 

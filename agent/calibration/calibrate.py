@@ -38,6 +38,7 @@ from agent.calibration.sessions import BehaviourSession
 from agent.calibration.timelines import read_timelines
 from agent.calibration.training_data import build_rows
 from agent.opera_data import opera_data_dir
+from agent.recorded_sessions import read_action_table
 from personas.persona import Persona
 
 CITATION = "OPeRA: Wang et al. 2025, arXiv 2506.05606, dataset NEU-HAI/OPeRA, CC-BY-4.0"
@@ -62,8 +63,6 @@ def read_personas(paths: Sequence[Path]) -> dict[str, Persona]:
 
 
 def read_action_sessions(path: Path) -> list[BehaviourSession]:
-    from agent.evaluation.recorded_sessions import read_action_table
-
     return sessions_of(read_action_table(path))
 
 

@@ -2,7 +2,7 @@
 
 The action table (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) gives what the timelines lack: the
 element acted on, the typed text, the URL and the page. Sessions are read by
-agent.evaluation.recorded_sessions; this module only maps them into the behaviour model's shape.
+agent.recorded_sessions (shared with evaluation); this module only maps them into the behaviour model's shape.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from agent.brains.names import BrainName
 from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
-from agent.evaluation.recorded_sessions import RecordedSession, user_id_from_session_id
+from agent.recorded_sessions import RecordedSession, user_id_from_session_id
 from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
                                     predict_step, step_record)
 from agent.graph import TwinGraph

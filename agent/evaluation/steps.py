@@ -17,7 +17,7 @@ from agent.actions import Action
 from agent.brains.base import Brain
 from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
-from agent.evaluation.recorded_sessions import RecordedSession
+from agent.recorded_sessions import RecordedSession
 from agent.graph import RecallRequest, TwinGraph
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Observation, parse_page

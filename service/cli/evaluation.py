@@ -11,7 +11,7 @@ from rich.console import Console
 from tqdm import tqdm
 
 from agent.brains.names import BrainName
-from agent.evaluation.recorded_sessions import read_action_table
+from agent.recorded_sessions import read_action_table
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
 from agent.graph import TwinGraph
 from agent.ray_executor import RayExecutor, RayUnavailable
