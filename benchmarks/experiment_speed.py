@@ -16,6 +16,7 @@ skips the import, which takes minutes on a busy 2-core machine and is not part o
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import tempfile
 import time
@@ -26,7 +27,7 @@ from _common import SHARED_OPERA, write_result  # noqa: E402
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments.runner import personas_from, prepare, run_experiment  # noqa: E402
+from agent.experiments.runner import personas_from, prepare, run_experiment, run_unit_graph  # noqa: E402
 from agent.experiments.spec import ExperimentSpec  # noqa: E402
 from agent.experiments.statistics import analyse  # noqa: E402
 from agent.experiments.themes import rationale_themes  # noqa: E402
@@ -51,6 +52,10 @@ def pages() -> tuple[str, str]:
     a = sample_page("search_results.html")
     marker = a.index('<div name="search_results')
     return a, a[:marker] + BANNER + a[marker:]
+
+
+async def _through_graph(prepared, graph) -> list:
+    return [(await run_unit_graph(prepared, graph, unit))[0] for unit in prepared.units()]
 
 
 def spec(persona_ids: list[str], instances: int, brain: str = "embedded", model: str | None = None) -> ExperimentSpec:
@@ -109,10 +114,10 @@ def main() -> None:
     embedded_graph = TwinGraph({"embedded": brain}, memory=store)
     graph_spec = spec(llm_ids, args.llm_instances)
     graph_prepared = prepare(graph_spec, personas_from(store, llm_ids), store)
-    started = time.perf_counter()
-    graph_outcome = run_experiment(graph_prepared, graph=embedded_graph)
+    started = time.perf_counter()  # each unit through the whole graph, as experiments do not (bulk is above)
+    graph_samples = asyncio.run(_through_graph(graph_prepared, embedded_graph))
     graph_embedded_s = time.perf_counter() - started
-    graph_predictions = sum(s.steps for s in graph_outcome.samples)
+    graph_predictions = sum(s.steps for s in graph_samples)
     with OpenAICompatibleServer(record_requests=False) as server:
         settings = Settings(data_dir=data_dir, llm_api_base=server.base_url, llm_concurrency=8, llm_retries=0)
         llm_graph = TwinGraph(build_brains(settings, build_llm_client(settings)), memory=store)
