@@ -11,10 +11,8 @@ from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
-from personas.memory_store import open_memory_store
 from service.settings import Settings
-from service.tenancy import tenants_of
-from service.tenant_store import TenantScopedStore
+from service.tenant_store import TenantScopedStore, open_tenant_store, store_description
 
 
 @dataclass
@@ -26,7 +24,7 @@ class Services:
 
     @property
     def store_description(self) -> str:
-        return f"chroma server {self.settings.chroma_url}" if self.settings.chroma_url else f"embedded chroma at {self.settings.chroma_path}"
+        return store_description(self.settings)
 
 
 def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMClient:
@@ -46,8 +44,7 @@ def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:
-    raw = open_memory_store(path=settings.chroma_path, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
-    store = TenantScopedStore(raw, tenants_of(settings.api_key.get_secret_value() if settings.api_key else None))
+    store = open_tenant_store(settings)
     if warm:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
     llm = build_llm_client(settings)

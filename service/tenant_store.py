@@ -9,10 +9,11 @@ bypass the scope by accident: it has to be added here, scoped.
 
 from __future__ import annotations
 
-from personas.memory_store import MemoryStore, PersonaNotFound, PersonaSummary
+from personas.memory_store import MemoryStore, PersonaNotFound, PersonaSummary, open_memory_store
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona
-from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant
+from service.settings import Settings
+from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant, tenants_of
 
 SEPARATOR = ".."  # allowed in persona ids, refused in the ids callers send, so a prefix cannot be forged
 MAX_ID = 128
@@ -102,3 +103,14 @@ class TenantScopedStore:
     def list_memories(self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Memory]:
         stored = self._stored(persona_id)
         return [self._memory(m, stored) for m in self.raw.list_memories(stored, kind, limit, offset)]
+
+
+def open_tenant_store(settings: Settings) -> TenantScopedStore:
+    """The store of record, opened alone: what `personas list` and `personas import` need, without the brains
+    and the LLM client (importing litellm alone takes seconds)."""
+    raw = open_memory_store(path=settings.chroma_path, url=settings.chroma_url, timeout_s=settings.chroma_timeout_s)
+    return TenantScopedStore(raw, tenants_of(settings.api_key.get_secret_value() if settings.api_key else None))
+
+
+def store_description(settings: Settings) -> str:
+    return f"chroma server {settings.chroma_url}" if settings.chroma_url else f"embedded chroma at {settings.chroma_path}"

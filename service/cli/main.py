@@ -76,6 +76,7 @@ def import_personas(
     """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
     from personas.sources import PersonaSourceError, load_personas
     from service.cli.persona_import import combine_loaded, import_one
+    from service.tenant_store import open_tenant_store, store_description
 
     loaded = []
     for path in files:
@@ -85,16 +86,19 @@ def import_personas(
             loaded.extend((path.name, persona) for persona in load_personas(path))
         except (PersonaSourceError, ValidationError, ValueError) as error:
             fail(f"{path}: {error}")
-    services = _services()
+    settings = Settings()
+    store = open_tenant_store(settings)  # the store alone: no brains, no LLM client to import
     for origin, persona in combine_loaded(loaded).values():
-        console.print(import_one(services.store, persona, origin, replace=replace).line())
-    console.print(f"{len(services.store.persona_ids())} persona(s) in {services.store_description}")
+        console.print(import_one(store, persona, origin, replace=replace).line())
+    console.print(f"{len(store.persona_ids())} persona(s) in {store_description(settings)}")
 
 
 @personas_app.command("list")
 def list_personas() -> None:
     """List stored personas."""
-    for summary in _services().store.list_personas():
+    from service.tenant_store import open_tenant_store
+
+    for summary in open_tenant_store(Settings()).list_personas():
         console.print(f"{summary.id}\t{summary.source}\t{summary.memories} memories\t{summary.updated_at}")
 
 
