@@ -51,11 +51,17 @@ class PageSpec(BaseModel):
         return self
 
 
+def _page_shorthand_in_schema(schema: dict) -> None:
+    """`page:` is read as `pages: [page]` before validation (below); the schema says so, so clients may send it."""
+    schema["properties"]["page"] = {**schema["properties"]["pages"]["items"],
+                                    "description": "One page: shorthand for `pages: [page]`."}
+
+
 class VariantSpec(BaseModel):
     """A variant is one page, a sequence the twin walks through (page 1, then page 2 with its history...), or a
     live site (`live_url`) each twin browses in headless Chromium for up to `max_steps` actions."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_page_shorthand_in_schema)
 
     name: str = Field(..., description="Short name, e.g. A, B, control, banner.")
     pages: list[PageSpec] = Field(default_factory=list, max_length=MAX_PAGES_PER_VARIANT)

@@ -25,6 +25,20 @@ console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        console.print(f"twinsim {version('twinsim')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                                help="Print the version and exit.")) -> None:
+    """twinsim: persona-conditioned digital twins of online shoppers."""
+
+
 def fail(message: str, code: int = 2) -> None:
     err.print(f"[red]error:[/red] {message}")
     raise typer.Exit(code)
