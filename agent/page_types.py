@@ -1,12 +1,15 @@
-"""What kind of page a twin is on, one rule for serving and for training.
+"""What kind of page a twin is on: every rule in one place.
 
-Serving reads it from the page's URL and its element names (agent.observation); calibration reads it from
-the URL of each recorded step, with no names. The behaviour model only uses the kinds it can tell apart
-(`page_type_feature`): "other" and "none" say nothing and are dropped on both sides.
+`page_type` is the twin's: serving reads it from the page's URL and its element names (agent.observation),
+calibration from the URL of each recorded step, with no names; the behaviour model only uses the kinds it can
+tell apart (`page_type_feature`): "other" and "none" say nothing and are dropped on both sides.
+`any_site_page_type` is the simplifier's label for a raw page of any shop (SimplifiedPage.page_type); it drives
+no decision yet, and differs from `page_type` on shops whose names are not Amazon's.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal, Sequence
 from urllib.parse import urlparse
 
@@ -35,3 +38,27 @@ def page_type(url: str | None, names: Sequence[str] = ()) -> PageType:
 def page_type_feature(kind: str | None) -> str | None:
     """The page type as the behaviour model's feature: None when it says nothing."""
     return None if kind in (None, "none", "other") else kind
+
+
+def any_site_page_type(url: str | None, button_texts: Sequence[str] = (), has_heading: bool = False) -> PageType:
+    """Shop-neutral URL words first (checkout; cart, basket, bag, trolley; search, s, q=, k=; product, p, dp,
+    item), then the page's buttons: one add-to-cart under a heading is a product page, several are a list."""
+    parts = urlparse(url) if url else None
+    path = parts.path.lower() if parts else ""
+    query = parts.query.lower() if parts else ""
+    if re.search(r"checkout", path):
+        return "checkout"
+    if re.search(r"(?:^|/)(?:cart|basket|bag|trolley)(?:/|$|\.)", path):
+        return "cart"
+    if re.search(r"(?:^|/)(?:search|s)(?:/|$)", path) or re.search(r"(?:^|&)(?:q|k|query|search)=", query):
+        return "search_results"
+    if re.search(r"(?:^|/)(?:product|products|p|dp|item|items)(?:/|$)", path):
+        return "product"
+    adds = sum(("add to cart" in b or "add to basket" in b or "add to bag" in b) for b in button_texts)
+    if adds == 1 and has_heading:
+        return "product"
+    if adds > 1:
+        return "search_results"
+    if url and path in ("", "/"):
+        return "home"
+    return "other"

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
+from agent.page_types import any_site_page_type
 from agent.simplifier.amazon_recipes import AMAZON_RECIPES
 from agent.simplifier.dom import parse_clean, text_of
-from agent.simplifier.generic import guess_page_type, simplify_generic
+from agent.simplifier.generic import simplify_generic
 from agent.simplifier.product_meta import product_meta_part
 from agent.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
 from agent.simplifier.source_map import SourceMap
@@ -53,7 +54,7 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
     if recipe is None:
         run = simplify_generic(tree, sources=sources)
         title = _title(tree)
-        return SimplifiedPage(_document(title, [*run.parts, declared]), "generic", guess_page_type(tree, url), run.names.in_order,
+        return SimplifiedPage(_document(title, [*run.parts, declared]), "generic", _page_type(tree, url), run.names.in_order,
                               sources.by_name)
 
     result = apply_recipe(tree, recipe, RecipeRun(sources=sources))
@@ -64,13 +65,18 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
         for root in reversed(result.roots):
             root.decompose()
         parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
-        page_type = guess_page_type(tree, url)
+        page_type = _page_type(tree, url)
     return SimplifiedPage(_document(title, [*parts, declared]), recipe.name, page_type, result.names.in_order, sources.by_name)
 
 
 def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> str:
     """Just the simplified HTML."""
     return simplify_html(raw_html, url, limits=limits).html
+
+
+def _page_type(tree: LexborHTMLParser, url: str | None) -> str:
+    buttons = [text_of(n).lower() for n in tree.css("button, input[type=submit], a[role=button]")]
+    return any_site_page_type(url, buttons, has_heading=tree.css_first("h1") is not None)
 
 
 def _title(tree: LexborHTMLParser) -> str:

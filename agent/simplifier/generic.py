@@ -69,29 +69,6 @@ def simplify_generic(tree: LexborHTMLParser, names: UniqueNames | None = None,
     return run
 
 
-def guess_page_type(tree: LexborHTMLParser, url: str | None) -> str:
-    """A coarse page type from the URL and the page (search_results / product / cart / checkout / home / other)."""
-    path = urlparse(url).path.lower() if url else ""
-    query = urlparse(url).query.lower() if url else ""
-    if re.search(r"checkout", path):
-        return "checkout"
-    if re.search(r"(?:^|/)(?:cart|basket|bag|trolley)(?:/|$|\.)", path):
-        return "cart"
-    if re.search(r"(?:^|/)(?:search|s)(?:/|$)", path) or re.search(r"(?:^|&)(?:q|k|query|search)=", query):
-        return "search_results"
-    if re.search(r"(?:^|/)(?:product|products|p|dp|item|items)(?:/|$)", path):
-        return "product"
-    buttons = [text_of(n).lower() for n in tree.css("button, input[type=submit], a[role=button]")]
-    add_buttons = sum(("add to cart" in b or "add to basket" in b or "add to bag" in b) for b in buttons)
-    if add_buttons == 1 and tree.css_first("h1") is not None:
-        return "product"
-    if add_buttons > 1:
-        return "search_results"
-    if url and path in ("", "/"):
-        return "home"
-    return "other"
-
-
 def _label_map(tree: LexborHTMLParser) -> dict[str, str]:
     """`<label for=id>` texts, so inputs are named by what the shopper reads next to them."""
     labels: dict[str, str] = {}
