@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from agent.brains.base import Brain
 from agent.brains.names import BrainName
 from agent.decision import BrainError, MemorySource, TwinContext, Usage
-from agent.grounding import click_type_of, grounding_error, normalise
+from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Observation
 from agent.options import PredictOptions
@@ -29,7 +29,6 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 
 FALLBACK_BRAIN = BrainName.EMBEDDED.value
-
 
 
 class RecallRequest(NamedTuple):
@@ -59,16 +58,14 @@ class TwinGraph:
         return sorted(self._brains)
 
     def brain(self, name: str) -> Brain:
-        """One of the graph's brains, for callers that run it in bulk without the graph (experiments)."""
+        """One of the graph's brains by name (experiments run the embedded one in bulk, without the graph)."""
         if name not in self._brains:
             raise ValueError(f"unknown brain '{name}'; available: {', '.join(self.brains)}")
         return self._brains[name]
 
     def brains_for(self, brain: str) -> dict[str, Brain]:
         """The brains a prediction with `brain` can use: that one and the embedded fallback."""
-        if brain not in self._brains:
-            raise ValueError(f"unknown brain '{brain}'; available: {', '.join(self.brains)}")
-        return {name: self._brains[name] for name in sorted({brain, FALLBACK_BRAIN})}
+        return {name: self.brain(name) for name in sorted({brain, FALLBACK_BRAIN})}
 
     def _build(self):
         graph = StateGraph(TwinState)
@@ -146,7 +143,7 @@ class TwinGraph:
         error = grounding_error(action, state["observation"])
         if error is None:
             return {"feedback": None, "answered_by": state["brain"]}
-        return {"feedback": f"Your previous answer {action.model_dump_json()} was rejected: {error}."}
+        return {"feedback": rejection(action, error)}
 
     def _after_ground(self, state: TwinState) -> str:
         if state.get("feedback") is None:
@@ -181,8 +178,7 @@ class TwinGraph:
         model: str | None = None,
         options: PredictOptions | None = None,
     ) -> Prediction:
-        if brain not in self._brains:
-            raise ValueError(f"unknown brain '{brain}'; available: {', '.join(self.brains)}")
+        self.brain(brain)  # an unknown name is refused before the graph runs
         started = time.perf_counter()
         state: TwinState = await self._graph.ainvoke(
             {

@@ -45,6 +45,11 @@ def grounding_error(action: Action, observation: Observation) -> str | None:
     return None
 
 
+def rejection(action: Action, error: str) -> str:
+    """What a brain is told when its proposal cannot be done here, so it can answer again (one retry)."""
+    return f"Your previous answer {action.model_dump_json()} was rejected: {error}."
+
+
 def click_type_of(action: Action, observation: Observation, details: dict | None = None) -> str | None:
     """The OPeRA click type of a grounded click: the page's word first; page-free, the brain's own (in its
     decision's details), else the name's."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
 from agent.experiments.cost import check_budget, estimate_cost
-from agent.brains.names import BrainName
 from agent.experiments.runner import PreparedExperiment, personas_from, prepare
 from agent.experiments.spec import ExperimentSpec, SpecError
 from personas.population import PopulationError

@@ -8,11 +8,11 @@ variant (`live_url`) the twin browses the site in headless Chromium instead (age
 the same instance seed.
 
 Two paths, one result: the embedded brain is called directly in bulk (pages parsed once, memories recalled once
-per persona and page), since invoking the full graph costs ~5x more a unit; it still goes through the graph's
-own act and ground steps (`agent.grounding`), with the graph's one retry. Any other brain goes through
-`TwinGraph.predict` (grounding, retries, fallback) with bounded concurrency. Which path a unit takes is
-decided here, once, from the spec's brain. An `Executor` runs the units; the
-in-process one is here, a distributed one only needs `map`.
+per persona and page), since invoking the full graph costs ~10x more a unit (benchmarks/experiment_speed.py);
+it still goes through the graph's own act and ground steps (`agent.grounding`), with the graph's one retry. Any
+other brain goes through `TwinGraph.predict` (grounding, retries, fallback) with bounded concurrency. Which path
+a unit takes is decided here, once, from the spec's brain. An `Executor` runs the units; the in-process one is
+here, a distributed one only needs `map`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from agent.observe_page import DEFAULT_MAX_PAGE_BYTES
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
-from agent.grounding import click_type_of, grounding_error, normalise
+from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
@@ -53,7 +53,6 @@ class RunInterrupted(Exception):
 
 class BudgetExceeded(Exception):
     """The LLM spend (estimated before the run, or actual during it) is over the spec's budget."""
-
 
 
 class SyncBrain(Protocol):
@@ -85,9 +84,9 @@ def instance_seed(spec_seed: int, persona_id: str, instance: int) -> int:
     return _hash_int("instance", spec_seed, persona_id, instance)
 
 
-def page_seed(instance_seed: int, page_number: int) -> int:
+def page_seed(seed: int, page_number: int) -> int:
     """The seed of one page of a variant's page sequence (the first page draws with the instance seed)."""
-    return instance_seed if page_number == 0 else _hash_int("step", instance_seed, page_number)
+    return seed if page_number == 0 else _hash_int("step", seed, page_number)
 
 
 @dataclass
@@ -162,8 +161,7 @@ def _decide_grounded(brain: SyncBrain, ctx: TwinContext):
     error = grounding_error(action, ctx.observation)
     if error is None:
         return decision, action, False
-    feedback = f"Your previous answer {action.model_dump_json()} was rejected: {error}."
-    retry = brain.decide_sync(replace(ctx, feedback=feedback))
+    retry = brain.decide_sync(replace(ctx, feedback=rejection(action, error)))
     retried = normalise(retry.action, ctx.observation)
     if grounding_error(retried, ctx.observation) is None:
         return retry, retried, False
