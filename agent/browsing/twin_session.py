@@ -6,6 +6,7 @@ runs out of steps or meets a failure. Failures end the run and are recorded; not
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
@@ -22,6 +23,7 @@ from agent.browsing.snapshot import PageSnapshot, SnapshotTaker
 from agent.browsing.trace import Failure, MemoryUsed, TaskProgress, TraceStep, TwinTrace
 from agent.history import Step
 from agent.options import PredictOptions
+from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
 
@@ -43,6 +45,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
     history: list[Step] = []
     page_types: list[str] = []
     step_number = 0
+    for_the_brain = brain_wants_screenshot(graph, config)
     try:
         await open_page(page, config.url, watch, timeouts)
         while step_number < config.max_steps:
@@ -54,10 +57,13 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                 break
             if snapshot.observation.empty:
                 raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
-            step = await _decide(graph, persona, snapshot, history, config, step_number)
+            saved = config.screenshots and out_dir is not None
+            image = await page.screenshot() if saved or for_the_brain else None  # the page the twin decides on
+            step = await _decide(graph, persona, snapshot, history, config, step_number,
+                                 image if for_the_brain else None)
             trace.steps.append(step)
-            if config.screenshots and out_dir is not None:
-                step.screenshot = await _screenshot(page, out_dir, persona.id, step_number)
+            if saved:
+                step.screenshot = await asyncio.to_thread(_save_screenshot, image, out_dir, persona.id, step_number)
             if step.action.type == "terminate":
                 trace.outcome = "left"
                 break
@@ -99,12 +105,26 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     return True
 
 
+def brain_wants_screenshot(graph, config: SimulationConfig) -> bool:
+    """Whether the twin's brain would show each step's screenshot to its model (the LLM brain with a model that
+    takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
+    wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
+    return bool(wants and wants(config.model, PredictOptions(vision=config.vision)))
+
+
 async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list[Step], config: SimulationConfig,
-                  step_number: int) -> TraceStep:
+                  step_number: int, image: bytes | None = None) -> TraceStep:
     seed = step_seed(config.seed, persona.id, step_number)
+    screenshot = None
+    if image is not None:
+        try:
+            screenshot = await asyncio.to_thread(read_screenshot, image)
+        except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
+            screenshot = None
     prediction = await graph.predict(persona=persona, observation=snapshot.observation, history=history,
                                      brain=config.brain, model=config.model,
-                                     options=PredictOptions(mode="sample", seed=seed), task=config.task)
+                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision),
+                                     task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
         candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
@@ -114,10 +134,10 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list
     )
 
 
-async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> str:
+def _save_screenshot(image: bytes, out_dir: Path, persona_id: str, step_number: int) -> str:
     relative = Path("screenshots") / persona_id / f"step_{step_number:03d}.png"
     (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(out_dir / relative))
+    (out_dir / relative).write_bytes(image)
     return relative.as_posix()
 
 

@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
 from agent.brains.names import BRAIN_NAMES, known_brain
+from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.settings import Settings
 
@@ -55,6 +56,27 @@ def _brain(value: str) -> str:
 
 
 BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
+
+
+def _one_of(choices: tuple[str, ...], flag: str):
+    """A callback accepting one of `choices`, written with - or _ (opera-protocol = opera_protocol)."""
+    def check(value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return None
+        folded = value.strip().lower().replace("-", "_")
+        if folded not in choices:
+            raise typer.BadParameter(f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}")
+        return folded
+    return check
+
+
+_vision = _one_of(VISION_POLICIES, "--vision")
+_grounding = _one_of(GROUNDING_STRATEGIES, "--grounding")
+_prompt_style = _one_of(PROMPT_STYLES, "--prompt-style")
+VISION_HELP = ("--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
+               "always, never (default: TWINSIM_LLM_VISION, auto).")
+GROUNDING_HELP = ("--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
+                  "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names).")
 
 
 def _services(warm: bool = False):
@@ -280,13 +302,23 @@ def evaluate(
     out: Optional[Path] = typer.Option(None, "--out", help="Write the JSON report here."),
     html: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
+    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+        "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
+        "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
+        "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.")),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    screenshots: bool = typer.Option(False, "--screenshots", help="--brain llm sees each step's screenshot: OPeRA's "
+                                     "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
+                                     "that takes images, or --vision always)."),
 ) -> None:
     """Replay recorded sessions and score the twins' predictions as the OPeRA paper does, or score them on
     Multimodal-Mind2Web as Mind2Web does (--format mind2web PATH)."""
     if data_format == EvalFormat.mind2web:
         _evaluate_mind2web(path, split, actions=actions, users=users, ablate=ablate, sessions=sessions,
                            checkpoint=checkpoint, brain=brain, model=model, limit=limit, concurrency=concurrency,
-                           out=out, html=html)
+                           out=out, html=html, prompt_style=prompt_style, grounding=grounding, vision=vision,
+                           screenshots=screenshots)
         return
     if path is not None or split is not None:
         fail("PATH and --split are for --format mind2web; OPeRA sessions are read from --actions and --users")
@@ -299,7 +331,8 @@ def evaluate(
     try:
         report = run_eval_command(actions=actions, users=users, brain=brain, model=model, ablate=ablations,
                                   sessions=session_ids, limit=limit, concurrency=concurrency, out=out, html=html,
-                                  checkpoint=checkpoint, console=console)
+                                  checkpoint=checkpoint, console=console, prompt_style=prompt_style,
+                                  grounding=grounding, vision=vision, screenshots=screenshots)
     except ValueError as error:
         fail(str(error))
     metrics = report["metrics"]
@@ -311,18 +344,21 @@ def evaluate(
 
 def _evaluate_mind2web(path: Optional[Path], split: Optional[Mind2WebSplit], *, actions, users, ablate, sessions,
                        checkpoint, brain: str, model: Optional[str], limit: Optional[int], concurrency: int,
-                       out: Optional[Path], html: Optional[Path]) -> None:
+                       out: Optional[Path], html: Optional[Path], prompt_style: Optional[str], grounding: Optional[str],
+                       vision: Optional[str], screenshots: bool) -> None:
     if path is None:
         fail("--format mind2web needs PATH: the Multimodal-Mind2Web parquet files or JSONL rows")
     given = [flag for flag, value in (("--actions", actions), ("--users", users), ("--ablate", ablate),
-                                      ("--sessions", sessions), ("--checkpoint", checkpoint)) if value]
+                                      ("--sessions", sessions), ("--checkpoint", checkpoint),
+                                      ("--prompt-style", prompt_style)) if value]
     if given:
         fail(f"{', '.join(given)}: OPeRA options, not used with --format mind2web")
     from service.cli.mind2web_eval import run_mind2web_command
 
     try:
         report = run_mind2web_command(path=path, split=split.value if split else None, brain=brain, model=model,
-                                      tasks=limit, concurrency=concurrency, out=out, html=html, console=console)
+                                      tasks=limit, concurrency=concurrency, out=out, html=html, console=console,
+                                      grounding=grounding, vision=vision, screenshots=screenshots)
     except ValueError as error:
         fail(str(error))
     for name, metrics in report["splits"].items():
@@ -354,6 +390,7 @@ def simulate(
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
     seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Twins browsing at once."),
     task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
     task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
@@ -382,7 +419,7 @@ def simulate(
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
                                   brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency,
-                                  task=given_task)
+                                  task=given_task, vision=vision)
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(_validation_message(error))
