@@ -144,7 +144,7 @@ async def test_both_lists_every_element_numbered_and_marks_those_with_a_box_by_t
     request = llm_server.requests[0]
     assert "[4] footer.careers | click | other | Careers" in user_text(request)
     marked = decoded(image_parts(request)[0])
-    x, y, w, h = CANDIDATES[2].bbox
+    x, y, _, h = CANDIDATES[2].bbox
     assert marked.getpixel((int(x) + 1, int(y + h / 2))) == mark_colour(3)
     assert decision.action.name == "footer.careers" and decision.details["choice"] == 4
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import json
 import os
 import time
 
@@ -24,7 +25,7 @@ from tests.support.live_server import serve
 pytestmark = pytest.mark.integration
 OPERA_USER = "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9"
 PRODUCT = "search_results.belkin_boostcharge_usb_c_to_usb_c_cable_6_6ft_usb_if_certified.product_name"
-ANSWER = '{"rationale": "Belkin looks solid.", "action": {"type": "click", "name": "%s"}}' % PRODUCT
+ANSWER = json.dumps({"rationale": "Belkin looks solid.", "action": {"type": "click", "name": PRODUCT}})
 
 
 def png(width: int = 1280, height: int = 800, noise: bool = False) -> bytes:
@@ -48,7 +49,8 @@ def client(tmp_path_factory, opera_dir):
                             llm_model="openai/twin-test", llm_vision="always", llm_timeout_s=5.0, llm_retries=0)
         with TestClient(create_app(settings)) as test_client:
             csv.field_size_limit(10**9)
-            row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+            with open(opera_dir / "users_sample.csv", newline="") as handle:
+                row = next(csv.DictReader(handle))
             assert test_client.post("/personas", json=row).status_code == 201
             test_client.llm = server
             yield test_client
