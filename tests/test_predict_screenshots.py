@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from agent.llm.set_of_marks import PALETTE
 from service.api.app import create_app
 from service.demo_shop import create_shop_app
 from service.settings import Settings
@@ -114,7 +115,7 @@ def test_a_live_llm_twin_sees_each_step_and_its_screenshot_address_is_accepted_b
     client.llm.reset()
     with serve(create_shop_app()) as shop:
         started = client.post("/simulations", json={"url": shop + "/", "personas": [OPERA_USER], "max_steps": 2,
-                                                     "brain": "llm", "screenshots": True})
+                                                     "brain": "llm", "screenshots": True, "grounding": "both"})
         assert started.status_code == 202, started.text
         job_id = started.json()["id"]
         deadline = time.monotonic() + 120
@@ -127,7 +128,15 @@ def test_a_live_llm_twin_sees_each_step_and_its_screenshot_address_is_accepted_b
     address = f"/simulations/{job_id}/{step['screenshot']}"
     served = client.get(address)
     assert served.status_code == 200 and served.headers["content-type"] == "image/png"
-    assert sent_image(client.llm.requests[0]) == served.content  # the model saw the very page the twin decided on
+    # The model saw the very page the twin decided on, with the elements numbered on it (boxes from the live page).
+    sent = Image.open(io.BytesIO(sent_image(client.llm.requests[0]))).convert("RGB")
+    saved = Image.open(io.BytesIO(served.content)).convert("RGB")
+    assert sent.size == saved.size == (1280, 900)
+    colours_sent = {colour for _, colour in sent.getcolors(1 << 24)}
+    colours_saved = {colour for _, colour in saved.getcolors(1 << 24)}
+    assert len(colours_sent & set(PALETTE)) >= 3 and not colours_saved & set(PALETTE)
+    prompt = client.llm.requests[0]["messages"][1]["content"][0]["text"]
+    assert "Elements you can act on, numbered (choice | name" in prompt and "\n[1] " in prompt
 
     client.llm.enqueue(ANSWER, ANSWER)
     for url in (address, "http://testserver" + address):

@@ -15,6 +15,7 @@ from agent.actions import ClickAction
 from agent.browsing.actuator import perform
 from agent.browsing.chromium import VIEWPORT
 from agent.browsing.config import SimulationConfig
+from agent.browsing.element_boxes import with_element_boxes
 from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
@@ -22,6 +23,7 @@ from agent.browsing.seeds import step_seed
 from agent.browsing.snapshot import PageSnapshot, SnapshotTaker
 from agent.browsing.trace import Failure, MemoryUsed, TaskProgress, TraceStep, TwinTrace
 from agent.history import Step
+from agent.observation import Observation
 from agent.options import PredictOptions
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
@@ -59,7 +61,8 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                 raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
             saved = config.screenshots and out_dir is not None
             image = await page.screenshot() if saved or for_the_brain else None  # the page the twin decides on
-            step = await _decide(graph, persona, snapshot, history, config, step_number,
+            seen = await with_element_boxes(page, snapshot) if for_the_brain else snapshot.observation
+            step = await _decide(graph, persona, snapshot, seen, history, config, step_number,
                                  image if for_the_brain else None)
             trace.steps.append(step)
             if saved:
@@ -112,8 +115,9 @@ def brain_wants_screenshot(graph, config: SimulationConfig) -> bool:
     return bool(wants and wants(config.model, PredictOptions(vision=config.vision)))
 
 
-async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list[Step], config: SimulationConfig,
-                  step_number: int, image: bytes | None = None) -> TraceStep:
+async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
+                  config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
+    """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)
     screenshot = None
     if image is not None:
@@ -121,9 +125,10 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list
             screenshot = await asyncio.to_thread(read_screenshot, image)
         except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
             screenshot = None
-    prediction = await graph.predict(persona=persona, observation=snapshot.observation, history=history,
+    prediction = await graph.predict(persona=persona, observation=observation, history=history,
                                      brain=config.brain, model=config.model,
-                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision),
+                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
+                                                            grounding=config.grounding),
                                      task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,

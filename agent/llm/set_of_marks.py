@@ -76,5 +76,5 @@ def draw_marks(screenshot: Screenshot, marks: Sequence[tuple[int, Box]]) -> tupl
         draw.text((left + 3 - text_left, tag_top + 2 - text_top), label, fill=(255, 255, 255), font=font)
         drawn.append(number)
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=False)
+    image.save(out, format="PNG", compress_level=1)  # about half the time of the default level, ~20% more bytes
     return Screenshot(data=out.getvalue(), mime="image/png", width=image.width, height=image.height), drawn

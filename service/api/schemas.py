@@ -12,7 +12,7 @@ from agent.brains.names import BrainName, KnownBrain
 from agent.browsing.config import MAX_STEPS_LIMIT
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
-from agent.options import PredictOptions, VisionPolicy
+from agent.options import GroundingStrategy, PredictOptions, VisionPolicy
 from agent.tasks import Task
 from personas.persona import PersonaId
 
@@ -110,6 +110,8 @@ class SimulationRequest(BaseModel):
     vision: VisionPolicy | None = Field(None, description="brain=llm: show the model each step's screenshot 'auto' "
                                         "(when litellm says it takes images), 'always' or 'never'; unset: "
                                         "TWINSIM_LLM_VISION.")
+    grounding: GroundingStrategy | None = Field(None, description="brain=llm: names, textual_choices, set_of_marks "
+                                                "or both; unset: TWINSIM_LLM_GROUNDING.")
     concurrency: int = Field(2, ge=1, le=16)
     task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
                               "with success criteria, the results say who reached it and at which step.")

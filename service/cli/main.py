@@ -391,6 +391,7 @@ def simulate(
     seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
     vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Twins browsing at once."),
     task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
     task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
@@ -419,7 +420,7 @@ def simulate(
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
                                   brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency,
-                                  task=given_task, vision=vision)
+                                  task=given_task, vision=vision, grounding=grounding)
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(_validation_message(error))
