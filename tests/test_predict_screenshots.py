@@ -99,6 +99,7 @@ def test_the_embedded_brain_ignores_the_screenshot_and_says_so(client):
     ({"url": "http://169.254.169.254/latest/meta-data"}, 422, "is not on this service"),
     ({"url": "file:///etc/passwd"}, 422, "is not on this service"),
     ({"url": "/etc/passwd"}, 422, "is not a simulation screenshot"),
+    ({"url": "http://[::1/simulations"}, 422, "is not a URL"),
     ({"url": "http://testserver/simulations/abc/screenshots/p/../../x.png"}, 422, "is not a simulation screenshot"),
     ({"url": "/simulations/abc123/screenshots/someone/step_001.png"}, 404, "simulation 'abc123' not found"),
     ({"base64": b64(png()), "url": "/simulations/a/screenshots/b/step_001.png"}, 422, "send the screenshot once"),

@@ -54,7 +54,11 @@ def simulation_screenshot_file(jobs: SimulationJobs, simulation_id: str, persona
 
 def own_screenshot(url: str, jobs: SimulationJobs, own_netloc: str, limits: ScreenshotLimits) -> Screenshot:
     """The screenshot a URL names, when it names one of this service's own; else a 422 saying what is accepted."""
-    parsed = urlparse(url.strip())
+    try:
+        parsed = urlparse(url.strip())
+        parsed.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError as error:  # "http://[::1", "http://host:port"
+        raise unprocessable(f"{url[:200]!r} is not a URL ({error}); {OWN_ONLY}") from None
     if (parsed.scheme or parsed.netloc) and (parsed.scheme not in ("http", "https")
                                              or parsed.netloc.lower() != own_netloc.lower()):
         raise unprocessable(f"{url[:200]!r} is not on this service; {OWN_ONLY}")
