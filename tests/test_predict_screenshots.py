@@ -145,3 +145,33 @@ def test_a_live_llm_twin_sees_each_step_and_its_screenshot_address_is_accepted_b
         assert response.status_code == 200, response.text
         assert sent_image(client.llm.requests[-1]) == served.content
     assert client.get(f"/simulations/{job_id}/screenshots/{OPERA_USER}/step_009.png").status_code == 404
+
+
+def test_twinsim_predict_takes_a_screenshot_file_and_refuses_a_bad_one_first(tmp_path, opera_dir):
+    from typer.testing import CliRunner
+
+    from service.cli.main import app as cli
+    from tests.support.openai_server import OpenAICompatibleServer
+
+    runner = CliRunner()
+    env = {"TWINSIM_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "TWINSIM_LLM_RETRIES": "0"}
+    (tmp_path / "page.html").write_text("<html>not a picture</html>")
+    for path, reason in ((tmp_path / "page.html", "not an image Pillow can read"),
+                         (tmp_path / "missing.png", "No such file")):
+        result = runner.invoke(cli, ["predict", "--persona", OPERA_USER, "--screenshot", str(path)], env=env)
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2 and reason in said and "Traceback" not in result.output, result.output
+    assert not (tmp_path / "data").exists()  # refused before any store was opened
+
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(png())
+    (tmp_path / "results.html").write_text(page("search_results.html"))
+    assert runner.invoke(cli, ["personas", "import", str(opera_dir / "users_sample.csv")], env=env).exit_code == 0
+    with OpenAICompatibleServer(default_reply=ANSWER) as server:
+        result = runner.invoke(cli, ["predict", "--persona", OPERA_USER, "--brain", "llm", "--model", "openai/twin-test",
+                                     "--page", str(tmp_path / "results.html"), "--screenshot", str(shot),
+                                     "--vision", "always", "--json"],
+                               env={**env, "TWINSIM_LLM_API_BASE": server.base_url})
+        assert result.exit_code == 0, result.output
+        assert sent_image(server.requests[0]) == shot.read_bytes()
+    assert json.loads(result.output)["details"]["screenshot"] == "sent"

@@ -79,6 +79,22 @@ GROUNDING_HELP = ("--brain llm: how the model names the element: names, textual-
                   "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names).")
 
 
+def _screenshot_file(path: Path, settings: Settings):
+    """--screenshot checked (decoded, PNG/JPEG/WebP, within TWINSIM_MAX_SCREENSHOT_*) before anything loads."""
+    from agent.screenshots import ScreenshotRefused, read_screenshot
+
+    try:
+        size = path.stat().st_size
+        if size > settings.max_screenshot_bytes:
+            fail(f"--screenshot {path}: {size:,} bytes, over the limit of {settings.max_screenshot_bytes:,} "
+                 "(TWINSIM_MAX_SCREENSHOT_BYTES)")
+        return read_screenshot(path.read_bytes(), settings.screenshot_limits)
+    except OSError as error:
+        fail(f"--screenshot {path}: {error.strerror or error}")
+    except ScreenshotRefused as error:
+        fail(f"--screenshot {path}: {error}")
+
+
 def _services(warm: bool = False):
     from service.container import build_services
 
@@ -203,14 +219,22 @@ def predict(
     model: Optional[str] = typer.Option(None, "--model"),
     as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
     task: Optional[str] = typer.Option(None, "--task", help="What the twin came to do, in words."),
+    screenshot: Optional[Path] = typer.Option(None, "--screenshot", help="--brain llm: the page as a PNG, JPEG or "
+                                              "WebP file, shown to a model that takes images (see --vision)."),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+        "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
     from personas.memory_store import PersonaNotFound
     from agent.observation import EMPTY_OBSERVATION
-    from agent.observe_page import PageRefused, observe_page
+    from agent.observe_page import PageRefused, read_page
+    from agent.options import PredictOptions
 
     given_task = _task(task)
     settings = Settings()
+    shot = _screenshot_file(screenshot, settings) if screenshot is not None else None
     html = None
     if page is not None:
         try:
@@ -220,7 +244,7 @@ def predict(
     steps = _read_history(history)
     services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
     try:
-        observation = EMPTY_OBSERVATION if html is None else observe_page(
+        read = None if html is None else read_page(
             html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
     except PageRefused as error:
         fail(str(error))
@@ -230,8 +254,11 @@ def predict(
         fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
     except ValueError as error:
         fail(str(error))
-    prediction = asyncio.run(services.graph.predict(persona=persona_obj, observation=observation, history=steps,
-                                                    brain=brain, model=model, task=given_task))
+    options = PredictOptions(vision=vision, grounding=grounding, prompt_style=prompt_style)
+    prediction = asyncio.run(services.graph.predict(
+        persona=persona_obj, observation=read.observation if read else EMPTY_OBSERVATION, history=steps, brain=brain,
+        model=model, task=given_task, options=options, screenshot=shot,
+        page_html=read.simplified_html if read else None))
     if as_json:
         print(prediction.model_dump_json(indent=2))
     else:
