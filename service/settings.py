@@ -13,7 +13,11 @@ from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
 from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
-from agent.screenshots import DEFAULT_MAX_SCREENSHOT_BYTES, DEFAULT_MAX_SCREENSHOT_PIXELS, ScreenshotLimits
+from agent.screenshots import (
+    DEFAULT_MAX_SCREENSHOT_BYTES,
+    DEFAULT_MAX_SCREENSHOT_PIXELS,
+    ScreenshotLimits,
+)
 from service.tenancy import parse_keys
 
 
@@ -71,7 +75,9 @@ class Settings(BaseSettings):
         if path is not None and not path.is_file():
             raise ValueError(f"no behaviour parameters file at {path} (make one with `twinsim calibrate --out {path}`)")
         if path is not None:
-            from agent.behaviour.params import load_params  # parsed once per process; a bad file fails here, clearly
+            from agent.behaviour.params import (
+                load_params,  # parsed once per process; a bad file fails here, clearly
+            )
 
             load_params(path)  # BehaviourParamsError is a ValueError: a settings error with its reason
         return path
