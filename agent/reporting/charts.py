@@ -166,7 +166,7 @@ def _sankey_positions(column: Sequence[int], links: Sequence[tuple[int, int, int
         flow_in[target] += value
     size = [max(flow_in[i], flow_out[i], 1) for i in range(len(column))]
     last = max(column)
-    xs = [0.999 if c == last and last else 0.001 + 0.78 * c / max(1, last - 1) for c in column]
+    xs = [0.999 if c == last and last else 0.001 + 0.7 * c / max(1, last - 1) for c in column]
     ys = [0.0] * len(column)
     for c in set(column):
         members = [i for i, col in enumerate(column) if col == c]
