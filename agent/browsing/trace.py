@@ -35,6 +35,20 @@ class TaskProgress(BaseModel):
     url: str | None = Field(None, description="That page's address.")
 
 
+class Box(BaseModel):
+    """A rectangle on a screenshot, in CSS pixels from its top-left corner (the screenshot is the viewport)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class ScreenSize(BaseModel):
+    width: int
+    height: int
+
+
 class TraceStep(BaseModel):
     step: int = Field(..., description="1-based.")
     url: str
@@ -49,6 +63,10 @@ class TraceStep(BaseModel):
     fallback_used: bool = False
     seed: int | None = None
     screenshot: str | None = Field(None, description="Path of the screenshot taken before acting, relative to the run directory.")
+    screenshot_size: ScreenSize | None = Field(None, description="The screenshot's size in CSS pixels (the viewport).")
+    target_box: Box | None = Field(None, description="Where the element acted on was on the screenshot (scrolled into "
+                                   "view first, as a click would), so a report can mark it. None without a screenshot, "
+                                   "when the twin left, or when the element had no box.")
     result_url: str | None = Field(None, description="Where the page was after the action.")
     predict_ms: float = 0.0
 

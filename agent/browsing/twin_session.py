@@ -18,12 +18,15 @@ from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
 from agent.browsing.seeds import step_seed
-from agent.browsing.snapshot import PageSnapshot, SnapshotTaker
-from agent.browsing.trace import Failure, MemoryUsed, TaskProgress, TraceStep, TwinTrace
+from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
+from agent.browsing.trace import Box, Failure, MemoryUsed, ScreenSize, TaskProgress, TraceStep, TwinTrace
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.tasks import judge
 from personas.persona import Persona
+
+
+BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
 
 def timeouts_of(config: SimulationConfig) -> Timeouts:
@@ -57,7 +60,8 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
             step = await _decide(graph, persona, snapshot, history, config, step_number)
             trace.steps.append(step)
             if config.screenshots and out_dir is not None:
-                step.screenshot = await _screenshot(page, out_dir, persona.id, step_number)
+                step.target_box = await target_box(page, snapshot, step.action, timeouts)
+                step.screenshot, step.screenshot_size = await _screenshot(page, out_dir, persona.id, step_number)
             if step.action.type == "terminate":
                 trace.outcome = "left"
                 break
@@ -114,11 +118,30 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list
     )
 
 
-async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> str:
+async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> tuple[str, ScreenSize]:
     relative = Path("screenshots") / persona_id / f"step_{step_number:03d}.png"
     (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(out_dir / relative))
-    return relative.as_posix()
+    size = page.viewport_size or VIEWPORT
+    return relative.as_posix(), ScreenSize(width=size["width"], height=size["height"])
+
+
+async def target_box(page, snapshot: PageSnapshot, action, timeouts: Timeouts) -> Box | None:
+    """The box of the element the twin is about to act on, in the viewport the screenshot shows: scrolled into view
+    first (as a click or typing would), a drop-down's option marked by its drop-down. None when it cannot be found."""
+    if action.type == "terminate" or (marker := snapshot.marker(action.name)) is None:
+        return None
+    locator = page.locator(selector_for(marker))
+    try:
+        if await locator.count() != 1:
+            return None
+        if await locator.evaluate("el => el.tagName") == "OPTION":
+            locator = locator.locator("xpath=ancestor::select[1]")
+        await locator.scroll_into_view_if_needed(timeout=min(timeouts.action_ms, BOX_TIMEOUT_MS))
+        box = await locator.bounding_box()
+    except PlaywrightError:  # detached or never visible: the step is still recorded, without a mark
+        return None
+    return Box(**box) if box else None
 
 
 def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
