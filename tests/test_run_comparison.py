@@ -163,6 +163,6 @@ def test_the_html_page_escapes_labels_and_marks_what_is_beyond_noise():
                               labels=("<script>a</script>", "b"))
     page = render_comparison_html(comparison)
     assert "<script>" not in page and "&lt;script&gt;a&lt;/script&gt;" in page
-    row = page.split('<tr class="beyond">', 1)[1].split("</tr>", 1)[0]
+    row = page.split("<tr class='significant'>", 1)[1].split("</tr>", 1)[0]
     assert "reached product" in row and "83.3% (10/12)" in row and ">yes<" in row
-    assert page.count('<tr class="beyond">') == 1
+    assert page.count("<tr class='significant'>") == 1

@@ -1,114 +1,90 @@
 """The HTML page of a comparison of two runs (agent/comparison/run_comparison.py): what differed in their setup,
 whether they are comparable, and each outcome in A and B with the difference and whether it is beyond noise.
 
-One self-contained page: inline CSS, tables, no scripts or external assets. Every text is escaped (labels are
-paths or ids, settings come from specs). Small on purpose, to move onto a shared report kit later.
+Built with the report kit (one stylesheet, tables that scroll in their own box, every text escaped); it has no
+charts, so it carries no chart library and stays small.
 """
 
 from __future__ import annotations
 
 import json
-from html import escape
 
-STYLE = ("body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1150px}table{border-collapse:collapse;"
-         "margin:8px 0 20px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top}"
-         "th:first-child,td:first-child,td.text{text-align:left}h2{margin-top:28px;border-bottom:1px solid #ddd}"
-         "tr.beyond td{background:#eaf4e4}code{font-size:12px;white-space:pre-wrap;word-break:break-word}"
-         ".muted{color:#666;font-size:13px}footer{margin-top:32px;font-size:12px;color:#555}")
+from agent.reporting.kit import Html, join, methods, notice, page, paragraph, pct, section, table
+
 MAX_SETTING_CHARS = 400
 
 
 def render_comparison_html(comparison: dict) -> str:
     kind = comparison["kind"]
-    runs = comparison["runs"]
     title = f"twinsim: two {kind}s compared"
-    sections = [f"<h1>{escape(title)}</h1>", _runs(runs), _comparability(comparison), _settings(comparison["config"])]
+    body: list[object] = [Html("<h1>"), title, Html("</h1>"), _runs(comparison["runs"]), _comparability(comparison),
+                          _settings(comparison["config"])]
     if kind == "simulation":
-        sections += [f"<h2>Outcomes</h2><p>{escape(_pairing_text(comparison['pairing']))}</p>",
-                     _metrics_table(comparison["metrics"]), _counts(comparison)]
+        body.append(section("Outcomes", paragraph(_pairing_text(comparison["pairing"])),
+                            _metrics_table(comparison["metrics"])))
+        body.append(_counts(comparison))
     else:
-        sections.append("<h2>Outcomes by variant</h2>")
-        if not comparison["variants"]:
-            sections.append("<p>No variant is in both runs.</p>")
-        for variant in comparison["variants"]:
-            sections += [f"<h3>Variant {escape(variant['variant'])}</h3>",
-                         f"<p>{escape(_pairing_text(variant['pairing']))}</p>", _metrics_table(variant["metrics"])]
-    sections.append(_methods(comparison["settings"]))
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body>{''.join(sections)}</body></html>")
-
-
-def _table(header: list[str], rows: list[list], row_classes: list[str] | None = None) -> str:
-    """Cells are escaped here, except those already marked up (tuples of one pre-escaped string)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = []
-    for i, row in enumerate(rows):
-        cls = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
-        cells = "".join(f"<td class=text>{c[0]}</td>" if isinstance(c, tuple) else f"<td>{escape(str(c))}</td>" for c in row)
-        body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
-
-
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+        variants = [section(f"Variant {v['variant']}", paragraph(_pairing_text(v["pairing"])),
+                            _metrics_table(v["metrics"]), level=3) for v in comparison["variants"]]
+        body.append(section("Outcomes by variant", *(variants or [paragraph("No variant is in both runs.")])))
+    body.append(_methods(comparison["settings"]))
+    return page(title, body, charts=False)
 
 
 def _p(value) -> str:
     return "n/a" if value is None else "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _runs(runs: dict) -> str:
+def _runs(runs: dict) -> Html:
     keys = [k for k in runs["a"] if k != "label"]
     rows = [[k.replace("_", " "), _value(runs["a"].get(k)), _value(runs["b"].get(k))] for k in keys]
-    return "<h2>Runs</h2>" + _table(["", f"run A: {runs['a']['label']}", f"run B: {runs['b']['label']}"], rows)
+    return section("Runs", table(["", f"run A: {runs['a']['label']}", f"run B: {runs['b']['label']}"], rows))
 
 
-def _comparability(comparison: dict) -> str:
+def _comparability(comparison: dict) -> Html:
     facts = comparison["comparability"]
     notes = facts.get("notes") or []
-    head = "<h2>Comparable?</h2>"
+    parts: list[object] = []
     if not facts.get("comparable"):
-        head += "<p><strong>Not comparable.</strong></p>"
+        parts.append(notice("Not comparable.", kind="warning"))
     if not notes:
-        return head + "<p>Same personas and seed; only the settings below differ.</p>"
-    return head + "<ul>" + "".join(f"<li>{escape(note)}</li>" for note in notes) + "</ul>"
-
-
-def _settings(config: dict) -> str:
-    differences = config["differences"]
-    out = "<h2>What differs in the setup</h2>"
-    if differences:
-        out += _table(["setting", "run A", "run B"], [[d["setting"], (_code(d["a"]),), (_code(d["b"]),)] for d in differences])
+        parts.append(paragraph("Same personas and seed; only the settings below differ."))
     else:
-        out += "<p>Nothing: both runs were set up the same way.</p>"
+        parts.append(Html("<ul>" + join(Html("<li>" + join([note]) + "</li>") for note in notes) + "</ul>"))
+    return section("Comparable?", *parts)
+
+
+def _settings(config: dict) -> Html:
+    differences = config["differences"]
+    parts: list[object] = [table(["setting", "run A", "run B"], [[d["setting"], _code(d["a"]), _code(d["b"])]
+                                                                  for d in differences])
+                           if differences else paragraph("Nothing: both runs were set up the same way.")]
     if config["same"]:
-        out += f"<p class=muted>The same in both: {escape(', '.join(config['same']))}.</p>"
-    return out
+        parts.append(paragraph(f"The same in both: {', '.join(config['same'])}.", muted=True))
+    return section("What differs in the setup", *parts)
 
 
-def _code(value) -> str:
+def _code(value) -> Html:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
     if len(text) > MAX_SETTING_CHARS:
         text = text[:MAX_SETTING_CHARS] + f"... ({len(text)} characters)"
-    return f"<code>{escape(text)}</code>"
+    return Html("<code>" + join([text]) + "</code>")
 
 
-def _metrics_table(metrics: list[dict]) -> str:
+def _metrics_table(metrics: list[dict]) -> Html:
     if not metrics:
-        return "<p>No outcome to compare.</p>"
-    rows, classes = [], []
-    for m in metrics:
-        rows.append([m["label"], _share(m["a"]), _share(m["b"]), _difference(m), m["test"] or m.get("reason", "n/a"),
-                     _p(m["p_value"]), _p(m["p_adjusted"]), "yes" if m["beyond_noise"] else "no"])
-        classes.append("beyond" if m["beyond_noise"] else "")
-    return _table(["outcome", "run A [95% CI]", "run B [95% CI]", "B - A [95% CI]", "test", "p", "p (Holm)", "beyond noise"],
-                  rows, classes)
+        return paragraph("No outcome to compare.")
+    rows = [[m["label"], _share(m["a"]), _share(m["b"]), _difference(m), m["test"] or m.get("reason", "n/a"),
+             _p(m["p_value"]), _p(m["p_adjusted"]), "yes" if m["beyond_noise"] else "no"] for m in metrics]
+    return table(["outcome", "run A [95% CI]", "run B [95% CI]", "B - A [95% CI]", "test", "p", "p (Holm)",
+                  "beyond noise"], rows, numeric=(5, 6),
+                 row_classes=["significant" if m["beyond_noise"] else "" for m in metrics])
 
 
 def _share(share: dict) -> str:
     if share["rate"] is None:
         return "n/a (0 judged)"
-    return f"{_pct(share['rate'])} ({share['successes']}/{share['n']}) [{_pct(share['ci_low'])}, {_pct(share['ci_high'])}]"
+    return f"{pct(share['rate'])} ({share['successes']}/{share['n']}) [{pct(share['ci_low'])}, {pct(share['ci_high'])}]"
 
 
 def _difference(metric: dict) -> str:
@@ -122,31 +98,31 @@ def _pairing_text(pairing: dict) -> str:
     return f"{'Paired' if pairing['paired'] else 'Independent samples'}: {pairing['why']}. Test: {pairing['test']}."
 
 
-def _counts(comparison: dict) -> str:
+def _counts(comparison: dict) -> Html:
     titles = {"furthest": "furthest stage reached", "outcomes": "how runs ended", "exit_pages": "page at the end",
               "failures": "failures"}
-    out = "<h2>Counts</h2>"
+    parts: list[object] = []
     for key, title in titles.items():
         counts = comparison["counts"].get(key) or {}
         if counts:
-            out += f"<h3>{escape(title)}</h3>" + _table(["", "run A", "run B"], [[k, v["a"], v["b"]] for k, v in counts.items()])
+            parts.append(section(title, table(["", "run A", "run B"], [[k, v["a"], v["b"]] for k, v in counts.items()],
+                                              numeric=(1, 2)), level=3))
     steps = comparison["mean_steps"]
-    out += f"<p>Mean actions per twin: run A {steps['a']:.2f}, run B {steps['b']:.2f}.</p>"
+    parts.append(paragraph(f"Mean actions per twin: run A {steps['a']:.2f}, run B {steps['b']:.2f}."))
     task = comparison.get("task") or {}
     for side in ("a", "b"):
         if task.get(side):
             t = task[side]
-            out += (f"<p>Task in run {side.upper()}: <q>{escape(str(t['goal']))}</q>, reached by {t['reached']} of "
-                    f"{t['judged']} judged twins.</p>")
-    return out
+            parts.append(paragraph(f"Task in run {side.upper()}: \u201c{t['goal']}\u201d, reached by {t['reached']} of "
+                                   f"{t['judged']} judged twins."))
+    return section("Counts", *parts)
 
 
-def _methods(settings: dict) -> str:
-    return (f"<footer>Shares of twins with {escape(settings['rate_interval'])} intervals; differences B - A with a "
-            f"{escape(settings['difference_interval'])}. Tests: paired, {escape(settings['tests']['paired'])}; "
-            f"otherwise {escape(settings['tests']['unpaired'])}. The {settings['n_tests']} p-value(s) are corrected "
-            f"together ({escape(settings['correction'])}); beyond noise = corrected p below {settings['alpha']}."
-            "</footer>")
+def _methods(settings: dict) -> Html:
+    return methods(f"Shares of twins with {settings['rate_interval']} intervals; differences B - A with a "
+                   f"{settings['difference_interval']}. Tests: paired, {settings['tests']['paired']}; otherwise "
+                   f"{settings['tests']['unpaired']}. The {settings['n_tests']} p-value(s) are corrected together "
+                   f"({settings['correction']}); beyond noise = corrected p below {settings['alpha']}.")
 
 
 def _value(value) -> str:
