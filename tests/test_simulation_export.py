@@ -1,5 +1,6 @@
 """The decision export of a live simulation: twins browse the demo shop in headless Chromium, and write_outputs
-puts one row per step beside report.json, with the rendered pages they read stored once each under pages/."""
+puts one row per step beside report.json, with the rendered pages they read stored once each under pages/; an
+interview finds a twin's decision and its page there."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from agent.browsing import SimulationConfig, run_simulation
 from agent.browsing.output import write_outputs
 from agent.exports.decision_table import COLUMN_NAMES
+from agent.interview import decision_in_run
 from agent.observation import parse_page
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
@@ -55,3 +57,9 @@ def test_a_simulation_exports_every_step_and_each_page_once(tmp_path_factory, op
     trace = json.loads((out / "traces" / f"{OPERA_USER}.json").read_text())
     assert all("page_html" not in step and step["page_sha256"] in stored for step in trace["steps"])
     assert all(s.page_html is None for t in result.traces for s in t.steps)  # stored, then let go
+
+    # an interview about the simulation finds a twin's last decision and its page there
+    last = next(t for t in result.traces if t.persona_id == OPERA_USER).steps[-1]
+    asked, html = decision_in_run(out, OPERA_USER)
+    assert asked.decision_id == f"{OPERA_USER}/{last.step}" and asked.rationale == last.rationale
+    assert hashlib.sha256(html.encode()).hexdigest() == last.page_sha256

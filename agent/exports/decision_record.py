@@ -39,7 +39,8 @@ class MemoryRef(BaseModel):
 
     @classmethod
     def of(cls, memory: Memory) -> MemoryRef:
-        return cls(id=memory.id, kind=memory.kind, text=memory.text, score=memory.score)
+        # a Memory is validated already; five per decision in bulk runs: no second validation
+        return cls.model_construct(id=memory.id, kind=memory.kind, text=memory.text, score=memory.score)
 
 
 class DriverReason(BaseModel):
@@ -66,7 +67,7 @@ def evidence_of(details: dict, persona: Persona | None, history: Sequence[Step],
     label = details.get("label")
     if label is None:
         return None
-    reasons = [DriverReason(driver=w.driver, kind=w.kind, phrase=w.phrase)
+    reasons = [DriverReason.model_construct(driver=w.driver, kind=w.kind, phrase=w.phrase)  # typed already
                for w in driver_words(details, persona, history, page_title)]
     return DecisionEvidence(label=label, probability=details.get("probability"),
                             probabilities=details.get("probabilities") or {}, drivers=list(details.get("drivers") or []),

@@ -106,7 +106,10 @@ async def experiment_decisions(experiment_id: str, jobs: ExperimentJobsDep,
     return FileResponse(directory / name, media_type=media, filename=f"{experiment_id}-{name}")
 
 
-@router.get("/experiments/{experiment_id}/pages/{sha256}", response_model=None, responses=NOT_FOUND)
+_PAGE = {200: {"description": "The page, as an attachment.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+
+
+@router.get("/experiments/{experiment_id}/pages/{sha256}", response_model=None, responses=_PAGE | NOT_FOUND)
 async def experiment_page(experiment_id: str, jobs: ExperimentJobsDep,
                           sha256: str = Path(..., pattern="^[0-9a-f]{64}$", description="a row's page_sha256")) -> FileResponse:
     """A page the twins read, as stored by the export; sent as an attachment, never rendered from this origin."""
