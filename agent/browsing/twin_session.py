@@ -20,6 +20,7 @@ from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, sett
 from agent.browsing.seeds import step_seed
 from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
 from agent.browsing.trace import Box, Failure, MemoryUsed, ScreenSize, TaskProgress, TraceStep, TwinTrace
+from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.tasks import judge
@@ -109,12 +110,15 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list
     prediction = await graph.predict(persona=persona, observation=snapshot.observation, history=history,
                                      brain=config.brain, model=config.model,
                                      options=PredictOptions(mode="sample", seed=seed), task=config.task)
+    html = snapshot.simplified.html
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
         candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
         rationale=prediction.rationale,
-        memories=[MemoryUsed(kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
-        brain=prediction.brain, fallback_used=prediction.fallback_used, seed=seed, predict_ms=prediction.latency_ms,
+        memories=[MemoryUsed(id=m.id, kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
+        brain=prediction.brain, fallback_used=prediction.fallback_used, fallback_reason=prediction.fallback_reason,
+        seed=seed, predict_ms=prediction.latency_ms, page_sha256=page_sha256(html), page_html=html,
+        evidence=evidence_of(prediction.details, persona, history, snapshot.observation.title),
     )
 
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from agent.brains.names import BRAIN_NAMES, known_brain
 from service.cli.experiment import experiment_app
 from service.cli.report import report_app
+from service.cli.interview import interview_command
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
@@ -24,6 +25,7 @@ personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=
 app.add_typer(personas_app, name="personas")
 app.add_typer(experiment_app, name="experiment")
 app.add_typer(report_app, name="report")
+app.command("interview")(interview_command)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
