@@ -41,7 +41,7 @@ def test_every_offline_brain_runs_through_the_command(brain, env, tmp_path):
     assert report["run"]["brain"] == brain and report["run"]["task"] == "page-conditioned"
     assert report["run"]["sessions_without_persona"] == []
     assert report["published"][0]["system"].startswith("GPT-4.1")
-    assert "<svg" in (tmp_path / "report.html").read_text()
+    assert "data-chart='confusion-action_type'" in (tmp_path / "report.html").read_text()
 
 
 def test_repeat_previous_scores_what_repeating_scores(env, tmp_path):

@@ -48,7 +48,7 @@ def test_a_run_writes_results_and_report_and_a_second_run_resumes_to_the_same_re
     assert set(results) >= {"spec", "status", "analysis", "themes", "cost"}
     assert results["status"] == "done" and results["cost"]["samples"] == 2 * 10 * 2
     assert results["analysis"]["comparisons"][0]["paired"] is True
-    assert "figure data-chart" in (out / "report.html").read_text()
+    assert "data-chart='outcome-rates'" in (out / "report.html").read_text()
     assert "A: n=20" in first.output and "B: n=20" in first.output
 
     second = invoke(spec, "--out", out)

@@ -50,6 +50,11 @@ def test_price_and_delivery_rationales_cluster_apart(embed):
         assert theme["label"] in topic and len(theme["representatives"]) == 3
     delivery_theme = next(t for t in left["themes"] if set(t["representatives"]) <= set(DELIVERY))
     assert {"shipping", "delivery"} & set(delivery_theme["keywords"])
+    # each quote names who gave it: persona p<i> said rationale i
+    said_by = {text: f"p{i}" for i, text in enumerate(PRICE + DELIVERY)}
+    for theme in left["themes"]:
+        assert [q["text"] for q in theme["quotes"]] == theme["representatives"]
+        assert all(q["persona_ids"] == [said_by[q["text"]]] and q["times"] == 1 for q in theme["quotes"])
 
 
 def test_one_reason_in_many_words_stays_one_theme(embed):

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 from agent.actions import ClickAction, TerminateAction
 from agent.evaluation.metrics import StepRecord, compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.reporting.eval_report import render_eval_report
-
-
-class _Counter(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: dict[str, int] = {}
-        self.cell_texts: list[str] = []
-        self._in_cell_text = False
-
-    def handle_starttag(self, tag, attrs):
-        self.tags[tag] = self.tags.get(tag, 0) + 1
+from tests.support.report_pages import page_text, plotly_figures
 
 
 def _report() -> dict:
@@ -35,15 +23,24 @@ def _report() -> dict:
 
 
 def test_report_has_tables_charts_and_escapes_labels():
-    html = render_eval_report(_report())
-    counter = _Counter()
-    counter.feed(html)
-    assert counter.tags["svg"] >= 4  # three confusion matrices and two distributions
+    report = _report()
+    html = render_eval_report(report)
+    text, tags, external = page_text(html)
+    figures = plotly_figures(html)
+    confusion = report["metrics"]["confusion"]
+    # one heatmap per confusion matrix, carrying its counts; two distributions
+    assert set(figures) == {f"chart-confusion-{name}" for name in confusion} | {
+        "chart-distribution-action-type", "chart-distribution-click-type"}
+    for name, matrix in confusion.items():
+        heatmap = figures[f"chart-confusion-{name}"]["data"][0]
+        assert heatmap["type"] == "heatmap" and heatmap["text"] == [[str(c) for c in row] for row in matrix["matrix"]]
+    # the hostile click type is text everywhere: in the tables and in the chart labels plotly reads tags from
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
-    assert "GPT-4.1" in html and "arXiv 2506.05606" in html
-    matrix = _report()["metrics"]["confusion"]["action_type"]["matrix"]
-    heatmap_cells = html.split("action type confusion", 1)[1].split("</svg>", 1)[0].count('class="cell"')
-    assert heatmap_cells == len(matrix) ** 2
+    assert tags.count("script") == 2 + len(figures)  # plotly.js, one call per chart, the refit: nothing injected
+    labels = figures["chart-confusion-click_type"]["data"][0]["x"]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in labels
+    assert "GPT-4.1" in text and "arXiv 2506.05606" in text and "Methods" in text
+    assert external == []  # nothing to fetch: the page is one file
 
 
 def test_missing_and_none_figures_render_as_na():

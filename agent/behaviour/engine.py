@@ -267,8 +267,10 @@ class BehaviourEngine:
             "probability": round(float(distribution.probabilities[label_index]), 4),
             "hazard": round(distribution.hazard, 4),
             "buy_share": round(distribution.buy_share, 4),
-            "drivers": history_drivers[:4],
-            "persona_drivers": [name for name, _ in persona_drivers[:3]],
+            # every driver, strongest first: the rationale may cite any of them, and exports and interviews
+            # (agent/behaviour/driver_words.py) word each one
+            "drivers": history_drivers,
+            "persona_drivers": [name for name, _ in persona_drivers],
             "page_drivers": [_driver_json(d) for d in effect.drivers],
             "page_shifts": {k: round(v, 4) for k, v in effect.shifts.items() if np.isfinite(v)},
             "sequence_probabilities": sequence_only.as_dict() if effect.shifts else None,

@@ -65,7 +65,8 @@ def _choose(options: Sequence[str], salt: str) -> str:
     return options[zlib.crc32(salt.encode()) % len(options)]
 
 
-def _phrase(driver: Driver, supports: bool, salt: str) -> str | None:
+def fact_phrase(driver: Driver, supports: bool, salt: str) -> str | None:
+    """One page fact in words, as speaking for buying (`supports`) or against it; None for a fact without words."""
     table = _FOR if supports else _AGAINST
     kind = "no_reviews" if driver.kind == "reviews" and not driver.value and not supports else driver.kind
     options = table.get(kind)
@@ -102,7 +103,7 @@ def cited_drivers(label: str, drivers: Sequence[Driver]) -> list[tuple[Driver, b
 def page_reasons(label: str, drivers: Sequence[Driver], sens: Sensitivities, salt: str) -> tuple[list[str], str | None]:
     """(phrases for the cited facts, a trait of this person that explains why they weigh them, or None)."""
     cited = cited_drivers(label, drivers)
-    phrases = [p for d, supports in cited if (p := _phrase(d, supports, salt))]
+    phrases = [p for d, supports in cited if (p := fact_phrase(d, supports, salt))]
     trait = None
     for driver, _ in cited:
         level = getattr(sens, driver.trait, 0.0) if driver.trait else 0.0

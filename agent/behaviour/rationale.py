@@ -149,36 +149,48 @@ def _too_short(memory: Memory) -> bool:
     return len(first_sentence(memory_words(memory)).split()) < MIN_REASON_WORDS
 
 
-def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
-    """Phrases for the history features that drove the choice, with the session's real counts."""
-    phrases: list[str] = []
+def session_facts(past: Sequence[PastAction]) -> tuple[dict[str, int], int | None]:
+    """How often each label occurs in the session, and its length in minutes when the steps are timed."""
     counts = {label: sum(1 for item in past if item.label == label) for label in {item.label for item in past}}
     minutes = None
     if len(past) >= 2 and past[0].timestamp is not None and past[-1].timestamp is not None:
         minutes = max(0, round((past[-1].timestamp - past[0].timestamp) / 60))
+    return counts, minutes
+
+
+def driver_phrase(name: str, past: Sequence[PastAction], facts: tuple[dict[str, int], int | None] | None = None) -> str | None:
+    """One history feature that drove a choice, in words with the session's real counts (None: nothing to say)."""
+    counts, minutes = facts if facts is not None else session_facts(past)
+    if name.startswith("prev1="):
+        prev = name.split("&")[0].split("=", 1)[1]
+        return _PREV_PHRASES.get(prev)
+    if name == "count:products" and counts.get("product_link") and not (counts["product_link"] == 1 and past[-1].label == "product_link"):
+        n = counts["product_link"]
+        return f"I've opened {n} product{'s' if n != 1 else ''}"
+    if name == "count:reviews" and counts.get("review"):
+        return "I've read through the reviews"
+    if name == "count:options" and counts.get("product_option"):
+        return "I've compared the options"
+    if name == "count:searching":
+        n = counts.get(INPUT, 0) + counts.get("search", 0)
+        return f"I've searched {n} time{'s' if n != 1 else ''}" if n else None
+    if name.startswith("never:products"):
+        return "I haven't opened any product yet"
+    if name.startswith("step>=") and len(past) >= 9:
+        return f"I've taken {len(past)} steps already"
+    if name == "log_elapsed" and minutes:
+        return f"I've been at this for about {minutes} minute{'s' if minutes != 1 else ''}"
+    if name.startswith("live:log_seconds"):
+        return "I've been idle on this page for a while"
+    return None
+
+
+def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
+    """Phrases for the history features that drove the choice, with the session's real counts."""
+    phrases: list[str] = []
+    facts = session_facts(past)
     for name in drivers:
-        phrase = None
-        if name.startswith("prev1="):
-            prev = name.split("&")[0].split("=", 1)[1]
-            phrase = _PREV_PHRASES.get(prev)
-        elif name == "count:products" and counts.get("product_link") and not (counts["product_link"] == 1 and past[-1].label == "product_link"):
-            n = counts["product_link"]
-            phrase = f"I've opened {n} product{'s' if n != 1 else ''}"
-        elif name == "count:reviews" and counts.get("review"):
-            phrase = "I've read through the reviews"
-        elif name == "count:options" and counts.get("product_option"):
-            phrase = "I've compared the options"
-        elif name == "count:searching":
-            n = counts.get(INPUT, 0) + counts.get("search", 0)
-            phrase = f"I've searched {n} time{'s' if n != 1 else ''}" if n else None
-        elif name.startswith("never:products"):
-            phrase = "I haven't opened any product yet"
-        elif name.startswith("step>=") and len(past) >= 9:
-            phrase = f"I've taken {len(past)} steps already"
-        elif name == "log_elapsed" and minutes:
-            phrase = f"I've been at this for about {minutes} minute{'s' if minutes != 1 else ''}"
-        elif name.startswith("live:log_seconds"):
-            phrase = "I've been idle on this page for a while"
+        phrase = driver_phrase(name, past, facts)
         if phrase and phrase not in phrases:
             phrases.append(phrase)
     if not phrases and past:
@@ -188,11 +200,19 @@ def situation(drivers: Sequence[str], past: Sequence[PastAction]) -> list[str]:
     return phrases[:2]
 
 
+def persona_phrase(name: str, value: float, label: str) -> str | None:
+    """A persona answer that pushed this label, in words; None when it has no words or says the opposite."""
+    if name not in _PERSONA_PHRASES or not value or contradicts(label, name, value):
+        return None
+    high, low = _PERSONA_PHRASES[name]
+    return high if value > 0 else low
+
+
 def persona_reason(persona_drivers: Sequence[tuple[str, float]], label: str) -> str | None:
     for name, value in persona_drivers:
-        if name in _PERSONA_PHRASES and value and not contradicts(label, name, value):
-            high, low = _PERSONA_PHRASES[name]
-            return high if value > 0 else low
+        phrase = persona_phrase(name, value, label)
+        if phrase:
+            return phrase
     return None
 
 

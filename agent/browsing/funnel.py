@@ -38,6 +38,16 @@ class StageCount(BaseModel):
     stage: str
     twins: int
     share: float
+    ci_low: float | None = Field(None, description="95% Wilson interval of the share (few twins: a wide one).")
+    ci_high: float | None = None
+
+
+def wilson_interval(count: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of count/n: sensible at 0 of n and n of n, where the plain one collapses."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, n, alpha=1 - level, method="wilson")
+    return round(float(low), 4), round(float(high), 4)
 
 
 class Exit(BaseModel):
@@ -62,8 +72,12 @@ class Funnel(BaseModel):
 
 def summarise(traces: list[TwinTrace]) -> Funnel:
     n = len(traces)
-    reached = [StageCount(stage=stage, twins=(count := sum(stage in t.stages for t in traces)),
-                          share=round(count / n, 4) if n else 0.0) for stage in STAGES]
+    reached = []
+    for stage in STAGES:
+        count = sum(stage in t.stages for t in traces)
+        low, high = wilson_interval(count, n) if n else (None, None)
+        reached.append(StageCount(stage=stage, twins=count, share=round(count / n, 4) if n else 0.0, ci_low=low,
+                                  ci_high=high))
     furthest = Counter((t.stages[-1] if t.stages else "none") for t in traces)
     return Funnel(
         twins=n,

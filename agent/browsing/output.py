@@ -1,16 +1,22 @@
-"""A finished simulation on disk: report.json (everything), report.html (for people), and one
-traces/<persona>.json per twin (to diff runs or load one twin's steps)."""
+"""A finished simulation on disk: report.json (everything), report.html (for people), one
+traces/<persona>.json per twin (to diff runs or load one twin's steps), and the decision export
+(decisions.jsonl, decisions.parquet, pages/: one row per step, each page read stored once; agent/exports)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Sequence
 
-from agent.browsing.simulation import SimulationResult
 from agent.browsing.report import render_simulation_html
+from agent.browsing.simulation import SimulationResult
+from agent.exports.run_export import RunExport
+from personas.persona import Persona
 
 
-def write_outputs(result: SimulationResult, out_dir: Path) -> dict[str, Path]:
+def write_outputs(result: SimulationResult, out_dir: Path, personas: Sequence[Persona] = (),
+                  run_id: str | None = None) -> dict[str, Path]:
+    """`personas` give the export's rows who each twin is; `run_id` names the run (default: the directory's name)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = result.model_dump(mode="json")
     paths = {"json": out_dir / "report.json", "html": out_dir / "report.html"}
@@ -20,4 +26,17 @@ def write_outputs(result: SimulationResult, out_dir: Path) -> dict[str, Path]:
     traces.mkdir(exist_ok=True)
     for trace in data["traces"]:
         (traces / f"{trace['persona_id']}.json").write_text(json.dumps(trace, indent=2, ensure_ascii=False))
+    paths["decisions"] = write_decisions(result, out_dir, personas, run_id or out_dir.name)
     return paths
+
+
+def write_decisions(result: SimulationResult, out_dir: Path, personas: Sequence[Persona], run_id: str) -> Path:
+    """The decision export of a simulation, written afresh; the pages, once stored, leave the traces' memory."""
+    export = RunExport(out_dir, run_id=run_id, run_kind="simulation", personas={p.id: p for p in personas},
+                       fresh=True)
+    for trace in result.traces:
+        export.append(export.rows([step.decision() for step in trace.steps], persona_id=trace.persona_id))
+        for step in trace.steps:
+            step.page_html = None
+    export.finish()
+    return export.directory / "decisions.parquet"

@@ -20,6 +20,7 @@ from agent.browsing.trace import TwinTrace
 from agent.browsing.twin_session import run_twin
 from agent.tasks import task_success
 from personas.persona import Persona
+from personas.persona_card import persona_card
 
 
 class SimulationResult(BaseModel):
@@ -31,6 +32,8 @@ class SimulationResult(BaseModel):
     funnel: Funnel
     task: dict | None = Field(None, description="With a task: who reached it, per persona and overall "
                               "(agent.tasks.task_success), and the median step at which they did.")
+    personas: dict[str, dict] = Field(default_factory=dict, description="Persona id -> its card "
+                                      "(personas.persona_card): who each twin is, for the report and readers.")
     citation: str = Field(
         "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
@@ -60,7 +63,8 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
                             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                             seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
-                            task=simulation_task_success(config, traces))
+                            task=simulation_task_success(config, traces),
+                            personas={p.id: persona_card(p) for p in personas})
 
 
 def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:

@@ -20,14 +20,18 @@ from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
 from agent.browsing.seeds import step_seed
-from agent.browsing.snapshot import PageSnapshot, SnapshotTaker
-from agent.browsing.trace import Failure, MemoryUsed, TaskProgress, TraceStep, TwinTrace
+from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
+from agent.browsing.trace import Box, Failure, MemoryUsed, ScreenSize, TaskProgress, TraceStep, TwinTrace
+from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
 from agent.observation import Observation
 from agent.options import PredictOptions
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
+
+
+BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
 
 def timeouts_of(config: SimulationConfig) -> Timeouts:
@@ -59,14 +63,13 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                 break
             if snapshot.observation.empty:
                 raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
-            saved = config.screenshots and out_dir is not None
-            image = await page.screenshot() if saved or for_the_brain else None  # the page the twin decides on
+            image = await page.screenshot() if for_the_brain else None  # the page the model is shown
             seen = await with_element_boxes(page, snapshot) if for_the_brain else snapshot.observation
-            step = await _decide(graph, persona, snapshot, seen, history, config, step_number,
-                                 image if for_the_brain else None)
+            step = await _decide(graph, persona, snapshot, seen, history, config, step_number, image)
             trace.steps.append(step)
-            if saved:
-                step.screenshot = await asyncio.to_thread(_save_screenshot, image, out_dir, persona.id, step_number)
+            if config.screenshots and out_dir is not None:
+                step.target_box = await target_box(page, snapshot, step.action, timeouts)
+                step.screenshot, step.screenshot_size = await _screenshot(page, out_dir, persona.id, step_number)
             if step.action.type == "terminate":
                 trace.outcome = "left"
                 break
@@ -130,20 +133,42 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: 
                                      options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
                                                             grounding=config.grounding),
                                      task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
+    html = snapshot.simplified.html
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
         candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
         rationale=prediction.rationale,
-        memories=[MemoryUsed(kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
-        brain=prediction.brain, fallback_used=prediction.fallback_used, seed=seed, predict_ms=prediction.latency_ms,
+        memories=[MemoryUsed(id=m.id, kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
+        brain=prediction.brain, fallback_used=prediction.fallback_used, fallback_reason=prediction.fallback_reason,
+        seed=seed, predict_ms=prediction.latency_ms, page_sha256=page_sha256(html), page_html=html,
+        evidence=evidence_of(prediction.details, persona, history, snapshot.observation.title),
     )
 
 
-def _save_screenshot(image: bytes, out_dir: Path, persona_id: str, step_number: int) -> str:
+async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> tuple[str, ScreenSize]:
     relative = Path("screenshots") / persona_id / f"step_{step_number:03d}.png"
     (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
-    (out_dir / relative).write_bytes(image)
-    return relative.as_posix()
+    await page.screenshot(path=str(out_dir / relative))
+    size = page.viewport_size or VIEWPORT
+    return relative.as_posix(), ScreenSize(width=size["width"], height=size["height"])
+
+
+async def target_box(page, snapshot: PageSnapshot, action, timeouts: Timeouts) -> Box | None:
+    """The box of the element the twin is about to act on, in the viewport the screenshot shows: scrolled into view
+    first (as a click or typing would), a drop-down's option marked by its drop-down. None when it cannot be found."""
+    if action.type == "terminate" or (marker := snapshot.marker(action.name)) is None:
+        return None
+    locator = page.locator(selector_for(marker))
+    try:
+        if await locator.count() != 1:
+            return None
+        if await locator.evaluate("el => el.tagName") == "OPTION":
+            locator = locator.locator("xpath=ancestor::select[1]")
+        await locator.scroll_into_view_if_needed(timeout=min(timeouts.action_ms, BOX_TIMEOUT_MS))
+        box = await locator.bounding_box()
+    except PlaywrightError:  # detached or never visible: the step is still recorded, without a mark
+        return None
+    return Box(**box) if box else None
 
 
 def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:

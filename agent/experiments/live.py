@@ -10,10 +10,10 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from agent.allowed_hosts import HostAllowList
-from agent.decision import Usage
 from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
+from agent.decision import Usage
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
@@ -95,4 +95,5 @@ def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: l
     return to_sample(trace.steps, variant=variant, persona_id=trace.persona_id, instance=instance, targets=targets,
                      segments=segments, purchase=trace.outcome == "purchased", leave=trace.outcome == "left",
                      task_reached=trace.task.reached if trace.task else None,
-                     task_step=trace.task.step if trace.task else None)
+                     task_step=trace.task.step if trace.task else None,
+                     decisions=[step.decision() for step in trace.steps])

@@ -16,6 +16,7 @@ import httpx
 
 from agent.allowed_hosts import HostAllowList
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
+from agent.exports.decision_record import page_sha256
 from agent.observation import Observation
 from agent.observe_page import DEFAULT_MAX_PAGE_BYTES, PageRefused, read_page
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
@@ -42,6 +43,11 @@ class ResolvedPage:
     def key(self) -> str:
         """Identifies the page's content, so identical pages in two variants share recalled memories."""
         return hashlib.sha256(f"{self.url}\n{self.simplified_html}".encode()).hexdigest()[:16]
+
+    @cached_property
+    def sha256(self) -> str:
+        """The content hash the decision export stores the page under (pages/<sha256>.html)."""
+        return page_sha256(self.simplified_html)
 
 
 MAX_REDIRECTS = 5

@@ -11,6 +11,8 @@ from typing import Callable
 
 import numpy as np
 
+from agent.experiments.flips import persona_flips
+from agent.experiments.paths import step_paths
 from agent.experiments.runner import PreparedExperiment, RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
@@ -18,8 +20,12 @@ from agent.experiments.statistics import analyse
 from agent.experiments.themes import rationale_themes
 from agent.experiments.visibility import visibility
 from agent.tasks import task_success
+from personas.persona import Persona
+from personas.persona_card import persona_card
 
 Embed = Callable[[list[str]], np.ndarray]
+FIRST_CARDS = 24  # cards for the first personas by id, besides those the report names (flips, quotes)
+MAX_CARDS = 300  # a population of thousands carries the cards a reader can look up, not all of them
 
 
 def spec_document(spec: ExperimentSpec, population_size: int | None = None) -> dict:
@@ -57,6 +63,7 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
     samples: list[Sample] = outcome.samples
     analysis = analyse(samples, spec.variant_names, targets=spec.targets, seed=spec.seed)
     themes = rationale_themes(samples, embed, seed=spec.seed) if embed is not None else {}
+    flips = persona_flips(samples, spec.variant_names)
     return {
         "spec": spec_document(spec, len(prepared.personas)),
         "status": "done",
@@ -65,7 +72,26 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
         "cost": cost_document(prepared, outcome, estimate),
         "visibility": visibility(prepared.pages, spec.variant_names, spec.brain),
         "task": task_document(spec, samples),
+        "flips": flips,
+        "paths": step_paths(samples, spec.variant_names),
+        "personas": persona_cards(prepared.personas, featured_personas(flips, themes)),
     }
+
+
+def featured_personas(flips: dict, themes: dict) -> list[str]:
+    """The personas a report names: those who said a theme's quotes, then those who changed behaviour most."""
+    quoted = [pid for groups in (themes.get("variants") or {}).values() for summary in groups.values()
+              for theme in summary.get("themes") or [] for quote in theme.get("quotes") or []
+              for pid in quote["persona_ids"]]
+    flipped = [row["persona_id"] for comparison in flips["comparisons"] for row in comparison["listed"]]
+    return list(dict.fromkeys(quoted + flipped))
+
+
+def persona_cards(personas: dict[str, Persona], featured: list[str], first: int = FIRST_CARDS,
+                  cap: int = MAX_CARDS) -> dict[str, dict]:
+    """Cards for the featured personas and the first ones by id, at most `cap`, in that order."""
+    chosen = list(dict.fromkeys([pid for pid in featured if pid in personas] + sorted(personas)[:first]))[:cap]
+    return {pid: persona_card(personas[pid]) for pid in chosen}
 
 
 def task_document(spec: ExperimentSpec, samples: list[Sample]) -> dict | None:

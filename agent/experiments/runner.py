@@ -30,12 +30,13 @@ from agent.brains.names import BrainName
 from agent.decision import MemorySource, TwinContext, Usage
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import ResolvedPage, resolve_variants
-from agent.observe_page import DEFAULT_MAX_PAGE_BYTES
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
+from agent.exports.decision_record import DecisionRecord, MemoryRef, evidence_of
 from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
+from agent.observe_page import DEFAULT_MAX_PAGE_BYTES
 from agent.options import PredictOptions
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.recall_query import recall_query
@@ -45,6 +46,7 @@ from personas.persona import Persona
 from personas.population import segment_buckets, select_population
 
 MEMORIES_K = 5
+UNGROUNDED = "the proposal names nothing this page allows, even after one retry; the first proposal stands"
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
 
 
@@ -143,14 +145,26 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
 # ---- one unit of work --------------------------------------------------------------------------------------
 
 def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step], fallbacks: int = 0,
-               reached: int | None = None) -> Sample:
+               reached: int | None = None, decisions: list[DecisionRecord] | None = None) -> Sample:
     """`reached`: the number of actions after which a page met the task (None: never, or no judged task)."""
     judged = prepared.spec.task is not None and prepared.spec.task.success is not None
     return to_sample(steps, variant=unit.variant, persona_id=unit.persona_id, instance=unit.instance,
                      targets=prepared.spec.targets, segments=prepared.segments.get(unit.persona_id, {}),
                      purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
                      leave=any(s.action.type == "terminate" for s in steps), fallbacks=fallbacks,
-                     task_reached=(reached is not None) if judged else None, task_step=reached)
+                     task_reached=(reached is not None) if judged else None, task_step=reached, decisions=decisions)
+
+
+def _record(step: Step, number: int, page: ResolvedPage, persona: Persona, history: list[Step], details: dict,
+            memories: list[Memory], *, brain: str, model: str | None, fallback_reason: str | None,
+            seed: int | None) -> DecisionRecord:
+    """The decision export's record of one step (the page itself is stored once per run, from the spec's pages)."""
+    return DecisionRecord(step=number, url=page.url, page_sha256=page.sha256, page_type=page.observation.page_type,
+                          page_title=page.observation.title, action=step.action, click_type=step.click_type,
+                          rationale=step.rationale or "", memories=[MemoryRef.of(m) for m in memories],
+                          evidence=evidence_of(details, persona, history, page.observation.title), brain=brain,
+                          model=model, fallback_used=fallback_reason is not None, fallback_reason=fallback_reason,
+                          seed=seed)
 
 
 def _reaches_task(spec: ExperimentSpec, page: ResolvedPage, number: int) -> bool:
@@ -188,6 +202,7 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
     seed = instance_seed(prepared.spec.seed, unit.persona_id, unit.instance)
     history = list(prepared.spec.history)
     steps: list[Step] = []
+    records: list[DecisionRecord] = []
     fallbacks = 0
     reached = None
     for number, page in enumerate(prepared.pages[unit.variant]):
@@ -199,11 +214,15 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
                           seed=page_seed(seed, number), task=prepared.spec.task)
         decision, action, fell_back = _decide_grounded(brain, ctx)
         fallbacks += fell_back
-        steps.append(Step(action=action, rationale=decision.rationale, url=page.url,
-                          click_type=click_type_of(action, page.observation, decision.details)))
-        if _ends_visit(steps[-1]):
+        step = Step(action=action, rationale=decision.rationale, url=page.url,
+                    click_type=click_type_of(action, page.observation, decision.details))
+        records.append(_record(step, len(steps) + 1, page, persona, ctx.history, decision.details, ctx.memories,
+                               brain=BrainName.EMBEDDED.value, model=decision.model, seed=ctx.seed,
+                               fallback_reason=UNGROUNDED if fell_back else None))
+        steps.append(step)
+        if _ends_visit(step):
             break
-    return _to_sample(prepared, unit, steps, fallbacks, reached)
+    return _to_sample(prepared, unit, steps, fallbacks, reached, records)
 
 
 async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) -> tuple[Sample, Usage]:
@@ -212,22 +231,28 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     persona = prepared.personas[unit.persona_id]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
     steps: list[Step] = []
+    records: list[DecisionRecord] = []
     usage, fallbacks, reached = Usage(), 0, None
     for number, page in enumerate(prepared.pages[unit.variant]):
         if _reaches_task(spec, page, number):
             reached = number
             break
-        prediction = await graph.predict(persona=persona, observation=page.observation,
-                                         history=list(spec.history) + steps, brain=spec.brain, model=spec.model,
+        history = list(spec.history) + steps
+        prediction = await graph.predict(persona=persona, observation=page.observation, history=history,
+                                         brain=spec.brain, model=spec.model,
                                          options=PredictOptions(mode="sample", seed=page_seed(seed, number),
                                                                 memories_k=MEMORIES_K), task=spec.task)
         usage = usage.add(prediction.usage)
         fallbacks += prediction.fallback_used
-        steps.append(Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
-                          url=page.url))
-        if _ends_visit(steps[-1]):
+        step = Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
+                    url=page.url)
+        records.append(_record(step, len(steps) + 1, page, persona, history, prediction.details, prediction.memories,
+                               brain=prediction.brain, model=prediction.model, seed=page_seed(seed, number),
+                               fallback_reason=prediction.fallback_reason if prediction.fallback_used else None))
+        steps.append(step)
+        if _ends_visit(step):
             break
-    return _to_sample(prepared, unit, steps, fallbacks, reached), usage
+    return _to_sample(prepared, unit, steps, fallbacks, reached, records), usage
 
 
 async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit) -> tuple[Sample, Usage]:
@@ -297,6 +322,10 @@ class _Sink:
     def hand_out(self) -> None:
         if self.batch and self.on_samples:
             self.on_samples(self.batch)
+            # the handler kept the decisions (the export): the run keeps the samples without them, so a long
+            # run does not hold every decision and page reference until its end
+            start = len(self.samples) - len(self.batch)
+            self.samples[start:] = [s.model_copy(update={"decisions": []}) for s in self.batch]
         self.batch = []
 
     def flush(self) -> None:
@@ -319,7 +348,9 @@ def run_experiment(
     stop: threading.Event | None = None,
 ) -> RunOutcome:
     """Run every unit not already in `done`; returns all samples. Raises RunInterrupted or BudgetExceeded
-    (after handing out the samples finished so far, so the run can be resumed)."""
+    (after handing out the samples finished so far, so the run can be resumed). `on_samples` gets each sample
+    with its step decisions (Sample.decisions, for the decision export); the returned samples keep them only
+    when there is no `on_samples` to hand them to."""
     spec = prepared.spec
     started = time.perf_counter()
     units = prepared.units()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.actions import Action
+from agent.exports.decision_record import DecisionRecord
 
 
 class Sample(BaseModel):
@@ -30,6 +31,9 @@ class Sample(BaseModel):
     fallbacks: int = 0  # decisions of this run the embedded brain made because the requested brain failed
     task_reached: bool | None = None  # with a judged task: whether a page the twin was on met it
     task_step: int | None = None  # actions taken when it first did (pages are judged after each action)
+    # Every step's decision, for the decision export (agent/exports): carried from the unit to whoever keeps the
+    # samples, never part of the sample's JSON (samples.jsonl, the store keep the run-level facts only).
+    decisions: list[DecisionRecord] = Field(default_factory=list, exclude=True, repr=False)
 
 
 class ActedStep(Protocol):
@@ -42,7 +46,8 @@ class ActedStep(Protocol):
 
 def to_sample(steps: Sequence[ActedStep], *, variant: str, persona_id: str, instance: int, targets: list[str],
               segments: dict[str, str], purchase: bool, leave: bool, fallbacks: int = 0,
-              task_reached: bool | None = None, task_step: int | None = None) -> Sample:
+              task_reached: bool | None = None, task_step: int | None = None,
+              decisions: list[DecisionRecord] | None = None) -> Sample:
     """A run's steps as a sample: the first action says what the twin did on arrival, the step that ended the
     visit says best why it bought or left; whether it bought or left is the caller's (pages or a live site)."""
     first, last = steps[0], steps[-1]
@@ -63,4 +68,5 @@ def to_sample(steps: Sequence[ActedStep], *, variant: str, persona_id: str, inst
         fallbacks=fallbacks,
         task_reached=task_reached,
         task_step=task_step,
+        decisions=decisions or [],
     )

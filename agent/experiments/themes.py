@@ -5,7 +5,8 @@ and each outcome group (bought / left / other) the distinct rationales are embed
 k-means (weighted by how often each rationale occurs, fixed seed), k picked by the silhouette score up to
 `max_themes`. A group is kept as one theme when no split separates it clearly (best silhouette below
 MIN_SILHOUETTE, or only splits that isolate a stray rationale or two). Each theme is labelled by its most
-central rationale, with its most distinctive words (TF-IDF across the group's themes) beside it.
+central rationale, with its most distinctive words (TF-IDF across the group's themes) beside it; each quote names
+the personas who gave it, so a report can say who said it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ GROUPS = ("bought", "left", "other")
 MIN_SILHOUETTE = 0.15  # below this the "themes" are noise in one topic; report the group as one theme
 MIN_THEME_SIZE, MIN_THEME_SHARE = 2, 0.05  # a split is only kept when every theme has this many samples
 LABEL_CHARS = 90
+SPEAKERS_LISTED = 3  # personas named with a quote (sorted ids; `times` counts every sample that said it)
 SILHOUETTE_SAMPLE = 2000  # silhouette is quadratic; estimate it on a seeded subsample beyond this
 
 
@@ -59,6 +61,9 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
 def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int], max_themes: int, per_theme: int,
                seed: int) -> dict:
     counts = Counter(s.rationale.strip() for s in members if s.rationale.strip())
+    speakers: dict[str, set[str]] = {}
+    for sample in members:
+        speakers.setdefault(sample.rationale.strip(), set()).add(sample.persona_id)
     distinct = sorted(counts)
     summary = {"n": len(members), "n_with_rationale": sum(counts.values()), "k": 0, "silhouette": None, "themes": []}
     if not distinct:
@@ -76,8 +81,11 @@ def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int]
         closest = members_idx[np.argsort(-(points[mask] @ centre), kind="stable")]
         representatives = [distinct[i] for i in closest[:per_theme]]
         size = int(weights[mask].sum())
+        quotes = [{"text": text, "times": counts[text], "persona_ids": sorted(speakers[text])[:SPEAKERS_LISTED]}
+                  for text in representatives]
         themes.append({"size": size, "share": float(size / total), "label": _shorten(representatives[0]),
-                       "keywords": keywords.get(int(cluster), []), "representatives": representatives})
+                       "keywords": keywords.get(int(cluster), []), "representatives": representatives,
+                       "quotes": quotes})
     return summary | {"k": len(themes), "silhouette": silhouette, "themes": themes}
 
 

@@ -16,7 +16,7 @@ from service.api.metrics import ServiceMetrics
 from service.api.rate_limit import build_limiter, enforce_rate_limit
 from service.api.request_log import configure_logging
 from service.api.request_middleware import install_request_middleware
-from service.api.routes import health, metrics, personas, predict
+from service.api.routes import comparisons, health, metrics, personas, predict
 from service.api.routes import experiments as experiment_routes
 from service.api.routes import simulations as simulation_routes
 from service.api.schemas import SECURED_ERRORS
@@ -77,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secured = [Depends(require_api_key), Depends(enforce_rate_limit), Depends(reject_lone_surrogates)]
     app.include_router(health.router)
     app.include_router(metrics.router)
-    for router in (personas.router, predict.router, simulation_routes.router, experiment_routes.router):
+    # comparisons first: /experiments/compare and /simulations/compare before /experiments/{id} and /simulations/{id}
+    for router in (personas.router, predict.router, comparisons.router, simulation_routes.router, experiment_routes.router):
         app.include_router(router, dependencies=secured, responses=SECURED_ERRORS)
     return app

@@ -12,6 +12,7 @@ from agent.brains.names import BrainName, KnownBrain
 from agent.browsing.config import MAX_STEPS_LIMIT
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
+from agent.interview import MAX_QUESTION_CHARS
 from agent.options import GroundingStrategy, PredictOptions, VisionPolicy
 from agent.tasks import Task
 from personas.persona import PersonaId
@@ -137,6 +138,44 @@ _EXPERIMENT_EXAMPLE = {
 # its own here would be a second definition of the spec to keep in step with agent/experiments/spec.py.
 ExperimentRequest = Annotated[ExperimentSpec, Body(openapi_examples={
     "deal_banner": {"summary": "Reviews (A) against a deal banner instead (B)", "value": _EXPERIMENT_EXAMPLE}})]
+
+
+class SampleRef(BaseModel):
+    """A twin run of an experiment, and optionally one of its steps (without one: the run's last decision)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    variant: str | None = Field(None, max_length=200, description="The variant (none: the one whose decision is "
+                                "closest to the question).")
+    instance: int | None = Field(None, ge=0, description="The twin instance, 0..k-1 (none: any).")
+    step: int | None = Field(None, ge=1, description="1-based step of that run (none: its last decision).")
+
+
+class InterviewRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"question": "Why did you leave on variant B?", "run": "3f2a9c0d1e2b4a5f", "sample": {"variant": "B", "instance": 0}},
+        {"question": "What matters to you when you buy a cable?"}]})
+
+    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS)
+    run: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$",
+                            description="An experiment id (POST /experiments) or a simulation id (POST /simulations) "
+                            "whose decisions the question is about.")
+    sample: SampleRef | None = Field(None, description="Which twin run of `run`, and which step.")
+    decision: str | None = Field(None, min_length=1, max_length=600, description="A decision_id of the run's decision "
+                                 "export (instead of `sample`).")
+    brain: Literal["embedded", "llm"] = Field("embedded", description="embedded: an answer assembled from the "
+                                              "decision's drivers and the person's own words; llm: written by the model.")
+    model: str | None = Field(None, max_length=200, description="litellm model for brain=llm (default TWINSIM_LLM_MODEL).")
+
+    @model_validator(mode="after")
+    def _reference_needs_a_run(self) -> InterviewRequest:
+        if not self.question.strip():
+            raise ValueError("question is blank")
+        if (self.sample is not None or self.decision is not None) and self.run is None:
+            raise ValueError("a sample or decision is looked up in a run: name the run")
+        if self.sample is not None and self.decision is not None:
+            raise ValueError("refer to the decision once: sample or decision, not both")
+        return self
 
 
 class PersonaCreated(BaseModel):

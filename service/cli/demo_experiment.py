@@ -15,6 +15,7 @@ from rich.console import Console
 
 from agent.experiments.report import render_report
 from agent.experiments.spec import ExperimentSpec, load_spec
+from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
 from service.container import Services, experiment_context
@@ -33,7 +34,10 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
     console.print(f"\n[bold]A/B experiment[/bold] ({EXAMPLE_SPEC.relative_to(EXAMPLE_SPEC.parents[2])}): "
                   f"{spec.description.strip() if spec.description else spec.name}")
     console.print(f"{len(checked.prepared.personas)} twins x {DEMO_INSTANCES} seeded instances x 2 variants")
-    results = ExperimentExecutor(context).run(checked)
+    out = services.settings.data_dir / "demo_experiment"
+    out.mkdir(parents=True, exist_ok=True)
+    export = ExperimentExport(out, checked.prepared, run_id=out.name, fresh=True)  # every decision, beside results
+    results = ExperimentExecutor(context).run(checked, export=export)
     analysis = results["analysis"]
     for name, variant in analysis["variants"].items():
         rates = variant["rates"]
@@ -49,8 +53,6 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
         themes = (by_outcome.get("left") or {}).get("themes") or []
         if name != "A" and themes:
             console.print(f"  why twins left in {name} ({themes[0]['share']:.0%} of leavers): {themes[0]['representatives'][0]}")
-    out = services.settings.data_dir / "demo_experiment"
-    out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out / "report.html").write_text(render_report(results))
     console.print(f"  report: {out / 'report.html'} ({time.perf_counter() - started:.1f} s). "

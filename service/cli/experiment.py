@@ -1,7 +1,9 @@
 """`twinsim experiment run SPEC --out DIR`: an A/B experiment from a YAML/JSON spec, with a progress bar.
 
 Writes DIR/results.json (spec, status, analysis, themes, cost) and DIR/report.html. Finished samples go to
-DIR/samples.jsonl as the run goes, so running the same command again after a stop resumes where it was.
+DIR/samples.jsonl as the run goes, so running the same command again after a stop resumes where it was; their
+step decisions go to the decision export beside them (DIR/decisions.jsonl, DIR/pages/, and at the end
+DIR/decisions.parquet; agent/exports).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class _Checkpoint:
         self.path = out / "samples.jsonl"
         self.fingerprint_path = out / "samples.fingerprint"
         fingerprint = hashlib.sha256(spec_json.encode()).hexdigest()
-        if fresh or not self.path.exists() or not self.fingerprint_path.exists():
+        self.started_afresh = fresh or not self.path.exists() or not self.fingerprint_path.exists()
+        if self.started_afresh:
             self.path.write_text("")
             self.fingerprint_path.write_text(fingerprint)
         elif self.fingerprint_path.read_text().strip() != fingerprint:
@@ -63,14 +66,15 @@ def run(
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from agent.ray_executor import RayUnavailable
+    from agent.experiments.decision_export import ExperimentExport
+    from agent.experiments.execution import ExperimentExecutor
+    from agent.experiments.planning import ExperimentRejected, check_experiment
     from agent.experiments.report import render_report
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
-    from service.container import build_services
-    from agent.experiments.execution import ExperimentExecutor
-    from agent.experiments.planning import ExperimentRejected, check_experiment
-    from service.container import experiment_context
+    from agent.exports.run_export import ExportFormatError
+    from agent.ray_executor import RayUnavailable
+    from service.container import build_services, experiment_context
     from service.settings import Settings
 
     try:
@@ -114,6 +118,10 @@ def run(
                       + (f"${e['usd']:.4f}" if e["price_known"] else "price unknown for this model")
                       + (f" (budget ${spec.budget_usd:g})" if spec.budget_usd is not None else ""))
     checkpoint = _Checkpoint(out, spec.model_dump_json(), fresh)
+    try:
+        export = ExperimentExport(out, prepared, run_id=out.resolve().name, fresh=checkpoint.started_afresh)
+    except ExportFormatError as error:
+        _fail(f"{error} (--fresh starts over)")
     done = checkpoint.load()
     if done:
         console.print(f"resuming: {len(done)} sample(s) already in {checkpoint.path}")
@@ -123,7 +131,7 @@ def run(
         with Progress(*columns, console=console, transient=False) as bar:
             task = bar.add_task("twins", total=len(units), completed=0)
             results = ExperimentExecutor(context).run(
-                checked, done=done, on_samples=checkpoint.append,
+                checked, done=done, on_samples=checkpoint.append, export=export,
                 on_progress=lambda p: bar.update(task, completed=p.done, total=p.total))
     except BudgetExceeded as error:
         _fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
@@ -134,7 +142,12 @@ def run(
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out / "report.html").write_text(render_report(results))
     _print_summary(results)
-    console.print(f"results: {out / 'results.json'}  report: {out / 'report.html'}")
+    exported = results["decisions"]
+    if exported["samples_without_rows"]:
+        err.print(f"[yellow]notice:[/yellow] {exported['samples_without_rows']} resumed sample(s) come from a run made "
+                  "before decisions were exported and have no rows in the export; --fresh runs them again")
+    console.print(f"results: {out / 'results.json'}  report: {out / 'report.html'}  "
+                  f"decisions: {out / 'decisions.parquet'} ({exported['rows']} rows, pages in {out / 'pages'})")
 
 
 def _print_summary(results: dict) -> None:

@@ -1,4 +1,4 @@
-"""The `twinsim` command: serve the API, import personas, predict, run the demo, calibrate, evaluate."""
+"""The `twinsim` command: serve the API, import personas, predict, run the demo, calibrate, evaluate, compare runs."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from rich.console import Console
 from agent.brains.names import BRAIN_NAMES, known_brain
 from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
+from service.cli.report import report_app
+from service.cli.interview import interview_command
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
@@ -23,6 +25,8 @@ app = typer.Typer(help="twinsim: persona-conditioned digital twins of online sho
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 app.add_typer(personas_app, name="personas")
 app.add_typer(experiment_app, name="experiment")
+app.add_typer(report_app, name="report")
+app.command("interview")(interview_command)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 

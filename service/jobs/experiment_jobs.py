@@ -1,6 +1,7 @@
 """Experiments as background jobs for the API: accepted runs go to worker threads (the event loop never waits
-on a twin), finished samples and progress go to the store as they come, and on shutdown running jobs are asked
-to stop, which leaves them "interrupted" and resumable. Checking and running an experiment is agent's
+on a twin), finished samples and progress go to the store as they come (and their step decisions to the
+decision export under <data dir>/experiments/<id>/), and on shutdown running jobs are asked to stop, which
+leaves them "interrupted" and resumable. Checking and running an experiment is agent's
 (agent.experiments.planning, agent.experiments.execution), shared with the CLI and the demo.
 """
 
@@ -10,11 +11,14 @@ import contextvars
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
+from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import CheckedExperiment, ExperimentRejected, check_experiment
 from agent.experiments.runner import BudgetExceeded, RunInterrupted
 from agent.experiments.spec import ExperimentSpec
+from agent.exports.run_export import ExportFormatError
 from service.container import Services, experiment_context
 from service.jobs.experiment_store import ExperimentStore
 
@@ -56,6 +60,10 @@ class ExperimentJobs:
         self.store.set_status(experiment_id, "queued")
         self._start(experiment_id, checked)
 
+    def export_dir(self, experiment_id: str) -> Path:
+        """Where an experiment's decision export lives: <data dir>/experiments/<id>/ (agent/exports)."""
+        return self.services.settings.data_dir / "experiments" / experiment_id
+
     def is_active(self, experiment_id: str) -> bool:
         with self._lock:
             future = self._running.get(experiment_id)
@@ -72,17 +80,18 @@ class ExperimentJobs:
             if self._stop.is_set():
                 raise RunInterrupted("the service is stopping")
             store.set_status(experiment_id, "running")
+            export = ExperimentExport(self.export_dir(experiment_id), checked.prepared, run_id=experiment_id)
             done = store.samples(experiment_id)
             results = self.executor.run(
                 checked, done=done,
                 on_samples=lambda batch: store.add_samples(experiment_id, batch),
                 on_progress=lambda p: store.set_progress(experiment_id, p.done, p.total),
-                stop=self._stop,
+                stop=self._stop, export=export,
             )
             store.set_status(experiment_id, "done", results=results)
         except RunInterrupted as error:
             store.set_status(experiment_id, "interrupted", error=f"{error}; POST /experiments/{experiment_id}/resume continues it")
-        except BudgetExceeded as error:
+        except (BudgetExceeded, ExportFormatError) as error:
             store.set_status(experiment_id, "failed", error=str(error))
         except Exception as error:  # a bug or a broken dependency: the record says so instead of staying "running"
             log.exception("experiment %s failed", experiment_id)

@@ -71,5 +71,5 @@ def run_blocking(services: Services, config: SimulationConfig, personas: list[Pe
     if reason is not None:
         raise StartPageFailed(reason)
     if out_dir is not None:
-        write_outputs(result, out_dir)
+        write_outputs(result, out_dir, personas)
     return result

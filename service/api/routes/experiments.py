@@ -1,14 +1,17 @@
-"""A/B experiments on populations of twins: submit (202, runs in the background), list, read, report, resume."""
+"""A/B experiments on populations of twins: submit (202, runs in the background), list, read, report, resume,
+and the decision export (every twin's every step, and the pages they read)."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
-from fastapi import APIRouter, HTTPException, status
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi.responses import FileResponse, HTMLResponse
 
 from agent.experiments.planning import ExperimentRejected, check_experiment
 from agent.experiments.report import render_report
+from agent.exports.run_export import DECISIONS_JSONL, DECISIONS_PARQUET, page_path
 from service.api.dependencies import ExperimentJobsDep
 from service.api.paging import limit_query, offset_query
 from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest
@@ -81,3 +84,38 @@ async def resume_experiment(experiment_id: str, jobs: ExperimentJobsDep) -> dict
     except ExperimentRejected as error:
         raise HTTPException(status.HTTP_409_CONFLICT, str(error)) from None
     return _summary(await asyncio.to_thread(_record, jobs, experiment_id))
+
+
+_FILES = {200: {"description": "The file.", "content": {"application/vnd.apache.parquet": {}, "application/x-ndjson": {}}}}
+
+
+@router.get("/experiments/{experiment_id}/decisions", response_model=None, responses=_FILES | NOT_FOUND | CONFLICT)
+async def experiment_decisions(experiment_id: str, jobs: ExperimentJobsDep,
+                               format: Literal["parquet", "jsonl"] = Query("parquet", description="parquet (written "
+                                                                           "when the run is done) or jsonl (as it goes)")
+                               ) -> FileResponse:
+    """The decision export: one row per twin decision, columns in docs/experiments.md ("Decision export")."""
+    record = await asyncio.to_thread(_record, jobs, experiment_id)
+    directory = jobs.export_dir(experiment_id)
+    name = DECISIONS_PARQUET if format == "parquet" else DECISIONS_JSONL
+    if not (directory / name).exists():
+        why = ("it ran before decisions were exported" if not (directory / DECISIONS_JSONL).exists() and record.status == "done"
+               else f"status {record.status}, {record.done}/{record.total}; the Parquet file is written when the run is done")
+        raise HTTPException(status.HTTP_409_CONFLICT, f"experiment '{experiment_id}' has no {name} ({why})")
+    media = "application/vnd.apache.parquet" if format == "parquet" else "application/x-ndjson"
+    return FileResponse(directory / name, media_type=media, filename=f"{experiment_id}-{name}")
+
+
+_PAGE = {200: {"description": "The page, as an attachment.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+
+
+@router.get("/experiments/{experiment_id}/pages/{sha256}", response_model=None, responses=_PAGE | NOT_FOUND)
+async def experiment_page(experiment_id: str, jobs: ExperimentJobsDep,
+                          sha256: str = Path(..., pattern="^[0-9a-f]{64}$", description="a row's page_sha256")) -> FileResponse:
+    """A page the twins read, as stored by the export; sent as an attachment, never rendered from this origin."""
+    await asyncio.to_thread(_record, jobs, experiment_id)
+    path = page_path(jobs.export_dir(experiment_id), sha256)
+    if not path.exists():
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"experiment '{experiment_id}' has no page {sha256}")
+    return FileResponse(path, media_type="text/html; charset=utf-8", filename=f"{sha256}.html",
+                        content_disposition_type="attachment")

@@ -1,20 +1,25 @@
-"""Personas and their memories: import, read, delete, remember, recall."""
+"""Personas and their memories: import, read, delete, remember, recall; interview a persona's twin."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from fastapi import APIRouter, Body, HTTPException, Query, Response, status
 from pydantic import ValidationError
 
+from agent.exports.decision_lookup import DecisionNotFound
+from agent.exports.run_export import ExportFormatError, ExportMissing
+from agent.interview import RECALL_K, InterviewAnswer, decision_in_run, interview
 from personas.memory_store import PersonaNotFound
 from personas.memory_types import Memory
 from personas.persona import PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
-from service.api.dependencies import ServicesDep
+from service.api.dependencies import ExperimentJobsDep, ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.paging import limit_query, offset_query
-from service.api.schemas import NOT_FOUND, MemoryIn, PersonaCreated, PersonaListItem
+from service.api.schemas import NOT_FOUND, InterviewRequest, MemoryIn, PersonaCreated, PersonaListItem, error
+from service.jobs.experiment_store import ExperimentNotFound
 
 router = APIRouter(prefix="/personas", tags=["personas"])
 
@@ -100,3 +105,50 @@ async def memories(
         return await asyncio.to_thread(services.store.list_memories, persona_id, None, k)
     except PersonaNotFound:
         raise _not_found(persona_id) from None
+
+
+def _run_dir(run: str, experiments, simulations) -> Path:
+    """Where a run's decision export is: an experiment of the job store, or a simulation of this process."""
+    try:
+        experiments.store.get(run)
+        return experiments.export_dir(run)
+    except ExperimentNotFound:
+        pass
+    job = simulations.get(run)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"run '{run}' not found (an experiment or simulation id)")
+    return job.out_dir
+
+
+@router.post("/{persona_id}/interview", response_model=InterviewAnswer,
+             responses=NOT_FOUND | {409: error("The run's decision export is of another format.")})
+async def interview_persona(persona_id: PersonaId, body: InterviewRequest, services: ServicesDep,
+                            experiments: ExperimentJobsDep, simulations: SimulationJobsDep) -> InterviewAnswer:
+    """Ask the persona's twin a question, optionally about a decision of a run (docs/interviews.md): offline, an
+    answer assembled from that decision's drivers and the person's own recalled words; with brain=llm, the
+    model's answer from the same (and the decision's page), falling back to the offline one if it fails."""
+    store = services.store
+    try:
+        persona = await asyncio.to_thread(store.get_persona, persona_id)
+    except PersonaNotFound:
+        raise _not_found(persona_id) from None
+    decision, page_html = None, None
+    if body.run is not None:
+        directory = await asyncio.to_thread(_run_dir, body.run, experiments, simulations)
+        sample = body.sample
+        try:
+            decision, page_html = await asyncio.to_thread(
+                decision_in_run, directory, persona_id, body.question, store.embedder.embed,
+                decision_id=body.decision, variant=sample.variant if sample else None,
+                instance=sample.instance if sample else None, step=sample.step if sample else None)
+        except ExportMissing:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"run '{body.run}' has no decisions to ask about yet (it "
+                                "ran before decisions were exported, or no twin has finished)") from None
+        except DecisionNotFound as missing:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"run '{body.run}': {missing}") from None
+        except ExportFormatError as unreadable:
+            raise HTTPException(status.HTTP_409_CONFLICT, str(unreadable).replace(str(directory), f"run '{body.run}'")) from None
+    memories = await asyncio.to_thread(store.recall, persona_id, body.question, RECALL_K)
+    return await interview(body.question, persona, memories, decision=decision, page_html=page_html, brain=body.brain,
+                           llm=services.llm, model=body.model or services.settings.llm_model,
+                           embed=store.embedder.embed)
