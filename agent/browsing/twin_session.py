@@ -21,7 +21,15 @@ from agent.browsing.funnel import is_purchase, stages_reached
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
 from agent.browsing.seeds import step_seed
 from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
-from agent.browsing.trace import Box, Failure, MemoryUsed, ScreenSize, TaskProgress, TraceStep, TwinTrace
+from agent.browsing.trace import (
+    Box,
+    Failure,
+    MemoryUsed,
+    ScreenSize,
+    TaskProgress,
+    TraceStep,
+    TwinTrace,
+)
 from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
 from agent.observation import Observation
@@ -29,7 +37,6 @@ from agent.options import PredictOptions
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
-
 
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
