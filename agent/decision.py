@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from agent.actions import Action
 from agent.history import Step
 from agent.observation import Observation
+from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.memory_types import Memory
 from personas.persona import Persona
@@ -53,6 +54,11 @@ class TwinContext:
     feedback: str | None = None        # why the previous proposal was rejected (grounding retry)
     model: str | None = None           # the LLM to use, for brains that take one
     task: Task | None = None           # what the person came to do, when they were given a task
+    screenshot: Screenshot | None = None  # the page as a picture, for brains that look (the LLM brain, vision)
+    page_html: str | None = None       # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
+    prompt_style: str | None = None    # LLM brain overrides for this prediction (PredictOptions); None: its own
+    grounding: str | None = None
+    vision: str | None = None
     extra: dict = field(default_factory=dict)
 
 

@@ -24,6 +24,7 @@ from agent.observation import EMPTY_OBSERVATION, Observation
 from agent.options import PredictOptions
 from agent.prediction import Prediction
 from agent.recall_query import recall_query
+from agent.screenshots import Screenshot
 from agent.state import TwinState
 from agent.tasks import Task
 from personas.memory_types import Memory
@@ -85,14 +86,20 @@ class TwinGraph:
 
     # ---- recall, also for callers that recall ahead (an evaluation on Ray) ------------------------
 
-    def wants_memories(self, persona: Persona | None, options: PredictOptions) -> bool:
-        return not (persona is None or options.ablate_persona or options.ablate_memory or self._memory is None
-                    or options.memories_k == 0)
+    def wants_memories(self, persona: Persona | None, options: PredictOptions, brain: str | None = None) -> bool:
+        """Whether a prediction recalls: not without a persona or a store, not when ablated, and not for a brain
+        whose prompt shows no memories (the LLM brain under the OPeRA protocol)."""
+        if persona is None or options.ablate_persona or options.ablate_memory or self._memory is None \
+                or options.memories_k == 0:
+            return False
+        reads = getattr(self._brains.get(brain), "reads_memories", None) if brain is not None else None
+        return reads is None or reads(options)
 
     def recall_request(self, persona: Persona | None, observation: Observation, history: list[Step],
-                       options: PredictOptions, task: Task | None = None) -> RecallRequest | None:
+                       options: PredictOptions, task: Task | None = None,
+                       brain: str | None = None) -> RecallRequest | None:
         """The recall this prediction makes, or None when it recalls nothing."""
-        if not self.wants_memories(persona, options):
+        if not self.wants_memories(persona, options, brain):
             return None
         return RecallRequest(persona.id, recall_query(observation, history, task), options.memories_k)
 
@@ -103,7 +110,7 @@ class TwinGraph:
 
     async def _recall(self, state: TwinState) -> dict:
         request = self.recall_request(state.get("persona"), state["observation"], state["history"], state["options"],
-                                      state.get("task"))
+                                      state.get("task"), state["brain"])
         if request is None:
             return {"memories": []}
         return {"memories": await asyncio.to_thread(self.recall, request)}
@@ -121,6 +128,11 @@ class TwinGraph:
             feedback=feedback,
             model=state.get("model"),
             task=state.get("task"),
+            screenshot=state.get("screenshot"),
+            page_html=state.get("page_html"),
+            prompt_style=options.prompt_style,
+            grounding=options.grounding,
+            vision=options.vision,
         )
 
     async def _reason(self, state: TwinState) -> dict:
@@ -143,7 +155,8 @@ class TwinGraph:
         action = state["action"]
         if not getattr(self._brains[state["brain"]], "needs_grounding", True):  # baselines are scored as they are
             return {"feedback": None, "answered_by": state["brain"]}
-        error = grounding_error(action, state["observation"])
+        # A brain that grounded its own answer (a choice's number, agent/llm/choices.py) says why it could not.
+        error = state["decision"].details.get("grounding_error") or grounding_error(action, state["observation"])
         if error is None:
             return {"feedback": None, "answered_by": state["brain"]}
         return {"feedback": rejection(action, error)}
@@ -181,7 +194,11 @@ class TwinGraph:
         model: str | None = None,
         options: PredictOptions | None = None,
         task: Task | None = None,
+        screenshot: Screenshot | None = None,
+        page_html: str | None = None,
     ) -> Prediction:
+        """`screenshot` (verified: agent/screenshots.py) is for brains that look at the page; `page_html`, the page's
+        simplified HTML in full, for the LLM brain's OPeRA-protocol prompt."""
         self.brain(brain)  # an unknown name is refused before the graph runs
         started = time.perf_counter()
         state: TwinState = await self._graph.ainvoke(
@@ -193,6 +210,8 @@ class TwinGraph:
                 "brain": brain,
                 "model": model,
                 "task": task,
+                "screenshot": screenshot,
+                "page_html": page_html,
                 "attempts": 0,
                 "usage": Usage(),
             }
@@ -200,6 +219,10 @@ class TwinGraph:
         decision, action = state["decision"], state["action"]
         click_type = click_type_of(action, observation, decision.details)
         fallback_used = state.get("fell_back", False)
+        details = decision.details
+        if screenshot is not None and "screenshot" not in details:
+            details = {**details, "screenshot": f"not used: the {state['answered_by']} brain reads the page's "
+                       "elements, not images"}
         return Prediction(
             action=action,
             rationale=decision.rationale,
@@ -213,5 +236,5 @@ class TwinGraph:
             memories=state.get("memories", []),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
             usage=state["usage"],
-            details=decision.details,
+            details=details,
         )

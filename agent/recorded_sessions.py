@@ -26,10 +26,12 @@ from pydantic import ValidationError
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.click_types import infer_click_type
+from agent.screenshots import cell_bytes
 from agent.timestamps import epoch_seconds
 from personas.table_files import TableReadError, is_parquet, read_table
 
 REQUIRED_COLUMNS = ("session_id", "action_type")
+IMAGE_COLUMN = "image"  # the screenshot of the page before the action (an image struct in the release's parquet)
 KEPT_ACTION_TYPES = frozenset({"click", "input", "terminate"})
 # "_2025-04-03T..." or "_2025_04_03T..." (copies of the ids fold '-' and ':' into '_'), or compact "_20250403T".
 _DATE_TOKEN = re.compile(r"_(?=2\d{3}([-_])\d{2}\1\d{2}(?:[T_ ]|$)|2\d{7}T)")
@@ -49,6 +51,7 @@ class RecordedStep:
     simplified_html: str | None = None
     action_id: str | None = None
     page_meta: dict | None = None
+    screenshot: bytes | None = None  # the release's `image` of the page, read only when asked (screenshots=True)
 
 
 @dataclass
@@ -179,17 +182,20 @@ def _selected_session_ids(path: Path, wanted: set[str] | None, limit: int | None
     return list(chosen)
 
 
-def _rows(path: Path, wanted: set[str] | None, limit: int | None) -> Iterator[tuple[Path, int, dict]]:
+def _rows(path: Path, wanted: set[str] | None, limit: int | None,
+          screenshots: bool = False) -> Iterator[tuple[Path, int, dict]]:
     """(file, row number in it, row); the columns of every file are checked before its rows are used.
 
-    A parquet read asked for a few sessions reads only their rows (see the module docstring).
+    A parquet read asked for a few sessions reads only their rows (see the module docstring); the screenshots
+    (the `image` column, most of a release's bytes) are read only when asked for.
     """
+    exclude = () if screenshots else (IMAGE_COLUMN,)
     try:
         if is_parquet(path) and (wanted is not None or limit is not None):
             ids = _selected_session_ids(path, wanted, limit)
-            parts = read_table(path, keep=("session_id", ids)) if ids else iter(())
+            parts = read_table(path, keep=("session_id", ids), exclude=exclude) if ids else iter(())
         else:
-            parts = read_table(path)
+            parts = read_table(path, exclude=exclude)
         for part in parts:
             rows = part.rows if part.columns is not None else list(part.rows)
             _check_columns(part.path, part.columns if part.columns is not None else {key for _, row in rows for key in row})
@@ -219,18 +225,21 @@ def _action(row: dict, source: Path, line: int) -> tuple[Action, str | None] | N
         raise RecordedSessionsError(f"{source}: row {line}: invalid {kind} action: {error}") from error
 
 
-def _step(row: dict, action: Action, click_type: str | None) -> tuple[RecordedStep, float | None]:
+def _step(row: dict, action: Action, click_type: str | None,
+          screenshots_from: Path | None = None) -> tuple[RecordedStep, float | None]:
     timestamp, order_key = _timestamp(row.get("timestamp"))
     step = RecordedStep(action=action, click_type=click_type, rationale=_text(row.get("rationale")),
                         url=_text(row.get("url")), timestamp=timestamp,
                         simplified_html=_text(row.get("simplified_html")), action_id=_text(row.get("action_id")),
-                        page_meta=_page_meta(row.get("page_meta")))
+                        page_meta=_page_meta(row.get("page_meta")),
+                        screenshot=cell_bytes(row.get(IMAGE_COLUMN), screenshots_from) if screenshots_from else None)
     return step, order_key
 
 
 def read_action_table(path: str | Path, *, sessions: Collection[str] | None = None,
-                      limit: int | None = None) -> list[RecordedSession]:
-    """Sessions in first-seen order (only those in `sessions` when given, at most `limit` of them).
+                      limit: int | None = None, screenshots: bool = False) -> list[RecordedSession]:
+    """Sessions in first-seen order (only those in `sessions` when given, at most `limit` of them). With
+    `screenshots`, each step keeps the bytes of its row's `image` (unchecked: agent/screenshots.py checks them).
 
     Steps are ordered by timestamp when every kept step of the session has a parseable one (ties keep file
     order), else kept in file order. Raises RecordedSessionsError for unreadable files, missing columns,
@@ -243,7 +252,7 @@ def read_action_table(path: str | Path, *, sessions: Collection[str] | None = No
     by_session: dict[str, RecordedSession] = {}
     ordered: dict[str, list[tuple[float | None, int, RecordedStep]]] = {}
     sequence = 0
-    for source, line, row in _rows(path, wanted, limit):
+    for source, line, row in _rows(path, wanted, limit, screenshots):
         session_id = _text(row.get("session_id"))
         if not session_id:
             raise RecordedSessionsError(f"{source}: row {line}: empty session_id")
@@ -258,7 +267,7 @@ def read_action_table(path: str | Path, *, sessions: Collection[str] | None = No
             user_id = _text(row.get("user_id")) or user_id_from_session_id(session_id)
             by_session[session_id] = RecordedSession(session_id=session_id, user_id=user_id)
             ordered[session_id] = []
-        step, order_key = _step(row, *parsed)
+        step, order_key = _step(row, *parsed, screenshots_from=source.parent if screenshots else None)
         ordered[session_id].append((order_key, sequence, step))
         sequence += 1
     for session_id, steps in ordered.items():

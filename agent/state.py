@@ -9,6 +9,7 @@ from agent.decision import Decision, Usage
 from agent.history import Step
 from agent.observation import Observation
 from agent.options import PredictOptions
+from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.memory_types import Memory
 from personas.persona import Persona
@@ -22,6 +23,8 @@ class TwinState(TypedDict, total=False):
     brain: str                  # the brain asked first
     model: str | None
     task: Task | None           # the goal the twin was given, if any
+    screenshot: Screenshot | None  # the page as a picture (brains that look at it)
+    page_html: str | None       # the page's simplified HTML in full (the OPeRA protocol prompt)
     memories: list[Memory]
     decision: Decision | None   # the brain's latest proposal (reason)
     action: Action | None       # that proposal made concrete for this page (act)

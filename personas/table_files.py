@@ -52,11 +52,12 @@ def is_parquet(path: Path) -> bool:
 
 
 def read_table(path: str | Path, *, columns: Collection[str] | None = None,
-               keep: tuple[str, Collection[Any]] | None = None) -> Iterator[TablePart]:
+               keep: tuple[str, Collection[Any]] | None = None, exclude: Collection[str] = ()) -> Iterator[TablePart]:
     """The parts of a table: one per parquet file of a directory (sorted), else the file itself.
 
-    `columns` and `keep` (a column and the values whose rows to keep) narrow a parquet read; the other
-    formats always give every column and row, and their callers filter as they read.
+    `columns`, `exclude` (columns not to read: a release's screenshots) and `keep` (a column and the values whose
+    rows to keep) narrow a parquet read; the other formats always give every column and row, and their callers
+    filter as they read.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -66,7 +67,7 @@ def read_table(path: str | Path, *, columns: Collection[str] | None = None,
         raise TableReadError("no such file or directory", path=path)
     if is_parquet(path):
         for file in parquet_files(path):
-            yield _parquet_part(file, columns, keep)
+            yield _parquet_part(file, columns, keep, exclude)
     elif suffix == ".csv":
         yield _csv_part(path)
     elif suffix == ".jsonl":
@@ -115,13 +116,16 @@ def _json_array_rows(path: Path) -> list[tuple[str, Row]]:
     return [(f"row {number}", row) for number, row in enumerate(data, start=1)]
 
 
-def _parquet_part(file: Path, columns: Collection[str] | None, keep: tuple[str, Collection[Any]] | None) -> TablePart:
+def _parquet_part(file: Path, columns: Collection[str] | None, keep: tuple[str, Collection[Any]] | None,
+                  exclude: Collection[str] = ()) -> TablePart:
     import pyarrow.parquet as pq
 
     try:
         names = tuple(pq.read_schema(file).names)
     except Exception as error:  # pyarrow raises several types for unreadable files
         raise TableReadError(f"not a readable parquet file ({error})", path=file) from error
+    if exclude and any(name in exclude for name in names):
+        columns = [name for name in (columns if columns is not None else names) if name not in exclude]
     return TablePart(file, names, _parquet_rows(file, columns, keep))
 
 

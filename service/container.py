@@ -40,7 +40,9 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
 
 
 def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
-    return registry.build_brains(llm, behaviour_params=settings.behaviour_params, default_model=settings.llm_model)
+    return registry.build_brains(llm, behaviour_params=settings.behaviour_params, default_model=settings.llm_model,
+                                 prompt_style=settings.llm_prompt_style, grounding=settings.llm_grounding,
+                                 vision=settings.llm_vision)
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:

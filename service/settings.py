@@ -11,7 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
+from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+from agent.screenshots import (
+    DEFAULT_MAX_SCREENSHOT_BYTES,
+    DEFAULT_MAX_SCREENSHOT_PIXELS,
+    ScreenshotLimits,
+)
 from service.tenancy import parse_keys
 
 
@@ -32,6 +38,11 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(30.0, gt=0, le=600)
     llm_retries: int = Field(2, ge=0, le=10)
     llm_concurrency: int = Field(8, ge=1, le=256)
+    llm_prompt_style: PromptStyle = Field("twinsim", description="The LLM brain's prompt: twinsim's own, or the OPeRA paper's protocol (opera_protocol: next action only; opera_protocol_rationale: rationale and action). Per request: options.prompt_style.")
+    llm_grounding: GroundingStrategy = Field("names", description="How the LLM names an element: names, textual_choices, set_of_marks or both (SeeAct, arXiv 2401.01614). Per request: options.grounding.")
+    llm_vision: VisionPolicy = Field("auto", description="Send the page's screenshot to the LLM: auto (when litellm says the model takes images), always, never. Per request: options.vision.")
+    max_screenshot_bytes: int = Field(DEFAULT_MAX_SCREENSHOT_BYTES, ge=10_000, le=50_000_000, description="Largest screenshot /predict accepts, decoded (422 beyond).")
+    max_screenshot_pixels: int = Field(DEFAULT_MAX_SCREENSHOT_PIXELS, ge=10_000, le=200_000_000, description="Most pixels (width x height) of a screenshot /predict accepts (422 beyond).")
     log_level: str = Field("info")
     chroma_timeout_s: float = Field(30.0, gt=0, le=600, description="Per-request timeout towards a Chroma server (its client has none).")
     rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
@@ -64,10 +75,16 @@ class Settings(BaseSettings):
         if path is not None and not path.is_file():
             raise ValueError(f"no behaviour parameters file at {path} (make one with `twinsim calibrate --out {path}`)")
         if path is not None:
-            from agent.behaviour.params import load_params  # parsed once per process; a bad file fails here, clearly
+            from agent.behaviour.params import (
+                load_params,  # parsed once per process; a bad file fails here, clearly
+            )
 
             load_params(path)  # BehaviourParamsError is a ValueError: a settings error with its reason
         return path
+
+    @property
+    def screenshot_limits(self) -> ScreenshotLimits:
+        return ScreenshotLimits(max_bytes=self.max_screenshot_bytes, max_pixels=self.max_screenshot_pixels)
 
     @property
     def page_limits(self) -> PageShapeLimits:

@@ -14,7 +14,7 @@ from service.settings import Settings
 
 @pytest.fixture
 def client(tmp_path):
-    with TestClient(create_app(Settings(data_dir=tmp_path, max_page_bytes=1_000))) as test_client:
+    with TestClient(create_app(Settings(data_dir=tmp_path, max_page_bytes=1_000, max_screenshot_bytes=10_000))) as test_client:
         yield test_client
 
 
@@ -24,7 +24,7 @@ def chunks(payload: bytes, size: int = 64_000):
 
 
 def test_chunked_body_over_the_limit_is_413(client):
-    limit = 1_000 * 2 + 512_000
+    limit = 1_000 * 2 + (10_000 + 2) // 3 * 4 + 512_000  # page twice, screenshot as base64, slack
     body = json.dumps({"persona_id": "ann", "page": {"simplified_html": "<p>x</p>" * (limit // 8 + 10)}}).encode()
     response = client.post("/predict", content=chunks(body), headers={"content-type": "application/json"})
     assert response.status_code == 413 and response.json() == {"detail": "Content Too Large"}

@@ -9,10 +9,14 @@ from agent.brains.baselines import MajorityBrain, RepeatPreviousBrain
 from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
 from agent.llm.client import LLMClient
+from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 
 
-def build_brains(llm: LLMClient, *, behaviour_params: Path | None = None,
-                 default_model: str | None = None) -> dict[str, Brain]:
-    brains: list[Brain] = [EmbeddedBrain(behaviour_params), LLMBrain(llm, default_model=default_model),
+def build_brains(llm: LLMClient, *, behaviour_params: Path | None = None, default_model: str | None = None,
+                 prompt_style: PromptStyle = "twinsim", grounding: GroundingStrategy = "names",
+                 vision: VisionPolicy = "auto") -> dict[str, Brain]:
+    brains: list[Brain] = [EmbeddedBrain(behaviour_params),
+                           LLMBrain(llm, default_model=default_model, prompt_style=prompt_style, grounding=grounding,
+                                    vision=vision),
                            RepeatPreviousBrain(), MajorityBrain()]
     return {brain.name: brain for brain in brains}

@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.brains.names import BrainName, KnownBrain
+from agent.options import GroundingStrategy, VisionPolicy
 from agent.tasks import Task
 
 MAX_STEPS_LIMIT = 100
@@ -22,6 +23,12 @@ class SimulationConfig(BaseModel):
     model: str | None = Field(None, description="litellm model for brain=llm.")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="Same seed, same site: the same traces.")
     screenshots: bool = Field(False, description="Save a screenshot before each action (needs an output directory).")
+    vision: VisionPolicy | None = Field(None, description="LLM brain: show it each step's screenshot 'auto' (when "
+                                        "litellm says the model takes images), 'always' or 'never'; unset: "
+                                        "TWINSIM_LLM_VISION.")
+    grounding: GroundingStrategy | None = Field(None, description="LLM brain: how it names elements: names, "
+                                                "textual_choices, set_of_marks (numbered boxes on the screenshot) or "
+                                                "both; unset: TWINSIM_LLM_GROUNDING.")
     concurrency: int = Field(2, ge=1, le=16, description="Twins browsing at once (one browser context each).")
     navigation_timeout_ms: int = Field(15_000, ge=500, le=120_000)
     action_timeout_ms: int = Field(5_000, ge=200, le=60_000)

@@ -6,6 +6,7 @@ runs out of steps or meets a failure. Failures end the run and are recorded; not
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
@@ -14,18 +15,28 @@ from agent.actions import ClickAction
 from agent.browsing.actuator import perform
 from agent.browsing.chromium import VIEWPORT
 from agent.browsing.config import SimulationConfig
+from agent.browsing.element_boxes import with_element_boxes
 from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
 from agent.browsing.seeds import step_seed
 from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
-from agent.browsing.trace import Box, Failure, MemoryUsed, ScreenSize, TaskProgress, TraceStep, TwinTrace
+from agent.browsing.trace import (
+    Box,
+    Failure,
+    MemoryUsed,
+    ScreenSize,
+    TaskProgress,
+    TraceStep,
+    TwinTrace,
+)
 from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
+from agent.observation import Observation
 from agent.options import PredictOptions
+from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
-
 
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
@@ -47,6 +58,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
     history: list[Step] = []
     page_types: list[str] = []
     step_number = 0
+    for_the_brain = brain_wants_screenshot(graph, config)
     try:
         await open_page(page, config.url, watch, timeouts)
         while step_number < config.max_steps:
@@ -58,7 +70,9 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                 break
             if snapshot.observation.empty:
                 raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
-            step = await _decide(graph, persona, snapshot, history, config, step_number)
+            image = await page.screenshot() if for_the_brain else None  # the page the model is shown
+            seen = await with_element_boxes(page, snapshot) if for_the_brain else snapshot.observation
+            step = await _decide(graph, persona, snapshot, seen, history, config, step_number, image)
             trace.steps.append(step)
             if config.screenshots and out_dir is not None:
                 step.target_box = await target_box(page, snapshot, step.action, timeouts)
@@ -104,12 +118,28 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     return True
 
 
-async def _decide(graph, persona: Persona, snapshot: PageSnapshot, history: list[Step], config: SimulationConfig,
-                  step_number: int) -> TraceStep:
+def brain_wants_screenshot(graph, config: SimulationConfig) -> bool:
+    """Whether the twin's brain would show each step's screenshot to its model (the LLM brain with a model that
+    takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
+    wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
+    return bool(wants and wants(config.model, PredictOptions(vision=config.vision)))
+
+
+async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
+                  config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
+    """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)
-    prediction = await graph.predict(persona=persona, observation=snapshot.observation, history=history,
+    screenshot = None
+    if image is not None:
+        try:
+            screenshot = await asyncio.to_thread(read_screenshot, image)
+        except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
+            screenshot = None
+    prediction = await graph.predict(persona=persona, observation=observation, history=history,
                                      brain=config.brain, model=config.model,
-                                     options=PredictOptions(mode="sample", seed=seed), task=config.task)
+                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
+                                                            grounding=config.grounding),
+                                     task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
     html = snapshot.simplified.html
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,

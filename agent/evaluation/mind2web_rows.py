@@ -8,7 +8,7 @@ element(s) (`pos_candidates`, possibly empty) and the others (`neg_candidates`),
 whose `attributes` is JSON, and every step of the task in words (`action_reprs`, with `target_action_index`).
 
 Only the columns the evaluation uses are read (the files are ~300 MB each, mostly screenshots and raw HTML), a
-few rows at a time. A file that is not of this layout is refused naming the file, the row and what is wrong.
+few rows at a time; `screenshot` only when the twin is to see it (`twinsim eval --screenshots`). A file that is not of this layout is refused naming the file, the row and what is wrong.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from agent.node_pages import NodeCandidate, node_candidates
+from agent.screenshots import cell_bytes
 
 SPLITS: tuple[str, ...] = ("test_task", "test_website", "test_domain", "train")
 TEST_SPLITS: tuple[str, ...] = SPLITS[:3]
@@ -27,7 +28,7 @@ UNLABELLED = "unlabelled"
 REQUIRED = ("annotation_id", "confirmed_task", "cleaned_html", "operation", "pos_candidates", "neg_candidates",
             "action_reprs", "target_action_index")
 OPTIONAL = ("action_uid", "website", "domain", "subdomain", "target_action_reprs")
-# `screenshot` is read by no one yet: the screenshot-grounded brain will add it here.
+SCREENSHOT = "screenshot"  # the page before the action: an image struct ({bytes, path}) in the parquet files
 OPERATIONS = ("CLICK", "TYPE", "SELECT")
 _SPLIT_PREFIX = re.compile(r"^(test_task|test_website|test_domain|train)(?=[-_.]|$)")
 _SUFFIXES = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -58,6 +59,7 @@ class Mind2WebStep:
     previous: tuple[str, ...]        # action_reprs before this step
     index: int                       # target_action_index
     target_repr: str
+    screenshot: bytes | None = None  # the row's screenshot (unchecked), when read
 
 
 def split_of(path: Path) -> str | None:
@@ -122,8 +124,9 @@ def _strings(value: object, name: str, where: str) -> list:
     return list(value)
 
 
-def to_step(row: Mapping, split: str, where: str) -> Mind2WebStep:
-    """One row as a step; Mind2WebFormatError says what is wrong with it."""
+def to_step(row: Mapping, split: str, where: str, screenshots_from: Path | None = None) -> Mind2WebStep:
+    """One row as a step; Mind2WebFormatError says what is wrong with it. With `screenshots_from` (the file's
+    folder, for a screenshot given as a relative path) the row's screenshot bytes are kept."""
     missing = [c for c in REQUIRED if c not in row]
     if missing:
         raise Mind2WebFormatError(f"{where}: missing field(s) {', '.join(missing)}")
@@ -149,10 +152,11 @@ def to_step(row: Mapping, split: str, where: str) -> Mind2WebStep:
         split=split, source=where, annotation_id=str(row["annotation_id"]), action_uid=str(row.get("action_uid") or index),
         website=str(row.get("website") or ""), domain=str(row.get("domain") or ""), subdomain=str(row.get("subdomain") or ""),
         task=task, cleaned_html=str(row["cleaned_html"] or ""), op=op, value=value, pos=tuple(pos), neg=tuple(neg),
-        previous=tuple(reprs[:index]), index=index, target_repr=str(row.get("target_action_reprs") or ""))
+        previous=tuple(reprs[:index]), index=index, target_repr=str(row.get("target_action_reprs") or ""),
+        screenshot=cell_bytes(row.get(SCREENSHOT), screenshots_from) if screenshots_from is not None else None)
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[str, dict]]:
+def _parquet_rows(path: Path, screenshots: bool = False) -> Iterator[tuple[str, dict]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -164,7 +168,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict]]:
     missing = [c for c in REQUIRED if c not in names]
     if missing:
         raise Mind2WebFormatError(f"{path}: not Multimodal-Mind2Web rows: missing column(s) {', '.join(missing)}")
-    columns = [c for c in REQUIRED + OPTIONAL if c in names]
+    columns = [c for c in REQUIRED + OPTIONAL + ((SCREENSHOT,) if screenshots else ()) if c in names]
     number = 0
     for batch in handle.iter_batches(batch_size=BATCH_ROWS, columns=columns):
         for row in batch.to_pylist():
@@ -190,12 +194,13 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[str, dict]]:
             yield f"line {number}", row
 
 
-def iter_steps(files: list[tuple[Path, str]]) -> Iterator[Mind2WebStep]:
-    """Every row of every file, in file order, as steps (read a few rows at a time)."""
+def iter_steps(files: list[tuple[Path, str]], screenshots: bool = False) -> Iterator[Mind2WebStep]:
+    """Every row of every file, in file order, as steps (read a few rows at a time); with `screenshots`, each
+    keeps its row's screenshot."""
     for path, split in files:
-        rows = _parquet_rows(path) if _SUFFIXES[path.suffix.lower()] == "parquet" else _jsonl_rows(path)
+        rows = _parquet_rows(path, screenshots) if _SUFFIXES[path.suffix.lower()] == "parquet" else _jsonl_rows(path)
         try:
             for where, row in rows:
-                yield to_step(row, split, f"{path} {where}")
+                yield to_step(row, split, f"{path} {where}", path.parent if screenshots else None)
         except UnicodeDecodeError as error:
             raise Mind2WebFormatError(f"{path}: not UTF-8 text ({error.reason})") from None

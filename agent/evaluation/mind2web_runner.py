@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
@@ -35,6 +36,7 @@ from agent.node_pages import parse_node_page
 from agent.observation import Observation
 from agent.options import PredictOptions
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.simplifier.slug import slugify
 from agent.tasks import Task
 
@@ -81,7 +83,8 @@ class Mind2WebOutcome:
 
 
 async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, model: str | None,
-                        limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Mind2WebOutcome:
+                        limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+                        options: PredictOptions | None = None) -> Mind2WebOutcome:
     positives = {c.node_id for c in step.pos}
     gold = operation_string(step.op, step.value)
     record = {"split": step.split, "annotation_id": step.annotation_id, "action_uid": step.action_uid,
@@ -93,10 +96,16 @@ async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, mod
         record.update({"refused": str(error), "element_correct": False, "operation_f1": score.op_f1,
                        "step_success": False})
         return Mind2WebOutcome(score, record, 0.0, Usage(), False, True)
+    screenshot, refused = None, None
+    if step.screenshot is not None:
+        try:
+            screenshot = await asyncio.to_thread(read_screenshot, step.screenshot)
+        except ScreenshotRefused as error:
+            refused = f"unreadable: {error}"
     started = time.perf_counter()
     prediction = await graph.predict(persona=None, observation=observation, history=history_from_reprs(step.previous),
-                                     brain=brain, model=model, options=PredictOptions(),
-                                     task=Task(goal=step.task[:2000]))
+                                     brain=brain, model=model, options=options or PredictOptions(),
+                                     task=Task(goal=step.task[:2000]), screenshot=screenshot)
     latency = (time.perf_counter() - started) * 1000
     node_id, op, value = as_operation(prediction.action, observation)
     predicted = operation_string(op, value)
@@ -106,7 +115,18 @@ async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, mod
                    "operation_f1": round(score.op_f1, 4), "step_success": score.step_success,
                    "brain": prediction.brain, "fallback": prediction.fallback_used, "rationale": prediction.rationale,
                    "latency_ms": round(latency, 2)})
+    if step.screenshot is not None:
+        record["screenshot"] = refused or prediction.details.get("screenshot")
+    if "choice" in prediction.details:
+        record["choice"] = prediction.details["choice"]
     return Mind2WebOutcome(score, record, latency, prediction.usage, prediction.fallback_used, False)
+
+
+def screenshot_fates(outcomes: list[Mind2WebOutcome]) -> dict | None:
+    """Steps whose row had a screenshot, by what became of it (sent, not sent, unreadable); None when none had."""
+    fates = Counter(re.split(r"[:,]", o.record["screenshot"] or "not used")[0] for o in outcomes
+                    if "screenshot" in o.record)
+    return dict(sorted(fates.items())) or None
 
 
 def _limited(steps: Iterable[Mind2WebStep], tasks: int | None) -> Iterator[Mind2WebStep]:
@@ -123,7 +143,8 @@ def _limited(steps: Iterable[Mind2WebStep], tasks: int | None) -> Iterator[Mind2
 async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, brain: str, model: str | None,
                             concurrency: int = 4, tasks: int | None = None,
                             limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-                            on_step: Callable[[dict], None] | None = None) -> dict:
+                            on_step: Callable[[dict], None] | None = None,
+                            options: PredictOptions | None = None) -> dict:
     """Every step scored; the report holds the metrics per split, the run's details and the published figures.
     `on_step` receives each step's log record as it finishes (the CLI appends them to a JSONL file)."""
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -132,7 +153,7 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
 
     async def one(step: Mind2WebStep) -> Mind2WebOutcome:
         async with semaphore:
-            return await evaluate_step(graph, step, brain=brain, model=model, limits=limits)
+            return await evaluate_step(graph, step, brain=brain, model=model, limits=limits, options=options)
 
     chunk: list[Mind2WebStep] = []
     source = _limited(steps, tasks)
@@ -156,11 +177,13 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
         "benchmark": "Multimodal-Mind2Web",
         "splits": split_metrics(o.score for o in outcomes),
         "run": {"brain": brain, "model": model, "persona": None, "n_steps": len(outcomes),
+                "grounding": options.grounding if options else None, "vision": options.vision if options else None,
                 "candidates": "every pos_candidates and neg_candidates element of the row; an LLM prompt over its "
                               "budget keeps those most relevant to the task (agent/candidate_ranking.py)",
                 "started": started_at, "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95)}, "usage": usage.model_dump(),
-                "fallbacks": sum(o.fallback for o in outcomes), "pages_refused": sum(o.refused for o in outcomes)},
+                "fallbacks": sum(o.fallback for o in outcomes), "pages_refused": sum(o.refused for o in outcomes),
+                "screenshots": screenshot_fates(outcomes)},
         "published": MIND2WEB_PUBLISHED,
         "citation": CITATION,
     }

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -26,7 +28,7 @@ from agent.recorded_sessions import RecordedSession, user_id_from_session_id
 from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
                                     predict_step, step_record)
 from agent.graph import TwinGraph
-from agent.options import PredictOptions
+from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")
@@ -44,13 +46,21 @@ class EvalConfig:
     concurrency: int = 4
     checkpoint: Path | None = None
     fingerprint_extra: dict = field(default_factory=dict)
+    prompt_style: PromptStyle | None = None    # LLM brain; None: its setting
+    grounding: GroundingStrategy | None = None
+    vision: VisionPolicy | None = None
+    screenshots: bool = False                  # the rows' `image` goes with each step
 
     def options(self) -> PredictOptions:
         return PredictOptions(ablate_persona="persona" in self.ablate, ablate_rationale="rationale" in self.ablate,
-                              ablate_memory="memory" in self.ablate)
+                              ablate_memory="memory" in self.ablate, prompt_style=self.prompt_style,
+                              grounding=self.grounding, vision=self.vision)
 
     def fingerprint(self) -> str:
         data = {"brain": self.brain, "model": self.model, "ablate": sorted(self.ablate), **self.fingerprint_extra}
+        llm = {"prompt_style": self.prompt_style, "grounding": self.grounding, "vision": self.vision,
+               "screenshots": self.screenshots}
+        data.update({key: value for key, value in llm.items() if value})  # unset: the fingerprint of older runs
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -91,7 +101,7 @@ def _row(outcome: StepOutcome) -> dict:
     r = outcome.record
     return {"session_id": r.session_id, "step": r.step, "pred": r.pred.model_dump(), "pred_click_type": r.pred_click_type,
             "latency_ms": outcome.latency_ms, "usage": outcome.usage.model_dump(), "fallback": outcome.fallback,
-            "rationale": outcome.rationale}
+            "rationale": outcome.rationale, "screenshot": outcome.screenshot}
 
 
 async def evaluate(
@@ -124,7 +134,7 @@ async def evaluate(
             return None
         record = step_record(session, unit.step, parse_action(cached["pred"]), cached["pred_click_type"])
         return StepOutcome(record, cached["latency_ms"], Usage(**cached["usage"]), cached["fallback"],
-                           cached.get("rationale"))
+                           cached.get("rationale"), cached.get("screenshot"))
 
     def finished(outcome: StepOutcome) -> StepOutcome:
         checkpoint.append(_row(outcome))
@@ -152,7 +162,7 @@ async def evaluate(
         await asyncio.gather(*(one(unit) for unit in todo))
     elif todo:
         memory = await asyncio.to_thread(_recall_ahead, graph, sessions, session_personas, todo, options,
-                                         config.concurrency)
+                                         config.concurrency, config.brain)
         work = StepWork(sessions, session_personas, graph.brains_for(config.brain), memory, config.brain,
                         config.model, options)
 
@@ -183,6 +193,8 @@ async def evaluate(
                         "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else None},
             "usage": usage.model_dump(),
             "fallbacks": sum(o.fallback for o in outcomes),
+            "prompt_style": config.prompt_style, "grounding": config.grounding, "vision": config.vision,
+            "screenshots": screenshot_summary(outcomes) if config.screenshots else None,
             "resumed_steps": len(checkpoint.done),
             "executor": "inprocess" if executor is None else type(executor).__name__.removesuffix("Executor").lower(),
         },
@@ -190,15 +202,23 @@ async def evaluate(
     }
 
 
+def screenshot_summary(outcomes: list[StepOutcome]) -> dict:
+    """How many steps had a screenshot, and what became of them (sent, not sent and why, unreadable)."""
+    fates = Counter(re.split(r"[:,]", o.screenshot)[0] if o.screenshot else "none in the row" for o in outcomes)
+    return {"steps": len(outcomes), "by_fate": dict(sorted(fates.items()))}
+
+
 def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: list[Persona | None],
-                  units: list[StepUnit], options: PredictOptions, concurrency: int) -> RecalledMemories:
+                  units: list[StepUnit], options: PredictOptions, concurrency: int,
+                  brain: str | None = None) -> RecalledMemories:
     """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
     def request(unit: StepUnit):
         persona = personas[unit.session]
-        if not graph.wants_memories(persona, options):
+        if not graph.wants_memories(persona, options, brain):
             return None  # no page to parse either
         session = sessions[unit.session]
-        return graph.recall_request(persona, observe(session, unit.step), history_before(session, unit.step), options)
+        return graph.recall_request(persona, observe(session, unit.step), history_before(session, unit.step), options,
+                                    brain=brain)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         requests = sorted({r for r in pool.map(request, units) if r is not None})

@@ -22,6 +22,7 @@ from agent.graph import RecallRequest, TwinGraph
 from agent.history import Step
 from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
 from agent.options import PredictOptions
+from agent.screenshots import Screenshot, ScreenshotRefused, read_screenshot
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -33,6 +34,7 @@ class StepOutcome:
     usage: Usage
     fallback: bool
     rationale: str | None = None  # kept in the step log, so a finished run can be read step by step
+    screenshot: str | None = None  # what became of the step's screenshot (sent, not sent and why, unreadable)
 
 
 @dataclass(frozen=True)
@@ -62,15 +64,29 @@ def step_record(session: RecordedSession, t: int, pred: Action, pred_click_type:
                       pred_click_type)
 
 
+def screenshot_of(session: RecordedSession, t: int) -> tuple[Screenshot | None, str | None]:
+    """Step t's screenshot (the row's `image`, read with --screenshots) checked, or why it cannot be used."""
+    data = session.steps[t].screenshot
+    if data is None:
+        return None, None
+    try:
+        return read_screenshot(data), None
+    except ScreenshotRefused as error:
+        return None, f"unreadable: {error}"
+
+
 async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
                        brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
     observation = observe(session, t)
+    screenshot, refused = screenshot_of(session, t)
     started = time.perf_counter()
     prediction = await graph.predict(persona=persona, observation=observation, history=history_before(session, t),
-                                     brain=brain, model=model, options=options)
+                                     brain=brain, model=model, options=options, screenshot=screenshot,
+                                     page_html=session.steps[t].simplified_html)
     latency = (time.perf_counter() - started) * 1000
     record = step_record(session, t, prediction.action, prediction.click_type)
-    return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale)
+    return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale,
+                       refused or prediction.details.get("screenshot"))
 
 
 class RecalledMemories:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from agent.llm.choices import ChoiceSet
 from agent.llm.facts_block import facts_lines
 from agent.llm.fences import fence_close, fence_open, neutralise
 from agent.observation import Candidate, Observation
@@ -34,9 +35,14 @@ PAGE_FREE_TEXT = (
 
 
 def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_CANDIDATE_TOKEN_BUDGET,
-               ranking_query: str | None = None) -> str:
+               ranking_query: str | None = None, *, shown: tuple[list[Candidate], bool] | None = None,
+               choices: ChoiceSet | None = None) -> str:
     """The page inside the delimiters, or the page-free instruction when there is no page. With a ranking query
-    (the task and the last steps), elements that overflow the budget are dropped least relevant first."""
+    (the task and the last steps), elements that overflow the budget are dropped least relevant first.
+
+    `shown` is choose_candidates' answer when the caller already has it; with `choices` (a grounding strategy
+    other than names, agent/llm/choices.py) the elements are numbered, or only counted when the numbers are
+    drawn on the screenshot instead."""
     if observation.empty:
         return PAGE_FREE_TEXT
     lines = [PAGE_OPEN]
@@ -51,9 +57,16 @@ def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_C
         lines += [neutralise(line) for line in facts]
     if observation.text:
         lines.append(f"Visible text (start): {neutralise(observation.text)[:MAX_PAGE_TEXT_CHARS]}")
-    kept, ranked = choose_candidates(observation, candidate_token_budget, ranking_query)
-    lines.append("Elements you can act on (name | action | click type | text | price):")
-    lines += [candidate_line(c) for c in kept]
+    kept, ranked = shown if shown is not None else choose_candidates(observation, candidate_token_budget, ranking_query)
+    if choices is None:
+        lines.append("Elements you can act on (name | action | click type | text | price):")
+        lines += [candidate_line(c) for c in kept]
+    elif choices.listed:
+        lines.append("Elements you can act on, numbered (choice | name | action | click type | text | price):")
+        lines += [f"[{number}] {candidate_line(c)}" for number, c in choices.numbers.items()]
+    else:
+        lines.append(f"The elements you can act on are marked on the screenshot with numbered boxes "
+                     f"({len(choices.numbers)} of them, numbered {choices.valid_text()}).")
     hidden = len(observation.candidates) - len(kept)
     if hidden:
         lines.append(f"({hidden} more elements not shown{', the least relevant to the task' if ranked else ''})")

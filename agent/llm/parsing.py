@@ -25,7 +25,7 @@ _TYPE_ALIASES = {
     "terminate": "terminate", "stop": "terminate", "end": "terminate", "exit": "terminate",
     "leave": "terminate", "quit": "terminate", "finish": "terminate",
 }
-_NAME_KEYS = ("name", "element", "semantic_id", "target", "id")
+_NAME_KEYS = ("name", "element", "semantic_id", "target", "id", "choice", "mark")  # choice / mark: a number (agent/llm/choices.py)
 _TEXT_KEYS = ("text", "value", "input_text", "query")
 _RATIONALE_KEYS = ("rationale", "reasoning", "reason", "thought", "thoughts", "explanation")
 
@@ -149,7 +149,7 @@ def _decision_from_object(obj: dict) -> tuple[str, Action]:
 
 
 def _action_from_dict(raw: dict) -> Action:
-    name = next((raw[k] for k in _NAME_KEYS if isinstance(raw.get(k), str) and raw[k].strip()), None)
+    name = next((_name_text(raw[k]) for k in _NAME_KEYS if _name_text(raw.get(k))), None)
     text = next((raw[k] for k in _TEXT_KEYS if isinstance(raw.get(k), (str, int, float)) and not isinstance(raw.get(k), bool)), None)
     declared = raw.get("type")
     verb_keys = [k for k in raw if isinstance(k, str) and k.lower() in _TYPE_ALIASES and k.lower() != "type"]
@@ -164,6 +164,13 @@ def _action_from_dict(raw: dict) -> Action:
     else:
         raise ValueError("the action has no type and no element name")
     return _validated(kind, name, text)
+
+
+def _name_text(value: object) -> str | None:
+    """An element's name, or a choice's number (3, "3", "[3]"), as text; None when there is none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _action_from_string(raw: str) -> Action:

@@ -45,6 +45,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.simulations.close()  # queued simulations never start; no new one is accepted
         app.state.experiments.close()  # running experiments stop as 'interrupted', resumable
 
+    # The largest page (twice: JSON escaping), the largest screenshot as base64, and room for the rest.
+    max_body = settings.max_page_bytes * 2 + (settings.max_screenshot_bytes + 2) // 3 * 4 + _BODY_SLACK
     app = FastAPI(
         title="twinsim",
         version="0.1.0",
@@ -55,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "(Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)."
         ),
         lifespan=lifespan,
-        max_body_size=settings.max_page_bytes * 2 + _BODY_SLACK,  # counted as it arrives: chunked bodies too
+        max_body_size=max_body,  # counted as it arrives: chunked bodies too
     )
     app.state.settings = settings
     app.state.metrics = ServiceMetrics()
@@ -65,8 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.middleware("http")
     async def limit_body(request: Request, call_next):
         length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_page_bytes * 2 + _BODY_SLACK:
-            return JSONResponse({"detail": f"request body over {settings.max_page_bytes * 2 + _BODY_SLACK} bytes"},
+        if length and length.isdigit() and int(length) > max_body:
+            return JSONResponse({"detail": f"request body over {max_body} bytes"},
                                 status_code=status.HTTP_413_CONTENT_TOO_LARGE)
         return await call_next(request)
 

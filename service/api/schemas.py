@@ -13,7 +13,7 @@ from agent.browsing.config import MAX_STEPS_LIMIT
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS
-from agent.options import PredictOptions
+from agent.options import GroundingStrategy, PredictOptions, VisionPolicy
 from agent.tasks import Task
 from personas.persona import PersonaId
 
@@ -37,6 +37,23 @@ class Page(BaseModel):
     def _one_form(self) -> "Page":
         if self.simplified_html is not None and self.html is not None:
             raise ValueError("send the page once: simplified_html or html, not both")
+        return self
+
+
+class ScreenshotIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base64: str | None = Field(None, max_length=70_000_000, description="The page as a PNG, JPEG or WebP image, base64 "
+                               "(or a data: URL); at most TWINSIM_MAX_SCREENSHOT_BYTES decoded (5 MB) and "
+                               "TWINSIM_MAX_SCREENSHOT_PIXELS pixels. It is decoded to check it.")
+    url: str | None = Field(None, max_length=2048, description="A screenshot this service took in one of your "
+                            "simulations: /simulations/{id}/screenshots/{persona}/step_NNN.png (a path, or on this "
+                            "service's address). No other URL is accepted, and nothing is fetched.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "ScreenshotIn":
+        if (self.base64 is None) == (self.url is None):
+            raise ValueError("send the screenshot once: base64 or url")
         return self
 
 
@@ -67,6 +84,9 @@ class PredictRequest(BaseModel):
     options: PredictOptions = Field(default_factory=PredictOptions)
     task: Task | None = Field(None, description="What the twin came to do: a goal in words (a string), or "
                               "{goal, success}; both brains pursue it in this person's way.")
+    screenshot: ScreenshotIn | None = Field(None, description="The page as a picture, for the LLM brain with a model "
+                                            "that takes images (options.vision); the embedded brain ignores it, and "
+                                            "the response's details say so.")
 
 
 class MemoryIn(BaseModel):
@@ -88,6 +108,11 @@ class SimulationRequest(BaseModel):
     model: str | None = None
     seed: int = Field(0, ge=0, le=2**32 - 1)
     screenshots: bool = False
+    vision: VisionPolicy | None = Field(None, description="brain=llm: show the model each step's screenshot 'auto' "
+                                        "(when litellm says it takes images), 'always' or 'never'; unset: "
+                                        "TWINSIM_LLM_VISION.")
+    grounding: GroundingStrategy | None = Field(None, description="brain=llm: names, textual_choices, set_of_marks "
+                                                "or both; unset: TWINSIM_LLM_GROUNDING.")
     concurrency: int = Field(2, ge=1, le=16)
     task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
                               "with success criteria, the results say who reached it and at which step.")

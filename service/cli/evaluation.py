@@ -11,10 +11,11 @@ from rich.console import Console
 from tqdm import tqdm
 
 from agent.brains.names import BrainName
-from agent.recorded_sessions import read_action_table
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
 from agent.graph import TwinGraph
+from agent.llm.opera_protocol import PROTOCOL_STYLES
 from agent.ray_executor import RayExecutor, RayUnavailable
+from agent.recorded_sessions import read_action_table
 from personas.memory_store import open_memory_store
 from personas.sources import PersonaSourceError, load_personas
 from service.container import build_brains, build_llm_client
@@ -43,7 +44,8 @@ def _step_executor(settings: Settings, brain: str, console: Console):
 
 def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | None, ablate: frozenset[str],
                      sessions: list[str] | None, limit: int | None, concurrency: int, out: Path | None,
-                     html: Path | None, checkpoint: Path | None, console: Console) -> dict:
+                     html: Path | None, checkpoint: Path | None, console: Console, prompt_style: str | None = None,
+                     grounding: str | None = None, vision: str | None = None, screenshots: bool = False) -> dict:
     unknown = ablate - set(ABLATIONS)
     if unknown:
         raise ValueError(f"unknown ablation(s) {sorted(unknown)}; choose from {', '.join(ABLATIONS)}")
@@ -55,14 +57,16 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
     brains = build_brains(settings, llm)
     if brain == BrainName.LLM and not (model or settings.llm_model):
         raise ValueError("--brain llm needs --model (or TWINSIM_LLM_MODEL)")
-    recorded = read_action_table(actions, sessions=set(sessions) if sessions else None, limit=limit)
+    recorded = read_action_table(actions, sessions=set(sessions) if sessions else None, limit=limit,
+                                 screenshots=screenshots)
     if not recorded:
         raise ValueError(f"{actions}: no sessions to evaluate (check --sessions)")
     try:
         personas = load_personas(users)
     except (PersonaSourceError, ValidationError) as error:
         raise ValueError(f"{users}: {error}") from error
-    needs_memory = not ({"persona", "memory"} & ablate)
+    protocol = (prompt_style or settings.llm_prompt_style) in PROTOCOL_STYLES and brain == BrainName.LLM
+    needs_memory = not ({"persona", "memory"} & ablate) and not protocol  # the protocol's prompt shows no memories
     store = _eval_store(settings, personas, console) if needs_memory else None
     graph = TwinGraph(brains, memory=store)
     if checkpoint is None and out is not None:
@@ -70,11 +74,15 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
     config = EvalConfig(brain=brain, model=model or (settings.llm_model if brain == BrainName.LLM else None), ablate=ablate,
                         concurrency=concurrency, checkpoint=checkpoint,
                         fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
-                                           "sessions": sessions, "limit": limit})
+                                           "sessions": sessions, "limit": limit},
+                        prompt_style=prompt_style, grounding=grounding, vision=vision, screenshots=screenshots)
     total = sum(len(s.steps) for s in recorded)
     executor = _step_executor(settings, brain, console)
     console.print(f"evaluating {total} steps of {len(recorded)} sessions with the {brain} brain"
                   + (f" ({config.model})" if config.model else "") + (f", ablations: {sorted(ablate)}" if ablate else "")
+                  + (f", prompt style {prompt_style}" if prompt_style else "") + (f", grounding {grounding}" if grounding else "")
+                  + (f", screenshots: {sum(s.screenshot is not None for x in recorded for s in x.steps)} of {total} steps"
+                     if screenshots else "")
                   + (" as Ray tasks" if executor is not None else ""))
     with tqdm(total=total, unit="step", disable=None) as bar:
         try:

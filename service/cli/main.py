@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
 from agent.brains.names import BRAIN_NAMES, known_brain
+from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.cli.report import report_app
 from service.cli.interview import interview_command
@@ -59,6 +60,43 @@ def _brain(value: str) -> str:
 
 
 BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
+
+
+def _one_of(choices: tuple[str, ...], flag: str):
+    """A callback accepting one of `choices`, written with - or _ (opera-protocol = opera_protocol)."""
+    def check(value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return None
+        folded = value.strip().lower().replace("-", "_")
+        if folded not in choices:
+            raise typer.BadParameter(f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}")
+        return folded
+    return check
+
+
+_vision = _one_of(VISION_POLICIES, "--vision")
+_grounding = _one_of(GROUNDING_STRATEGIES, "--grounding")
+_prompt_style = _one_of(PROMPT_STYLES, "--prompt-style")
+VISION_HELP = ("--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
+               "always, never (default: TWINSIM_LLM_VISION, auto).")
+GROUNDING_HELP = ("--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
+                  "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names).")
+
+
+def _screenshot_file(path: Path, settings: Settings):
+    """--screenshot checked (decoded, PNG/JPEG/WebP, within TWINSIM_MAX_SCREENSHOT_*) before anything loads."""
+    from agent.screenshots import ScreenshotRefused, read_screenshot
+
+    try:
+        size = path.stat().st_size
+        if size > settings.max_screenshot_bytes:
+            fail(f"--screenshot {path}: {size:,} bytes, over the limit of {settings.max_screenshot_bytes:,} "
+                 "(TWINSIM_MAX_SCREENSHOT_BYTES)")
+        return read_screenshot(path.read_bytes(), settings.screenshot_limits)
+    except OSError as error:
+        fail(f"--screenshot {path}: {error.strerror or error}")
+    except ScreenshotRefused as error:
+        fail(f"--screenshot {path}: {error}")
 
 
 def _services(warm: bool = False):
@@ -185,14 +223,22 @@ def predict(
     model: Optional[str] = typer.Option(None, "--model"),
     as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
     task: Optional[str] = typer.Option(None, "--task", help="What the twin came to do, in words."),
+    screenshot: Optional[Path] = typer.Option(None, "--screenshot", help="--brain llm: the page as a PNG, JPEG or "
+                                              "WebP file, shown to a model that takes images (see --vision)."),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+        "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
     from personas.memory_store import PersonaNotFound
     from agent.observation import EMPTY_OBSERVATION
-    from agent.observe_page import PageRefused, observe_page
+    from agent.observe_page import PageRefused, read_page
+    from agent.options import PredictOptions
 
     given_task = _task(task)
     settings = Settings()
+    shot = _screenshot_file(screenshot, settings) if screenshot is not None else None
     html = None
     if page is not None:
         try:
@@ -202,7 +248,7 @@ def predict(
     steps = _read_history(history)
     services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
     try:
-        observation = EMPTY_OBSERVATION if html is None else observe_page(
+        read = None if html is None else read_page(
             html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
     except PageRefused as error:
         fail(str(error))
@@ -212,8 +258,11 @@ def predict(
         fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
     except ValueError as error:
         fail(str(error))
-    prediction = asyncio.run(services.graph.predict(persona=persona_obj, observation=observation, history=steps,
-                                                    brain=brain, model=model, task=given_task))
+    options = PredictOptions(vision=vision, grounding=grounding, prompt_style=prompt_style)
+    prediction = asyncio.run(services.graph.predict(
+        persona=persona_obj, observation=read.observation if read else EMPTY_OBSERVATION, history=steps, brain=brain,
+        model=model, task=given_task, options=options, screenshot=shot,
+        page_html=read.simplified_html if read else None))
     if as_json:
         print(prediction.model_dump_json(indent=2))
     else:
@@ -284,13 +333,23 @@ def evaluate(
     out: Optional[Path] = typer.Option(None, "--out", help="Write the JSON report here."),
     html: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
+    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+        "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
+        "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
+        "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.")),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    screenshots: bool = typer.Option(False, "--screenshots", help="--brain llm sees each step's screenshot: OPeRA's "
+                                     "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
+                                     "that takes images, or --vision always)."),
 ) -> None:
     """Replay recorded sessions and score the twins' predictions as the OPeRA paper does, or score them on
     Multimodal-Mind2Web as Mind2Web does (--format mind2web PATH)."""
     if data_format == EvalFormat.mind2web:
         _evaluate_mind2web(path, split, actions=actions, users=users, ablate=ablate, sessions=sessions,
                            checkpoint=checkpoint, brain=brain, model=model, limit=limit, concurrency=concurrency,
-                           out=out, html=html)
+                           out=out, html=html, prompt_style=prompt_style, grounding=grounding, vision=vision,
+                           screenshots=screenshots)
         return
     if path is not None or split is not None:
         fail("PATH and --split are for --format mind2web; OPeRA sessions are read from --actions and --users")
@@ -303,7 +362,8 @@ def evaluate(
     try:
         report = run_eval_command(actions=actions, users=users, brain=brain, model=model, ablate=ablations,
                                   sessions=session_ids, limit=limit, concurrency=concurrency, out=out, html=html,
-                                  checkpoint=checkpoint, console=console)
+                                  checkpoint=checkpoint, console=console, prompt_style=prompt_style,
+                                  grounding=grounding, vision=vision, screenshots=screenshots)
     except ValueError as error:
         fail(str(error))
     metrics = report["metrics"]
@@ -315,18 +375,21 @@ def evaluate(
 
 def _evaluate_mind2web(path: Optional[Path], split: Optional[Mind2WebSplit], *, actions, users, ablate, sessions,
                        checkpoint, brain: str, model: Optional[str], limit: Optional[int], concurrency: int,
-                       out: Optional[Path], html: Optional[Path]) -> None:
+                       out: Optional[Path], html: Optional[Path], prompt_style: Optional[str], grounding: Optional[str],
+                       vision: Optional[str], screenshots: bool) -> None:
     if path is None:
         fail("--format mind2web needs PATH: the Multimodal-Mind2Web parquet files or JSONL rows")
     given = [flag for flag, value in (("--actions", actions), ("--users", users), ("--ablate", ablate),
-                                      ("--sessions", sessions), ("--checkpoint", checkpoint)) if value]
+                                      ("--sessions", sessions), ("--checkpoint", checkpoint),
+                                      ("--prompt-style", prompt_style)) if value]
     if given:
         fail(f"{', '.join(given)}: OPeRA options, not used with --format mind2web")
     from service.cli.mind2web_eval import run_mind2web_command
 
     try:
         report = run_mind2web_command(path=path, split=split.value if split else None, brain=brain, model=model,
-                                      tasks=limit, concurrency=concurrency, out=out, html=html, console=console)
+                                      tasks=limit, concurrency=concurrency, out=out, html=html, console=console,
+                                      grounding=grounding, vision=vision, screenshots=screenshots)
     except ValueError as error:
         fail(str(error))
     for name, metrics in report["splits"].items():
@@ -358,6 +421,8 @@ def simulate(
     model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
     seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
+    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Twins browsing at once."),
     task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
     task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
@@ -386,7 +451,7 @@ def simulate(
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
                                   brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency,
-                                  task=given_task)
+                                  task=given_task, vision=vision, grounding=grounding)
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(_validation_message(error))

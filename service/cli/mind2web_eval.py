@@ -16,12 +16,14 @@ from agent.brains.names import BrainName
 from agent.evaluation.mind2web_rows import dataset_files, iter_steps
 from agent.evaluation.mind2web_runner import evaluate_mind2web
 from agent.graph import TwinGraph
+from agent.options import PredictOptions
 from service.container import build_brains, build_llm_client
 from service.settings import Settings
 
 
 def run_mind2web_command(*, path: Path, split: str | None, brain: str, model: str | None, tasks: int | None,
-                         concurrency: int, out: Path | None, html: Path | None, console: Console) -> dict:
+                         concurrency: int, out: Path | None, html: Path | None, console: Console,
+                         grounding: str | None = None, vision: str | None = None, screenshots: bool = False) -> dict:
     """Raises ValueError (Mind2WebFormatError among them) with a message for the user."""
     files = dataset_files(path, split)  # a bad path or split fails before any model loads
     settings = Settings()
@@ -44,9 +46,10 @@ def run_mind2web_command(*, path: Path, split: str | None, brain: str, model: st
                 with log.open("a") as handle:
                     handle.write(json.dumps(record) + "\n")
 
-        report = asyncio.run(evaluate_mind2web(iter_steps(files), graph, brain=brain, model=model,
+        report = asyncio.run(evaluate_mind2web(iter_steps(files, screenshots), graph, brain=brain, model=model,
                                                concurrency=concurrency, tasks=tasks, limits=settings.page_limits,
-                                               on_step=finished))
+                                               on_step=finished,
+                                               options=PredictOptions(grounding=grounding, vision=vision)))
     report["run"].update({"path": str(path), "files": [str(f) for f, _ in files], "steps_log": str(log) if log else None,
                           "llm_totals": llm.totals.as_dict() if brain == BrainName.LLM else None})
     if not report["splits"]:

@@ -6,14 +6,21 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, HTTPException, status
+from fastapi.responses import FileResponse
 from pydantic import ValidationError
 
 from agent.browsing import SimulationConfig
 from service.api.dependencies import ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.schemas import NOT_FOUND, SimulationRequest, error
-from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
-                                      persona_ids_for)
+from service.api.screenshot_input import simulation_screenshot_file
+from service.jobs.simulations import (
+    SimulationRequestError,
+    StartPageFailed,
+    check_and_load,
+    check_start_page,
+    persona_ids_for,
+)
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 
@@ -26,7 +33,8 @@ async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs:
     try:
         ids = await asyncio.to_thread(persona_ids_for, services, body.personas, body.all)
         config = SimulationConfig(url=body.url, persona_ids=ids, max_steps=body.max_steps, brain=body.brain,
-                                  model=body.model, seed=body.seed, screenshots=body.screenshots,
+                                  model=body.model, seed=body.seed, screenshots=body.screenshots, vision=body.vision,
+                                  grounding=body.grounding,
                                   concurrency=body.concurrency, task=body.task)
         if not await asyncio.to_thread(services.settings.host_allow_list.allows, config.url):
             raise SimulationRequestError(f"cannot browse {config.url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS)")
@@ -46,6 +54,16 @@ async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs:
 @router.get("")
 async def list_simulations(jobs: SimulationJobsDep) -> list[dict]:
     return [job.view(full=False) for job in jobs.all()]
+
+
+@router.get("/{simulation_id}/screenshots/{persona_id}/{file_name}", responses=NOT_FOUND,
+            response_class=FileResponse)
+async def get_simulation_screenshot(simulation_id: str, persona_id: str, file_name: str,
+                                    jobs: SimulationJobsDep) -> FileResponse:
+    """A screenshot a twin's step was decided on (the trace's `screenshot`, under this simulation); also what
+    POST /predict accepts as a screenshot URL."""
+    path = await asyncio.to_thread(simulation_screenshot_file, jobs, simulation_id, persona_id, file_name)
+    return FileResponse(path, media_type="image/png")
 
 
 @router.get("/{simulation_id}", responses=NOT_FOUND)
