@@ -93,10 +93,10 @@ def test_mind2web_screenshots_with_set_of_marks(env, tmp_path):
         out = tmp_path / "m2w.json"
         result = CliRunner().invoke(app, ["eval", "--format", "mind2web", str(folder), "--brain", "llm", "--model",
                                           "openai/twin-test", "--screenshots", "--grounding", "set-of-marks",
-                                          "--vision", "always", "--out", str(out)], env=env)
+                                          "--vision", "always", "--concurrency", "1", "--out", str(out)], env=env)
         assert result.exit_code == 0, result.output
         requests = list(server.requests)
-    assert len(requests) == 2
+    assert len(requests) == 2  # one call at a time, so the requests come in the rows' order
     steps = [json.loads(line) for line in (tmp_path / "m2w.steps.jsonl").read_text().splitlines()]
     for (_, row), request, step in zip([r for r in rows() if r[0] == "test_website"], requests, steps):
         content = request["messages"][1]["content"]
