@@ -22,19 +22,6 @@ CONFIG = {"responsive": True, "displaylogo": False, "modeBarButtonsToRemove": ["
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 # plotly's responsive mode follows the window's size only. A chart drawn while the page is still being parsed can
 # see its box change afterwards (a grid gains its second chart): refit every chart whenever its own box changes.
-REFIT_JS = ("(() => { const refit = new ResizeObserver(entries => entries.forEach(entry => {"
-            " if (entry.target.querySelector('.main-svg')) Plotly.Plots.resize(entry.target); }));"
-            " document.querySelectorAll('.plotly-graph-div').forEach(div => refit.observe(div)); })();")
-
-
-@cache
-def plotly_js() -> str:
-    """plotly.js, bundled in the plotly wheel: inlined once per page, never fetched from a CDN."""
-    from plotly.offline import get_plotlyjs
-
-    return get_plotlyjs()
-
-
 @cache
 def _template():
     import plotly.graph_objects as go

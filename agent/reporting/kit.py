@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 
+from agent.reporting.chart_library import REFIT_JS, plotly_js
+
 STYLE = """
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -100,8 +102,6 @@ def page(title: str, body: Sequence[object], *, footer: object = "", charts: boo
     """The whole document. With charts, plotly's JavaScript (about 4.8 MB) is inlined once in the head."""
     script = refit = ""
     if charts:
-        from agent.reporting.charts import REFIT_JS, plotly_js
-
         script, refit = f"<script>{plotly_js()}</script>", f"<script>{REFIT_JS}</script>"
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{esc(title)}</title>"
