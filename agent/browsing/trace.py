@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.actions import Action
+from agent.browsing.checkout_details import FilledField
 from agent.browsing.failures import FailureKind
 
 Outcome = Literal["left", "purchased", "task_reached", "max_steps", "error"]
@@ -51,6 +52,8 @@ class TraceStep(BaseModel):
     screenshot: str | None = Field(None, description="Path of the screenshot taken before acting, relative to the run directory.")
     result_url: str | None = Field(None, description="Where the page was after the action.")
     predict_ms: float = 0.0
+    filled: list[FilledField] = Field(default_factory=list, description="Checkout form fields filled with TEST details "
+                                      "before this click (agent/browsing/checkout_form.py), and required ones left empty.")
 
 
 class TwinTrace(BaseModel):
