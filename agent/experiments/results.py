@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from agent.experiments.live_sights import live_visibility
 from agent.experiments.runner import PreparedExperiment, RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
@@ -63,9 +64,18 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
         "analysis": analysis,
         "themes": themes,
         "cost": cost_document(prepared, outcome, estimate),
-        "visibility": visibility(prepared.pages, spec.variant_names, spec.brain),
+        "visibility": variant_visibility(prepared, outcome),
         "task": task_document(spec, samples),
     }
+
+
+def variant_visibility(prepared: PreparedExperiment, outcome: RunOutcome) -> dict:
+    """Could the twins see the difference? Page variants: from their pages, before any twin runs; live variants:
+    from what the twins were shown while they browsed (agent/experiments/live_sights.py)."""
+    spec = prepared.spec
+    if spec.live_variants and set(spec.live_variants) == set(spec.variant_names):
+        return live_visibility(outcome.live_sights, spec.variant_names, spec.brain)
+    return visibility(prepared.pages, spec.variant_names, spec.brain)
 
 
 def task_document(spec: ExperimentSpec, samples: list[Sample]) -> dict | None:
