@@ -42,6 +42,16 @@ _PAGE_RELATED = re.compile(r"(pagination|next_page|previous_page|prev_page|carou
 _FILTER = re.compile(r"(^refinements|^filter|\.filter|sort_by|^sort)")
 _REVIEW = re.compile(r"(review|rating|stars|^acr|customer_photos)")
 
+# On a checkout page, the control that takes the order on to its next step is a purchase click, as "Proceed to
+# checkout" is: Continue, Next, Continue to payment, Review order, Use this address, Pay. "Continue shopping" and
+# "Return to cart" leave the checkout and are not.
+_CHECKOUT_STEP = re.compile(
+    r"^(?:continue|next|next_step|proceed|save_and_continue|continue_to_(?:shipping|delivery|payment|billing|review|"
+    r"preview|checkout|order|summary|confirmation|next_step)|(?:go|proceed)_to_(?:shipping|delivery|payment|billing|"
+    r"review|preview|checkout|order|summary)|"
+    r"review_(?:your_|my_)?order|use_this_address|ship_to_this_address|deliver_to_this_address|pay|pay_now|"
+    r"confirm|confirm_and_pay)(?:_\d+)?$")
+
 # (predicate on (name, parts, last), click type), first match wins.
 _RULES: tuple[tuple[object, str], ...] = (
     (lambda n, p, last: "suggested_term" in n or "suggestion" in n, "suggested_term"),
@@ -84,3 +94,16 @@ def infer_click_type(name: str, tag: str | None = None, text: str | None = None)
         if any(phrase in words for phrase in _PURCHASE_TEXTS):
             return "purchase"
     return click_type
+
+
+def checkout_click_type(name: str, click_type: str) -> str:
+    """On a checkout page: a control that says nothing more specific ("other") and moves the order on to its next
+    step (Continue, Next, Review order, Pay) is a purchase click; everything else keeps its type."""
+    if click_type == "other" and _CHECKOUT_STEP.match(name.lower().rsplit(".", 1)[-1]):
+        return "purchase"
+    return click_type
+
+
+def is_checkout_step(name: str) -> bool:
+    """A control that moves an order on to its next step, not the one that places it."""
+    return _CHECKOUT_STEP.match(name.lower().rsplit(".", 1)[-1]) is not None

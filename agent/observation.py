@@ -8,12 +8,12 @@ semantic id in `name=`. Named elements that only group other named elements (`na
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.click_types import infer_click_type
+from agent.click_types import checkout_click_type, infer_click_type
 from agent.fact_texts import parse_price
 from agent.page_facts import NO_FACTS, PageFacts, read_facts
 from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
@@ -183,6 +183,10 @@ def parse_page(simplified_html: str | None, url: str | None = None,
     kind = page_type(url, list(by_name))
     if kind == "other":  # not Amazon's: the shop-neutral words of the URL, then what the page shows
         kind = url_page_type(url)
+    if kind == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
+        candidates = [replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
+                      for c in candidates]
+        by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
     facts = read_facts(tree, named, by_name, kind, title)  # last: it removes the blocks it has read
     if kind == "other":

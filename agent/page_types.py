@@ -83,3 +83,31 @@ def shown_page_type(one_product: bool, priced_products: int) -> PageType:
     if one_product:
         return "product"
     return "search_results" if priced_products >= 2 else "other"
+
+
+# An order confirmation, on any shop: the page a shop shows once an order is placed.
+_CONFIRMATION_PATH = re.compile(
+    r"thank[-_]?you|order[-_]?(?:confirmation|confirmed|received|complete|completed|placed|success)|"
+    r"(?:^|/)confirmation(?:/|$|\.)|checkout/(?:[^/]+/)?(?:success|complete|completed|done)(?:/|$|\.)")
+_CONFIRMATION_TEXT = re.compile(
+    r"thank(?:s| you) for (?:your|the) (?:order|purchase)|your order (?:has been|was|is) (?:placed|received|"
+    r"confirmed|complete)|order (?:confirmed|placed|received)\b|your order number is|"
+    r"order (?:number|no\.?|#)\s*(?:is\s*)?[:#]?\s*#?[a-z]*\d")
+_CONFIRMED = re.compile(r"confirm|placed|received|complete")
+_THANKS = re.compile(r"thank(?:s| you)")
+_YOUR_ORDER = re.compile(r"\byour order\b|\border (?:number|no\.?|#)")
+
+
+def is_order_confirmation(url: str | None, title: str = "", text: str = "") -> bool:
+    """The page a shop shows once an order is placed, in shop-neutral words: its address (thank-you,
+    order-confirmation, order-received, checkout/success), a title that confirms an order (or thanks, on a page about
+    an order), or text that says the order was placed or gives its number. A checkout's step list ("5. Confirmation") is not enough."""
+    path = urlparse(url).path.lower() if url else ""
+    if _CONFIRMATION_PATH.search(path):
+        return True
+    title, text = title.lower(), text.lower()
+    if _CONFIRMATION_TEXT.search(text) or _CONFIRMATION_TEXT.search(title):
+        return True
+    if "order" in title and _CONFIRMED.search(title):
+        return True
+    return bool(_THANKS.search(title)) and _YOUR_ORDER.search(text) is not None

@@ -1,17 +1,19 @@
 """Twins on a real third-party shop (django-oscar from PyPI, tests/support/oscar_shop): speed, how often the element
-a twin chose was found and acted on, how far twins get (basket, checkout), and an A/B of two live configurations.
-Writes benchmarks/results/real_shop.json.
+a twin chose was found and acted on, how far twins get (basket, checkout, placed orders), task success, and A/Bs of
+live configurations with whether the twins could see the difference. Writes benchmarks/results/real_shop.json.
 
 - install: with --clean-install, a fresh install into a temporary folder (a new venv, pip with its cache off, so
   every package is downloaded; migrations; the catalogue), timed as CI would meet it on a clean clone.
-- simulation: the first --twins OPeRA personas browse the shop from its start page for at most --steps steps, two
-  at a time (the live-run default): twins per minute, steps per second, predict time per step, the share of
-  actions whose element was found on the live page and acted on (a step that is not "leave" and has a page after
-  it; failures count against it), the funnel, and what the shop's own database holds afterwards (basket lines,
-  orders).
-- ab: --ab-twins personas, one instance each, browse the control and a second live configuration as an
-  experiment's live variants, for two configurations (AB_VARIANTS: every price 25% lower; one product dearer):
-  rates, paired tests and the run's time.
+- simulation: the first --twins OPeRA personas browse a fresh shop instance from its start page for at most --steps
+  steps, two at a time (the live-run default): twins per minute, steps per second, predict time per step, the share
+  of actions whose element was found on the live page and acted on (a step that is not "leave" and has a page after
+  it; failures count against it), the funnel (order: the shop's confirmation page), the checkout fields filled with
+  TEST details, and what the shop's own database holds afterwards (basket lines, orders).
+- task: the same twins, on another fresh instance, with the task TASK (judged on the order confirmation page, which
+  must list the product), from the shop's start page and from the product's own page.
+- ab: --ab-twins personas, one instance each, browse a fresh control and a second live configuration as an
+  experiment's live variants (AB_VARIANTS: every price 25% lower; one product dearer; red buttons only): rates,
+  paired tests, visibility (could the twins see the difference) and the run's time.
 Run: .venv/bin/python benchmarks/real_shop.py [--twins 16] [--steps 12] [--ab-twins 16] [--ab-steps 8] [--clean-install]
 """
 
@@ -33,9 +35,10 @@ from agent.browsing import SimulationConfig, run_simulation
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
 from agent.experiments.spec import parse_spec
+from agent.tasks import Task
 from service.container import experiment_context
 from tests.support.oscar_shop import install, start, stop
-from tests.support.oscar_shop.records import basket_lines, orders_placed
+from tests.support.oscar_shop.records import basket_lines, orders
 from tests.support.sample_twins import services_with_opera_personas
 
 
@@ -50,12 +53,25 @@ def clean_install() -> dict:
                 "pip_cache": "off (every package downloaded from PyPI)"}
 
 
-def simulation(url: str, twins: int, steps: int, seed: int, shop) -> dict:
+# Reached on the order confirmation that lists the product: an order of something else is not this task.
+TASK = {"goal": "buy the Insulated Water Bottle 750 ml",
+        "success": {"url": "*/checkout/thank-you/", "text": "your order has been placed",
+                    "element": "Insulated Water Bottle 750 ml"}}
+TASK_PRODUCT_PAGE = "catalogue/insulated-water-bottle-750-ml_8/"
+
+
+def simulation(twins: int, steps: int, seed: int, task: dict | None = None, path: str = "") -> dict:
     services, personas = services_with_opera_personas(Path(tempfile.mkdtemp()), SHARED_OPERA, twins)
-    config = SimulationConfig(url=url, persona_ids=[p.id for p in personas], max_steps=steps, seed=seed)
-    started = time.perf_counter()
-    result = asyncio.run(run_simulation(config, personas, services.graph))
-    seconds = time.perf_counter() - started
+    shop = start("bench-simulation", "control")
+    try:
+        config = SimulationConfig(url=shop.url + path, persona_ids=[p.id for p in personas], max_steps=steps,
+                                  seed=seed, task=Task(**task) if task else None)
+        started = time.perf_counter()
+        result = asyncio.run(run_simulation(config, personas, services.graph))
+        seconds = time.perf_counter() - started
+        lines, placed = basket_lines(shop), orders(shop)
+    finally:
+        stop(shop.name)
     traces = result.traces
     taken = [s for t in traces for s in t.steps]
     acting = [s for s in taken if s.action.type != "terminate"]
@@ -63,10 +79,10 @@ def simulation(url: str, twins: int, steps: int, seed: int, shop) -> dict:
     predict = [s.predict_ms for s in taken]
     added = [t for t in traces if any(s.click_type == "purchase" and s.page_type in ("product", "search_results")
                                       for s in t.steps)]
-    lines = basket_lines(shop)
+    details = result.test_details or {}
     return {
         "twins": twins, "max_steps": steps, "seed": seed, "concurrency": config.concurrency,
-        "seconds": round(seconds, 1), "steps": len(taken),
+        "start": "/" + path, "task": task, "seconds": round(seconds, 1), "steps": len(taken),
         "twins_per_minute": round(60 * twins / seconds, 2), "steps_per_second": round(len(taken) / seconds, 2),
         "predict_ms": {"p50": round(statistics.median(predict), 1), "p95": round(percentile(predict, 95), 1)},
         "actions": len(acting), "found_and_acted_on": len(acted),
@@ -75,8 +91,14 @@ def simulation(url: str, twins: int, steps: int, seed: int, shop) -> dict:
         "funnel": {row.stage: row.twins for row in result.funnel.reached},
         "added_to_basket": len(added),
         "added_then_reached_basket": sum(any(s.page_type == "cart" for s in t.steps) for t in added),
-        "basket_lines_in_shop": len(lines), "orders_in_shop": orders_placed(shop),
-        "products_in_baskets": sorted({title for title, _ in lines}),
+        "basket_lines_in_shop": len(lines), "products_in_baskets": sorted({title for title, _ in lines}),
+        "orders_in_shop": len(placed),
+        "orders": [{"number": o.number, "email": o.guest_email, "total": o.total, "products": list(o.products),
+                    "city": o.city} for o in placed],
+        "test_details_filled": details.get("fields_by_kind", {}),
+        "required_fields_left_empty": len(details.get("left_empty", [])),
+        "task_success": None if result.task is None else {k: result.task[k] for k in
+                                                          ("judged", "reached", "share", "median_step")},
     }
 
 
@@ -84,10 +106,21 @@ def simulation(url: str, twins: int, steps: int, seed: int, shop) -> dict:
 AB_VARIANTS = {
     "sale": ("every price 25% lower", ["page.view_cart", "page.proceed_to_checkout"]),
     "socks_dearer": ("the merino socks at $27.75 instead of $18.50", ["merino_wool_socks_3"]),
+    "red_buttons": ("red buttons instead of blue and green (only the look)", ["page.view_cart"]),
 }
 
 
-def ab(control_url: str, variant_url: str, variant: str, twins: int, steps: int) -> dict:
+def ab(variant: str, twins: int, steps: int) -> dict:
+    """A fresh control and the variant, each its own instance (no basket or order of another run in either)."""
+    control, other = start("bench-ab-control", "control"), start("bench-ab-variant", variant)
+    try:
+        return _ab(control.url, other.url, variant, twins, steps)
+    finally:
+        stop(control.name)
+        stop(other.name)
+
+
+def _ab(control_url: str, variant_url: str, variant: str, twins: int, steps: int) -> dict:
     services, personas = services_with_opera_personas(Path(tempfile.mkdtemp()), SHARED_OPERA, twins)
     change, targets = AB_VARIANTS[variant]
     spec = parse_spec({
@@ -111,7 +144,16 @@ def ab(control_url: str, variant_url: str, variant: str, twins: int, steps: int)
         "paired_tests": {name: {"test": o["test"], "difference": round(o["difference"], 4), "p_value": round(o["p_value"], 4),
                                 "p_adjusted": o["p_adjusted"], "table": o.get("table")}
                          for name, o in outcomes.items()},
+        "visibility": _visibility(results["visibility"]),
     }
+
+
+def _visibility(seen: dict) -> dict:
+    b = seen["variants"]["B"]
+    return {"distinguishable": seen["distinguishable"], "pairs_compared": b["pairs_compared"],
+            "pages_compared": b["pages_compared"], "pairs_seeing_a_difference": b["pairs_seeing_a_difference"],
+            "first_difference_at": b["first_difference_at"], "note": seen["note"],
+            "example": b["examples"][0] if b["examples"] else None}
 
 
 def main() -> None:
@@ -127,18 +169,10 @@ def main() -> None:
     if args.clean_install:
         result["clean_install"] = clean_install()
     result["install_here"] = install()  # 0 s per step when reused
-    control = start("bench-control", "control")
-    try:
-        result["simulation"] = simulation(control.url, args.twins, args.steps, args.seed, control)
-        result["ab"] = []
-        for variant in AB_VARIANTS:
-            other = start("bench-variant", variant)
-            try:
-                result["ab"].append(ab(control.url, other.url, variant, args.ab_twins, args.ab_steps))
-            finally:
-                stop(other.name)
-    finally:
-        stop(control.name)
+    result["simulation"] = simulation(args.twins, args.steps, args.seed)
+    result["task"] = simulation(args.twins, args.steps, args.seed, TASK)
+    result["task_from_product_page"] = simulation(args.twins, args.steps, args.seed, TASK, TASK_PRODUCT_PAGE)
+    result["ab"] = [ab(variant, args.ab_twins, args.ab_steps) for variant in AB_VARIANTS]
     result["load_after"] = round(os.getloadavg()[0], 2)
     result["shop"] = "django-oscar 4.2.1 (PyPI), the team's made-up catalogue (tests/support/oscar_shop)"
     write_result("real_shop", result)

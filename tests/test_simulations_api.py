@@ -66,6 +66,10 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "brain": "psychic"}, "unknown brain 'psychic'"),
     ({"url": f"http://127.0.0.1:{free_port()}/", "personas": [OPERA_USER]}, "connection refused"),
+    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"email": "me"}},
+     "must be an email address"),
+    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"card_number": "4242"}},
+     "card_number"),
 ])
 def test_bad_requests_are_refused_before_any_work(client, body, fragment):
     before = len(client.get("/simulations").json())

@@ -46,6 +46,7 @@ class Intent:
     vector: np.ndarray | None
     sources: tuple[str, ...] = field(default_factory=tuple)
     emphasis: float = 1.0  # how much more the text signals count than their weights say (a task: TASK_EMPHASIS)
+    has_task: bool = False  # a task leads: controls also say what their product's title says
 
 
 TASK_WEIGHT = 1.5  # a task given in words outweighs the last query (1.0), the page title (0.6) and memories (0.4)
@@ -74,7 +75,8 @@ def build_intent(query: str, page_title: str, memory_texts: Sequence[str], task:
         norm = float(np.linalg.norm(total))
         vector = total / norm if norm > 0 else None
     wanted = words(f"{task} {query}") if task else words(f"{query} {page_title}")
-    return Intent(query=query, words=wanted, vector=vector, sources=sources, emphasis=TASK_EMPHASIS if task else 1.0)
+    return Intent(query=query, words=wanted, vector=vector, sources=sources, emphasis=TASK_EMPHASIS if task else 1.0,
+                  has_task=bool(task))
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past
     if intent.vector is not None and index.embeddings is not None:
         out[:, 0] = index.embeddings[members] @ intent.vector
     out[:, 1] = [overlap(intent.words, index.word_sets[i]) for i in members]
+    if intent.has_task and index.product_titles:
+        _product_relevance(out, index, members, intent)
     out[:, 2] = index.position_score[members]
     last_name = past[-1].name if past else None
     used = {item.name for item in past[:-1] if item.name}
@@ -108,6 +112,21 @@ def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past
         by_product = {product_key(name): value for name, value in appeal_by_name.items()}
         out[:, 5] = [appeal_by_name.get(name, by_product.get(product_key(name), 0.0)) for name in names]
     return out
+
+
+def _product_relevance(out: np.ndarray, index: PageIndex, members: np.ndarray, intent: Intent) -> None:
+    """With a task, a control says what its product's title says: a tile's "Add to cart" is as relevant to "buy
+    the water bottle" as the bottle's title (the better of its own text and its product's title)."""
+    rows = [(row, index.product_titles[i]) for row, i in enumerate(members) if index.product_titles[i]]
+    if not rows:
+        return
+    titles = [title for _, title in rows]
+    embedder = static_embedder()
+    similar = embedder.embed(titles) @ intent.vector if embedder is not None and intent.vector is not None else None
+    for k, (row, title) in enumerate(rows):
+        out[row, 1] = max(out[row, 1], overlap(intent.words, words(title)))
+        if similar is not None:
+            out[row, 0] = max(out[row, 0], float(similar[k]))
 
 
 def choose_element(

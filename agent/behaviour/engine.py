@@ -16,6 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
+from agent.behaviour.checkout_steps import checkout_step, offers_next_step, on_the_way_to_order, not_next_steps
 from agent.behaviour.element_choice import build_intent, choose_element
 from agent.behaviour.features import LiveContext, NO_LIVE_CONTEXT, history_features
 from agent.behaviour.follow_through import follow_through
@@ -177,7 +178,14 @@ class BehaviourEngine:
         rng = np.random.default_rng(ctx.seed) if ctx.mode == "sample" else None
         model = self.params.model
         previous = LABEL_INDEX.get(past[-1].label, -1) if past else -1
-        if rng is not None:
+        # On the way to the order (cart, checkout): go on or leave (not by another item's Add to cart or a field).
+        going_on = index is not None and on_the_way_to_order(past, observation)
+        unbuyable = (not_next_steps(index) | effect.unavailable_names) if going_on else effect.unavailable_names
+        if going_on and not offers_next_step(index, unbuyable):
+            going_on, unbuyable = False, effect.unavailable_names
+        if going_on:
+            label_index = LABEL_INDEX[checkout_step(distribution, rng)]
+        elif rng is not None:
             label_index = model.sample(distribution, rng, allowed)
         else:
             label_index = model.most_likely(distribution, allowed, previous)
@@ -207,7 +215,7 @@ class BehaviourEngine:
             intent = build_intent(query or "", observation.title, memory_texts, goal)
             choice = choose_element(
                 index, label, intent, past, self.params.element_weights, effect.appeal_by_name, rng=rng,
-                excluded=effect.unavailable_names if label == PURCHASE else frozenset(),
+                excluded=unbuyable if label == PURCHASE else frozenset(),
             )
             target = candidate_text(choice.candidate)
             into_box = choice.candidate.kind == "input"
@@ -284,7 +292,7 @@ def _allowed(index, observation: Observation, effect: PageEffect) -> np.ndarray:
     """The labels this page offers; buying only where some product in view can be bought."""
     allowed = index.allowed.copy()
     facts = observation.facts
-    if facts.products:
+    if facts.products and observation.page_type != "checkout":  # a checkout's controls are the order's, not a product's
         buyable = [i for i in index.group(PURCHASE) if index.candidates[i].name not in effect.unavailable_names]
         if not facts.can_buy or not buyable:
             allowed[LABEL_INDEX[PURCHASE]] = False

@@ -31,6 +31,7 @@ class PageIndex:
     embeddings: np.ndarray | None          # (n, dim) unit vectors, None without the embedder
     position_score: np.ndarray             # -log1p(rank of the candidate within its group)
     allowed: np.ndarray                    # over labels.LABELS: the page offers this label
+    product_titles: tuple[str, ...] = ()   # per candidate: the title of the product it buys or opens, else ""
 
     def group(self, label: str) -> np.ndarray:
         return self.groups.get(label, np.zeros(0, dtype=int))
@@ -71,7 +72,10 @@ def build_index(observation: Observation) -> PageIndex:
     for label in groups:
         allowed[LABEL_INDEX[label]] = True
     allowed[LABEL_INDEX[TERMINATE]] = True
+    owner = {name: product.title for product in observation.facts.products
+             for name in (*product.buy_names, product.name) if name and product.title}
     return PageIndex(
+        product_titles=tuple(owner.get(c.name, "") for c in candidates),
         candidates=candidates,
         groups=groups,
         word_sets=tuple(words(t) for t in texts),

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.brains.names import BrainName, KnownBrain
 from agent.options import GroundingStrategy, VisionPolicy
+from agent.browsing.checkout_details import CheckoutDetails
 from agent.tasks import Task
 
 MAX_STEPS_LIMIT = 100
@@ -35,6 +36,10 @@ class SimulationConfig(BaseModel):
     idle_timeout_ms: int = Field(3_000, ge=0, le=30_000)
     task: Task | None = Field(None, description="What every twin came to do; with success criteria, a twin's run "
                               "ends when a page meets them, and the report says who reached it and at which step.")
+    checkout_details: CheckoutDetails | None = Field(
+        default_factory=CheckoutDetails, description="Made-up TEST details a twin that goes on with its order enters "
+        "into a checkout form's required fields (never the person's data; the report lists every field filled). "
+        "null: forms are not filled, and twins stop at them.")
 
     @field_validator("url")
     @classmethod

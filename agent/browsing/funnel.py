@@ -1,5 +1,8 @@
 """The shopping funnel of a live simulation: how far each twin got (search -> product -> cart ->
-checkout -> purchase), where the twins left and why.
+checkout -> purchase -> order), where the twins left and why.
+
+`purchase` is the twin's own order-placing click; `order` is the shop's answer to it, an order confirmation
+page (agent.page_types.is_order_confirmation), so a click the shop refused is not counted as an order.
 """
 
 from __future__ import annotations
@@ -10,27 +13,33 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from agent.browsing.trace import TwinTrace
+from agent.click_types import is_checkout_step
 
-STAGES: tuple[str, ...] = ("search", "product", "cart", "checkout", "purchase")
+STAGES: tuple[str, ...] = ("search", "product", "cart", "checkout", "purchase", "order")
 PAGE_STAGE = {"search_results": "search", "product": "product", "cart": "cart", "checkout": "checkout"}
 _ORDER_PLACING = re.compile(r"place_(?:your_)?order|complete_(?:order|purchase)|confirm_(?:order|purchase)|pay_now")
 
 
 def is_purchase(name: str, click_type: str | None, page_type: str) -> bool:
-    """The click that buys: a purchase control on a checkout page, or one that says it places the order.
+    """The click that buys: one that says it places the order, or a purchase control on a checkout page that is
+    not one of the checkout's steps (Continue, Next, Pay: the twin goes on through the checkout).
 
     Add to cart and Buy Now are purchase clicks in OPeRA's taxonomy but lead to the cart or checkout,
     where the twin can still leave.
     """
     if click_type != "purchase":
         return False
-    return page_type == "checkout" or _ORDER_PLACING.search(name.rsplit(".", 1)[-1]) is not None
+    if _ORDER_PLACING.search(name.rsplit(".", 1)[-1]) is not None:
+        return True
+    return page_type == "checkout" and not is_checkout_step(name)
 
 
-def stages_reached(page_types: list[str], purchased: bool) -> list[str]:
+def stages_reached(page_types: list[str], purchased: bool, ordered: bool = False) -> list[str]:
     seen = {PAGE_STAGE[t] for t in page_types if t in PAGE_STAGE}
     if purchased:
         seen.add("purchase")
+    if ordered:
+        seen.add("order")
     return [stage for stage in STAGES if stage in seen]
 
 

@@ -34,6 +34,9 @@ class SimulationResult(BaseModel):
                               "(agent.tasks.task_success), and the median step at which they did.")
     personas: dict[str, dict] = Field(default_factory=dict, description="Persona id -> its card "
                                       "(personas.persona_card): who each twin is, for the report and readers.")
+    test_details: dict | None = Field(None, description="Checkout form fields the twins filled with made-up TEST "
+                                      "details (never the person's data) and required ones left empty; None when "
+                                      "no twin filled a form (agent/browsing/checkout_form.py).")
     citation: str = Field(
         "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
@@ -64,7 +67,8 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
                             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                             seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
                             task=simulation_task_success(config, traces),
-                            personas={p.id: persona_card(p) for p in personas})
+                            personas={p.id: persona_card(p) for p in personas},
+                            test_details=checkout_test_details(config, traces))
 
 
 def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:
@@ -78,3 +82,24 @@ def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -
     summary["median_step"] = steps[len(steps) // 2] if steps else None
     summary["success"] = config.task.success.model_dump(exclude_none=True) if config.task.success else None
     return summary
+
+
+def checkout_test_details(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:
+    """Which checkout fields were filled with TEST details, by whom and where, so nobody mistakes them for a
+    person's data; None when no twin filled a form."""
+    filled, left = [], []
+    for trace in traces:
+        for step in trace.steps:
+            for field in step.filled:
+                row = {"persona_id": trace.persona_id, "step": step.step, "url": step.url,
+                       **field.model_dump(exclude={"test_detail"})}
+                (filled if field.value is not None else left).append(row)
+    if not filled and not left:
+        return None
+    kinds: dict[str, int] = {}
+    for row in filled:
+        kinds[row["kind"] or "other"] = kinds.get(row["kind"] or "other", 0) + 1
+    return {"note": "These values are made-up TEST details the simulation entered into checkout forms "
+                    "(SimulationConfig.checkout_details), not the persons' own data.",
+            "details": config.checkout_details.model_dump() if config.checkout_details else None,
+            "fields_by_kind": kinds, "filled": filled, "left_empty": left}

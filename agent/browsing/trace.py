@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.actions import Action
+from agent.browsing.checkout_details import FilledField
 from agent.browsing.failures import FailureKind
 from agent.exports.decision_record import DecisionEvidence, DecisionRecord, MemoryRef
 
@@ -72,6 +73,8 @@ class TraceStep(BaseModel):
                                    "when the twin left, or when the element had no box.")
     result_url: str | None = Field(None, description="Where the page was after the action.")
     predict_ms: float = 0.0
+    filled: list[FilledField] = Field(default_factory=list, description="Checkout form fields filled with TEST details "
+                                      "before this click (agent/browsing/checkout_form.py), and required ones left empty.")
     page_sha256: str | None = Field(None, description="SHA-256 of the page as the twin read it; the decision export "
                                     "stores it as pages/<sha256>.html.")
     evidence: DecisionEvidence | None = Field(None, description="What moved the decision (embedded brain): the label's "

@@ -2,6 +2,10 @@
 runs out of steps or meets a failure. Failures end the run and are recorded; nothing is raised.
 
     open start URL -> [ read page -> predict (history so far) -> act -> settle ] * max_steps
+
+A purchase-type click on a checkout page (Continue, Place order) first fills the form it submits with the
+simulation's TEST details (agent/browsing/checkout_form.py). The twin has bought when it clicks the control that
+places the order, or when the page after an action is the shop's order confirmation.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import ClickAction
 from agent.browsing.actuator import perform
+from agent.browsing.checkout_form import fill_checkout_form
 from agent.browsing.chromium import VIEWPORT
 from agent.browsing.config import SimulationConfig
 from agent.browsing.element_boxes import with_element_boxes
@@ -34,6 +39,7 @@ from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
 from agent.observation import Observation
 from agent.options import PredictOptions
+from agent.page_types import is_order_confirmation
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
@@ -57,6 +63,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
     reader = SnapshotTaker()
     history: list[Step] = []
     page_types: list[str] = []
+    ordered = False
     step_number = 0
     for_the_brain = brain_wants_screenshot(graph, config)
     try:
@@ -65,9 +72,14 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
             step_number += 1
             snapshot = await reader.take(page)
             page_types.append(snapshot.observation.page_type)
-            if step_number > 1 and _reached(trace, config, snapshot, step_number - 1):
-                trace.outcome = "task_reached"
-                break
+            if step_number > 1:
+                reached = _reached(trace, config, snapshot, step_number - 1)
+                if _confirms_order(snapshot):
+                    ordered, trace.outcome = True, "purchased"
+                    break
+                if reached:
+                    trace.outcome = "task_reached"
+                    break
             if snapshot.observation.empty:
                 raise StepFailure("empty_page", f"nothing to click or type into on {snapshot.url}")
             image = await page.screenshot() if for_the_brain else None  # the page the model is shown
@@ -80,6 +92,9 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
             if step.action.type == "terminate":
                 trace.outcome = "left"
                 break
+            if _goes_on_with_order(step, config):
+                step.filled = await fill_checkout_form(page, snapshot, step.action.name,
+                                                       config.checkout_details.values_for(persona))
             watch.reset()
             await perform(page, snapshot, step.action, reader, timeouts)
             await settle(page, timeouts)
@@ -91,9 +106,12 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                 break
         final = await reader.take(page)
         trace.final_url, trace.final_page_type = final.url, final.observation.page_type
-        if trace.outcome not in ("left", "task_reached"):
+        if trace.outcome not in ("left", "task_reached") and not ordered:
             page_types.append(final.observation.page_type)
-            if _reached(trace, config, final, len(trace.steps)) and trace.outcome == "max_steps":
+            reached = _reached(trace, config, final, len(trace.steps))
+            if trace.steps and trace.steps[-1].result_url and _confirms_order(final):
+                ordered, trace.outcome = True, "purchased"
+            elif reached and trace.outcome == "max_steps":
                 trace.outcome = "task_reached"
     except StepFailure as failure:
         _fail(trace, failure.kind, failure.message, step_number, page)
@@ -101,7 +119,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
         _fail(trace, "browser_error", str(error).splitlines()[0], step_number, page)
     finally:
         await context.close()
-    trace.stages = stages_reached(page_types, trace.outcome == "purchased")
+    trace.stages = stages_reached(page_types, trace.outcome == "purchased", ordered)
     trace.reason = _reason(trace)
     return trace
 
@@ -123,6 +141,16 @@ def brain_wants_screenshot(graph, config: SimulationConfig) -> bool:
     takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
     wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
     return bool(wants and wants(config.model, PredictOptions(vision=config.vision)))
+
+
+def _confirms_order(snapshot: PageSnapshot) -> bool:
+    return is_order_confirmation(snapshot.url, snapshot.title, snapshot.observation.text)
+
+
+def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
+    """A purchase-type click on a checkout page (Continue, Place order): the twin has decided to go on."""
+    return (config.checkout_details is not None and isinstance(step.action, ClickAction)
+            and step.click_type == "purchase" and step.page_type == "checkout")
 
 
 async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
@@ -197,4 +225,6 @@ def _reason(trace: TwinTrace) -> str:
         return f"step limit reached; last thought: {last}"
     if trace.outcome == "task_reached":
         return f"reached the task after {trace.task.step} action(s), at {trace.task.url}"
+    if "order" in trace.stages:
+        return f"placed an order (the shop confirmed it at {trace.final_url}); last thought: {last}"
     return last

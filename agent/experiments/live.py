@@ -14,6 +14,7 @@ from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
 from agent.decision import Usage
+from agent.experiments.live_sights import Sight, sight_of
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
@@ -48,13 +49,17 @@ def browsing_seed(instance_seed: int) -> int:
 
 
 class UsageMeter:
-    """The twin graph, counting what its predictions cost (the browsing trace does not keep usage)."""
+    """The twin graph, counting what its predictions cost (the browsing trace does not keep usage) and keeping
+    what the brain was shown at each (agent/experiments/live_sights.py: could the twins see the difference)."""
 
-    def __init__(self, graph) -> None:
+    def __init__(self, graph, brain: str) -> None:
         self.graph = graph
+        self.brain = brain
         self.usage = Usage()
+        self.sights: list[Sight] = []
 
     async def predict(self, **kwargs):
+        self.sights.append(sight_of(kwargs["observation"], self.brain))
         prediction = await self.graph.predict(**kwargs)
         self.usage = self.usage.add(prediction.usage)
         return prediction
@@ -76,16 +81,16 @@ async def chromium():
 
 
 async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
-                 instance_seed: int) -> tuple[TwinTrace, Usage]:
-    """One twin instance on one live variant: its trace and what its predictions cost."""
+                 instance_seed: int) -> tuple[TwinTrace, Usage, list[Sight]]:
+    """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
     from agent.browsing.twin_session import run_twin
 
     config = SimulationConfig(url=variant.live_url, persona_ids=[persona.id], max_steps=variant.max_steps,
                               brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1,
                               task=spec.task)
-    meter = UsageMeter(graph)
+    meter = UsageMeter(graph, str(spec.brain))
     trace = await run_twin(browser, meter, persona, config)
-    return trace, meter.usage
+    return trace, meter.usage, meter.sights
 
 
 def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: list[str],

@@ -13,6 +13,7 @@ import numpy as np
 
 from agent.experiments.flips import persona_flips
 from agent.experiments.paths import step_paths
+from agent.experiments.live_sights import live_visibility
 from agent.experiments.runner import PreparedExperiment, RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
@@ -70,7 +71,7 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
         "analysis": analysis,
         "themes": themes,
         "cost": cost_document(prepared, outcome, estimate),
-        "visibility": visibility(prepared.pages, spec.variant_names, spec.brain),
+        "visibility": variant_visibility(prepared, outcome),
         "task": task_document(spec, samples),
         "flips": flips,
         "paths": step_paths(samples, spec.variant_names),
@@ -92,6 +93,15 @@ def persona_cards(personas: dict[str, Persona], featured: list[str], first: int 
     """Cards for the featured personas and the first ones by id, at most `cap`, in that order."""
     chosen = list(dict.fromkeys([pid for pid in featured if pid in personas] + sorted(personas)[:first]))[:cap]
     return {pid: persona_card(personas[pid]) for pid in chosen}
+
+
+def variant_visibility(prepared: PreparedExperiment, outcome: RunOutcome) -> dict:
+    """Could the twins see the difference? Page variants: from their pages, before any twin runs; live variants:
+    from what the twins were shown while they browsed (agent/experiments/live_sights.py)."""
+    spec = prepared.spec
+    if spec.live_variants and set(spec.live_variants) == set(spec.variant_names):
+        return live_visibility(outcome.live_sights, spec.variant_names, spec.brain)
+    return visibility(prepared.pages, spec.variant_names, spec.brain)
 
 
 def task_document(spec: ExperimentSpec, samples: list[Sample]) -> dict | None:

@@ -255,12 +255,16 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     return _to_sample(prepared, unit, steps, fallbacks, reached, records), usage
 
 
-async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit) -> tuple[Sample, Usage]:
-    """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed."""
+async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit,
+                        sights: dict | None = None) -> tuple[Sample, Usage]:
+    """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed.
+    `sights` collects what it was shown, by (variant, persona, instance)."""
     spec = prepared.spec
     variant = spec.live_variants[unit.variant]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
-    trace, usage = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed)
+    trace, usage, shown = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed)
+    if sights is not None:
+        sights[(unit.variant, unit.persona_id, unit.instance)] = shown
     return trace_to_sample(trace, variant=unit.variant, instance=unit.instance, targets=spec.targets,
                            segments=prepared.segments.get(unit.persona_id, {})), usage
 
@@ -294,6 +298,7 @@ class RunOutcome:
     usage: Usage
     resumed: int
     wall_s: float
+    live_sights: dict = field(default_factory=dict)  # live units run now: what each twin was shown (live_sights.py)
 
 
 def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[Sample]:
@@ -379,11 +384,13 @@ def run_experiment(
             raise ValueError(f"brain '{spec.brain}' needs the twin graph")
         sink.flush_every = max(1, min(FLUSH_EVERY, spec.concurrency * 2))
         usage = asyncio.run(_run_through_graph(prepared, graph, todo, sink, stop))
+    sights: dict = {}
     if live:
         sink.flush_every = LIVE_CONCURRENCY
-        usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage))
+        usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
-    return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started)
+    return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started,
+                      live_sights=sights)
 
 
 def _embedded_of(graph) -> SyncBrain:
@@ -393,11 +400,11 @@ def _embedded_of(graph) -> SyncBrain:
 
 
 async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                    stop: threading.Event | None, spent: Usage) -> Usage:
+                    stop: threading.Event | None, spent: Usage, sights: dict) -> Usage:
     """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
     async with chromium() as browser:
         return await _run_through_graph(prepared, graph, todo, sink, stop, spent=spent,
-                                        work=lambda unit: run_unit_live(prepared, graph, browser, unit),
+                                        work=lambda unit: run_unit_live(prepared, graph, browser, unit, sights),
                                         concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
 
 

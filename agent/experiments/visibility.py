@@ -33,10 +33,11 @@ def _digest(observation: Observation, brain: str) -> str:
 
 def visibility(pages: dict[str, list[ResolvedPage]], variant_names: list[str], brain: str) -> dict:
     """{distinguishable: True/False/None, per variant: the pages (1-based) whose input differs from control}.
-    None when some variant is live (its pages are only known while twins browse)."""
+    None when some variants are live and some are pages (when all are live, agent/experiments/live_sights.py
+    compares what the twins were shown while they browsed)."""
     if any(name not in pages for name in variant_names):
         return {"distinguishable": None, "brain": brain,
-                "note": "live variants are browsed; what the twins saw is only known from the run"}
+                "note": "a live variant against a page variant: their pages cannot be compared step by step"}
     control, *others = variant_names
     reference = [_digest(page.observation, brain) for page in pages[control]]
     differing: dict[str, list[int]] = {}

@@ -9,6 +9,7 @@ from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.brains.names import BrainName, KnownBrain
+from agent.browsing.checkout_details import CheckoutDetails
 from agent.browsing.config import MAX_STEPS_LIMIT
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
@@ -116,6 +117,9 @@ class SimulationRequest(BaseModel):
     concurrency: int = Field(2, ge=1, le=16)
     task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
                               "with success criteria, the results say who reached it and at which step.")
+    checkout_details: CheckoutDetails | None = Field(
+        default_factory=CheckoutDetails, description="Made-up TEST details twins that go on with their order enter "
+        "into a checkout form's required fields (the results list every field filled); null: twins stop at forms.")
 
 
 _EXPERIMENT_EXAMPLE = {

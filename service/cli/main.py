@@ -430,6 +430,9 @@ def simulate(
     task_element: Optional[str] = typer.Option(None, "--task-element", help="Reached when an element with this "
                                                "name (or showing this text) is on the page."),
     task_text: Optional[str] = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
+    fill_checkout: bool = typer.Option(True, "--fill-checkout/--no-fill-checkout", help="Twins that go on with "
+                                       "their order fill a checkout form's required fields with made-up TEST details "
+                                       "(listed in report.json's test_details); off: they stop at such a form."),
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig
@@ -451,7 +454,8 @@ def simulate(
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
                                   brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency,
-                                  task=given_task, vision=vision, grounding=grounding)
+                                  task=given_task, vision=vision, grounding=grounding,
+                                  **({} if fill_checkout else {"checkout_details": None}))
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(_validation_message(error))

@@ -34,8 +34,8 @@ async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs:
         ids = await asyncio.to_thread(persona_ids_for, services, body.personas, body.all)
         config = SimulationConfig(url=body.url, persona_ids=ids, max_steps=body.max_steps, brain=body.brain,
                                   model=body.model, seed=body.seed, screenshots=body.screenshots, vision=body.vision,
-                                  grounding=body.grounding,
-                                  concurrency=body.concurrency, task=body.task)
+                                  grounding=body.grounding, concurrency=body.concurrency, task=body.task,
+                                  checkout_details=body.checkout_details)
         if not await asyncio.to_thread(services.settings.host_allow_list.allows, config.url):
             raise SimulationRequestError(f"cannot browse {config.url}: not on an allowed host (TWINSIM_ALLOWED_HOSTS)")
         personas = await asyncio.to_thread(check_and_load, services, config)

@@ -87,7 +87,7 @@ ROOT_URLCONF = "shopsite.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "templates"],  # the shop's own pages first (its payment step), then Oscar's
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -100,6 +100,7 @@ TEMPLATES = [
                 "oscar.apps.checkout.context_processors.checkout",
                 "oscar.apps.communication.notifications.context_processors.notifications",
                 "oscar.core.context_processors.metadata",
+                "shopsite.context_processors.variant_css",
             ],
         },
     },
@@ -110,7 +111,10 @@ DATABASES = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("OSCAR_SHOP_DB", str(STATE / "shop.sqlite3")),
         "ATOMIC_REQUESTS": True,
-        "OPTIONS": {"timeout": 30},  # two twins at once may write (baskets) at the same moment
+        # Two twins at once may write (baskets, Oscar's view counters) at the same moment. IMMEDIATE takes the write
+        # lock when a request's transaction starts, so the second waits (up to `timeout` s) instead of failing with
+        # "database is locked" when its read transaction cannot be upgraded (SQLite does not wait for that).
+        "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"

@@ -1,8 +1,10 @@
 """`manage.py apply_variant NAME`: change this instance's catalogue to the live configuration NAME
-(variants.py) and re-index it, so listings, product pages and search show the same prices and stock."""
+(variants.py) and re-index it, so listings, product pages and search show the same prices and stock; a variant's
+stylesheet is left in the instance's folder for every page to include."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -23,7 +25,9 @@ class Command(BaseCommand):
         if name not in VARIANTS:
             raise CommandError(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}")
         change = VARIANTS[name]
-        if not change:
+        if "css" in change:  # served on every page by shopsite.context_processors.variant_css
+            (settings.STATE / "variant.css").write_text(change["css"])
+        if not change.keys() - {"css"}:
             return
         with transaction.atomic():
             factor = Decimal(change.get("price_factor", "1"))
