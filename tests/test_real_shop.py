@@ -151,7 +151,8 @@ def test_twins_given_a_task_to_buy_a_product_place_real_orders_with_test_details
         assert trace.steps[-1].action.name.endswith("place_order")
     # Task success per twin and overall, judged on the confirmation page (of an order holding the bottle), as the
     # report gives it: exactly the twins whose order in the shop's database holds the bottle.
-    report = json.loads(write_outputs(result, tmp_path)["json"].read_text())
+    outputs = write_outputs(result, tmp_path)
+    report = json.loads(outputs["json"].read_text())
     assert report["task"]["judged"] == TWINS and report["task"]["reached"] == len(bottle_buyers)
     assert {pid for pid, row in report["task"]["per_persona"].items() if row["reached"]} == bottle_buyers
     assert all(row["step"] is not None for row in report["task"]["per_persona"].values() if row["reached"])
@@ -160,6 +161,9 @@ def test_twins_given_a_task_to_buy_a_product_place_real_orders_with_test_details
     assert "TEST" in details["note"] and {"email", "postcode"} <= set(details["fields_by_kind"])
     assert {(row["persona_id"], row["value"]) for row in details["filled"] if row["kind"] == "email"} >= {
         (t.persona_id, email) for email, t in buyers.items()}
+    html = outputs["html"].read_text()  # the report says it too, where a researcher reads the run
+    section = html.split("Checkout forms: test details", 1)[1].split("</table>", 1)[0]
+    assert "not the persons&#x27; data" in section and all(email in section for email in buyers)
 
 
 def test_twins_on_a_sold_out_product_never_buy_it_and_leave_or_look_elsewhere(twins, shop):

@@ -194,6 +194,20 @@ def _methods(config: dict) -> Html:
         "people.")
 
 
+def _test_details(details: dict | None, cards: dict) -> list[Html]:
+    """The checkout fields twins filled with made-up TEST details, said as such, so no reader takes them for a
+    person's data; nothing when no twin filled a form."""
+    if not details:
+        return []
+    rows = [[persona_link(cards, row["persona_id"]), row["step"], row["label"], row.get("kind") or "",
+             row["value"] if row.get("value") is not None else "(left empty)", row.get("note") or ""]
+            for row in details["filled"] + details["left_empty"]]
+    return [section("Checkout forms: test details",
+                    notice("Made-up TEST details, not the persons' data", paragraph(details["note"]), kind="warning"),
+                    table(["twin", "step", "field", "kind", "value entered", "note"], rows, numeric=(1,)),
+                    anchor="test-details")]
+
+
 def render_simulation_html(result: dict) -> str:
     """`result` is SimulationResult.model_dump(mode='json')."""
     config, funnel, traces = result["config"], result["funnel"], result["traces"]
@@ -205,7 +219,7 @@ def render_simulation_html(result: dict) -> str:
                                                      "see Failures and their steps."), kind="warning")] if failed else []
     body = [Html(f"<h1>Live simulation of {esc(config['url'])}</h1>"), intro, *warnings,
             *_task(result.get("task"), cards), *_funnel(funnel), *_paths(traces), *_exits(funnel, cards),
-            persona_cards_section(cards),
+            *_test_details(result.get("test_details"), cards), persona_cards_section(cards),
             section("Every twin's steps", *(_twin(trace, cards) for trace in traces), anchor="steps"),
             _methods(config)]
     if not any(s.get("screenshot") for t in traces for s in t["steps"]):

@@ -54,12 +54,16 @@ class UsageMeter:
 
     def __init__(self, graph, brain: str) -> None:
         self.graph = graph
-        self.brain = brain
+        self.brain_name = brain
         self.usage = Usage()
         self.sights: list[Sight] = []
 
+    def brain(self, name: str):
+        """The graph's brain of that name (a twin's session asks whether it wants each step's screenshot)."""
+        return self.graph.brain(name)
+
     async def predict(self, **kwargs):
-        self.sights.append(sight_of(kwargs["observation"], self.brain))
+        self.sights.append(sight_of(kwargs["observation"], self.brain_name))
         prediction = await self.graph.predict(**kwargs)
         self.usage = self.usage.add(prediction.usage)
         return prediction
