@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from agent.browsing import SimulationConfig, run_simulation
 from agent.browsing.funnel import STAGES
+from agent.browsing.output import inline_screenshots
 from agent.browsing.report import render_simulation_html
 from agent.experiments.report import render_report
 from tests.conftest import PAGES, REPO
@@ -103,7 +104,10 @@ def simulation(tmp_path_factory, opera_dir, shop_url):
     personas = [services.store.get_persona(pid) for pid in config.persona_ids]
     result = asyncio.run(run_simulation(config, personas, services.graph, out_dir=out)).model_dump(mode="json")
     result["traces"][0]["steps"][0]["rationale"] = HOSTILE
-    (out / "report.html").write_text(render_simulation_html(result))
+    # The report alone in a folder of its own: its screenshots must travel inside it (data: URIs), not beside it.
+    alone = out / "report_alone"
+    alone.mkdir()
+    (alone / "report.html").write_text(render_simulation_html(result, inline_screenshots(result, out)))
     return out, result
 
 
@@ -117,9 +121,9 @@ def transitions(trace: dict) -> list[tuple]:
 
 def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
     out, result = simulation
-    html = (out / "report.html").read_text()
+    html = (out / "report_alone" / "report.html").read_text()
     figures = plotly_figures(html)
-    seen = read_in_chromium(out / "report.html", out)
+    seen = read_in_chromium(out / "report_alone" / "report.html", out)
     assert_fits_and_offline(seen, figures)
     steps = [s for t in result["traces"] for s in t["steps"]]
     boxed = [s for s in steps if s["target_box"]]
@@ -133,6 +137,7 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
         # every step shown, none collapsed; every screenshot loaded, large enough to read, its mark over the element
         assert page["steps_visible"] == len(steps)
         assert len(page["shots"]) == len(steps) and all(shot["loaded"] == 1280 for shot in page["shots"])
+        assert all(shot["src"].startswith("data:image/png;base64,") for shot in page["shots"])  # one file
         for step, shot in zip(steps, page["shots"]):
             left, top, w, h = shot["img"]
             assert w >= (600 if width == 1280 else 300), (width, shot)
@@ -152,7 +157,7 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
     for heading in ("Funnel", "Paths", "Where twins left, and why", "Who the twins are", "Every twin's steps", "Methods"):
         assert f">{escape(heading)}</h2>" in html
     assert (out / "screenshots" / "report-1280.png").stat().st_size > 50_000
-    assert render_simulation_html(result) == html  # deterministic
+    assert render_simulation_html(result, inline_screenshots(result, out)) == html  # deterministic
 
 
 # -- an A/B experiment --------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ traces/<persona>.json per twin (to diff runs or load one twin's steps), and the 
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Sequence
@@ -21,13 +22,28 @@ def write_outputs(result: SimulationResult, out_dir: Path, personas: Sequence[Pe
     data = result.model_dump(mode="json")
     paths = {"json": out_dir / "report.json", "html": out_dir / "report.html"}
     paths["json"].write_text(json.dumps(data, indent=2, ensure_ascii=False))
-    paths["html"].write_text(render_simulation_html(data))
+    paths["html"].write_text(render_simulation_html(data, inline_screenshots(data, out_dir)))
     traces = out_dir / "traces"
     traces.mkdir(exist_ok=True)
     for trace in data["traces"]:
         (traces / f"{trace['persona_id']}.json").write_text(json.dumps(trace, indent=2, ensure_ascii=False))
     paths["decisions"] = write_decisions(result, out_dir, personas, run_id or out_dir.name)
     return paths
+
+
+MAX_INLINE_SCREENSHOT_BYTES = 40_000_000  # above this the report links its screenshots instead of carrying them
+
+
+def inline_screenshots(data: dict, out_dir: Path, cap: int = MAX_INLINE_SCREENSHOT_BYTES) -> dict[str, str]:
+    """Each step's screenshot as a data: URI, so report.html opens as one file with its pictures; empty (the report
+    links the PNG files beside it, and says so) when they would make the report larger than `cap` bytes."""
+    files = {step["screenshot"]: out_dir / step["screenshot"] for trace in data["traces"] for step in trace["steps"]
+             if step.get("screenshot")}
+    present = {name: path for name, path in files.items() if path.is_file()}
+    if sum(path.stat().st_size for path in present.values()) * 4 // 3 > cap:
+        return {}
+    return {name: "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+            for name, path in present.items()}
 
 
 def write_decisions(result: SimulationResult, out_dir: Path, personas: Sequence[Persona], run_id: str) -> Path:

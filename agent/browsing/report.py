@@ -117,7 +117,7 @@ def _mark(step: dict) -> str:
             f"height:{100 * (bottom - top) / h:.3f}%'></span>")
 
 
-def _step(step: dict) -> Html:
+def _step(step: dict, images: dict[str, str]) -> Html:
     memories = "".join(f"<li><span class='muted'>{esc(m['kind'])}:</span> {esc(m['text'][:240])}</li>"
                        for m in step["memories"][:3])
     brain = step["brain"] + (" (fallback)" if step.get("fallback_used") else "") + f", seed {step.get('seed')}"
@@ -140,13 +140,14 @@ def _step(step: dict) -> Html:
     caption = ("The red box marks the element acted on." if mark else
                "No mark: the twin left here." if step["action"]["type"] == "terminate" else
                "No mark: the element had no box on the screenshot.")
+    source = images.get(step["screenshot"], step["screenshot"])
     shot = (f"<figure class='shot'><a class='shot-frame' href='{esc(step['screenshot'])}' target='_blank'>"
-            f"<img src='{esc(step['screenshot'])}' alt='Step {step['step']}: {esc(step['title'])}'>{mark}</a>"
+            f"<img src='{esc(source)}' alt='Step {step['step']}: {esc(step['title'])}'>{mark}</a>"
             f"<figcaption>{esc(caption)} Open the screenshot at full size by clicking it.</figcaption></figure>")
     return Html(f"<article class='step with-shot'>{text}{shot}</article>")
 
 
-def _twin(trace: dict, cards: dict) -> Html:
+def _twin(trace: dict, cards: dict, images: dict[str, str]) -> Html:
     failure = trace.get("failure")
     furthest = trace["stages"][-1] if trace["stages"] else "none"
     head = (f"<h3 id='twin-{esc(trace['persona_id'])}'>{persona_link(cards, trace['persona_id'])}: "
@@ -154,7 +155,7 @@ def _twin(trace: dict, cards: dict) -> Html:
             f"{esc(furthest)}. {esc(trace['reason'])}</p>")
     failure_html = (f"<p class='error'>{esc(failure['kind'])} at step {failure['step']}: {esc(failure['message'])}</p>"
                     if failure else "")
-    return Html(f"<section class='twin'>{head}{failure_html}{''.join(_step(s) for s in trace['steps'])}</section>")
+    return Html(f"<section class='twin'>{head}{failure_html}{''.join(_step(s, images) for s in trace['steps'])}</section>")
 
 
 def _task(task: dict | None, cards: dict) -> list[Html]:
@@ -208,8 +209,10 @@ def _test_details(details: dict | None, cards: dict) -> list[Html]:
                     anchor="test-details")]
 
 
-def render_simulation_html(result: dict) -> str:
-    """`result` is SimulationResult.model_dump(mode='json')."""
+def render_simulation_html(result: dict, images: dict[str, str] | None = None) -> str:
+    """`result` is SimulationResult.model_dump(mode='json'); `images` maps a step's screenshot path to a data: URI
+    to carry it in the page (agent/browsing/output.py), else the page links the file."""
+    images = images or {}
     config, funnel, traces = result["config"], result["funnel"], result["traces"]
     cards = result.get("personas") or {}
     intro = paragraph(f"{funnel['twins']} twins, brain {config['brain']}, seed {config['seed']}, at most "
@@ -220,10 +223,13 @@ def render_simulation_html(result: dict) -> str:
     body = [Html(f"<h1>Live simulation of {esc(config['url'])}</h1>"), intro, *warnings,
             *_task(result.get("task"), cards), *_funnel(funnel), *_paths(traces), *_exits(funnel, cards),
             *_test_details(result.get("test_details"), cards), persona_cards_section(cards),
-            section("Every twin's steps", *(_twin(trace, cards) for trace in traces), anchor="steps"),
+            section("Every twin's steps", *(_twin(trace, cards, images) for trace in traces), anchor="steps"),
             _methods(config)]
     if not any(s.get("screenshot") for t in traces for s in t["steps"]):
         body.insert(-1, paragraph("No screenshots were taken (run with --screenshots to see each step's page).",
                                   muted=True))
+    elif not images:
+        body.insert(-1, paragraph("The screenshots are files beside this report (screenshots/), linked rather than "
+                                  "carried in the page: together they are too large for one file.", muted=True))
     return page(f"twinsim live simulation: {config['url']}", body, footer=result["citation"])
 
