@@ -10,6 +10,7 @@ from math import erfc, sqrt
 import pytest
 
 from agent.browsing import SimulationConfig, SimulationResult, summarise
+from agent.browsing.funnel import STAGES
 from agent.browsing.trace import TwinTrace
 from agent.comparison.run_comparison import ComparisonError, compare_runs, run_kind
 from agent.experiments.samples import Sample
@@ -59,14 +60,15 @@ def test_the_same_twins_are_paired_and_tested_with_mcnemar():
     assert product["test"] == "McNemar exact (binomial)"
     assert product["table"] == {"both": 0, "a_only": 10, "b_only": 0, "neither": 2}
     assert product["p_value"] == pytest.approx(2 / 2**10)
-    # six tests (five stages, one outcome seen): Holm multiplies the smallest p-value by six
-    assert comparison["settings"]["n_tests"] == 6
-    assert product["p_adjusted"] == pytest.approx(6 * 2 / 2**10) and product["beyond_noise"] is True
+    # one test per funnel stage and one outcome seen: Holm multiplies the smallest p-value by their number
+    tests = len(STAGES) + 1
+    assert comparison["settings"]["n_tests"] == tests
+    assert product["p_adjusted"] == pytest.approx(tests * 2 / 2**10) and product["beyond_noise"] is True
     search = metric(comparison, "stage:search")
     assert (search["a"]["rate"], search["b"]["rate"], search["p_value"], search["beyond_noise"]) == (1.0, 1.0, 1.0, False)
     assert [m["metric"] for m in comparison["metrics"]][-1] == "outcome:left"
     assert comparison["beyond_noise"] == [
-        f"reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted p={6 * 2 / 2**10:.3g})"]
+        f"reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted p={tests * 2 / 2**10:.3g})"]
 
     differences = {d["setting"]: (d["a"], d["b"]) for d in comparison["config"]["differences"]}
     assert differences == {"seed": (0, 1), "max steps": (5, 3)}
