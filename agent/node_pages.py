@@ -10,7 +10,6 @@ role, text, options and bounding box. Without a candidate list, the interactive 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -19,6 +18,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.click_types import infer_click_type
 from agent.fact_texts import parse_price
+from agent.json_cells import json_object
 from agent.observation import (
     NODE_ID_ATTRIBUTE,
     Candidate,
@@ -167,21 +167,9 @@ def node_candidates(raw: Sequence[object]) -> list[NodeCandidate]:
     Raises ValueError naming what is wrong."""
     out: list[NodeCandidate] = []
     for index, item in enumerate(raw):
-        if isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"candidate {index} is not JSON: {error.msg}") from None
-        if not isinstance(item, Mapping):
-            raise ValueError(f"candidate {index} is a {type(item).__name__}, not an object")
-        attributes = item.get("attributes") or {}
-        if isinstance(attributes, str):
-            try:
-                attributes = json.loads(attributes) if attributes.strip() else {}
-            except json.JSONDecodeError as error:
-                raise ValueError(f"candidate {index}: attributes are not JSON: {error.msg}") from None
-        if not isinstance(attributes, Mapping):
-            raise ValueError(f"candidate {index}: attributes are a {type(attributes).__name__}, not an object")
+        item = json_object(item, f"candidate {index}")
+        attributes = json_object(item.get("attributes") or {}, f"candidate {index}: attributes", verb="are",
+                                 blank_is_empty=True)
         node_id = item.get("backend_node_id") or attributes.get("backend_node_id")
         if node_id is None or not str(node_id).strip():
             raise ValueError(f"candidate {index} has no backend_node_id")

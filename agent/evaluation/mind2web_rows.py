@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from agent.json_cells import json_object
 from agent.node_pages import NodeCandidate, node_candidates
 from agent.screenshots import cell_bytes
 
@@ -99,13 +100,10 @@ def dataset_files(path: Path, split: str | None = None) -> list[tuple[Path, str]
 
 
 def _operation(value: object, where: str) -> tuple[str, str]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as error:
-            raise Mind2WebFormatError(f"{where}: operation is not JSON: {error.msg}") from None
-    if not isinstance(value, Mapping):
-        raise Mind2WebFormatError(f"{where}: operation is a {type(value).__name__}, not an object with op and value")
+    try:
+        value = json_object(value, "operation", expected="an object with op and value")
+    except ValueError as error:
+        raise Mind2WebFormatError(f"{where}: {error}") from None
     op = str(value.get("op") or "").upper()
     if op in ("HOVER", "ENTER"):
         op = "CLICK"  # Mind2Web maps them so; `original_op` keeps them
