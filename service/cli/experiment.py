@@ -15,14 +15,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from service.cli.failure import fail
+
 experiment_app = typer.Typer(help="A/B experiments on populations of twins.", no_args_is_help=True)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(code)
 
 
 class _Checkpoint:
@@ -37,7 +34,7 @@ class _Checkpoint:
             self.path.write_text("")
             self.fingerprint_path.write_text(fingerprint)
         elif self.fingerprint_path.read_text().strip() != fingerprint:
-            _fail(f"{out} holds samples of another spec; use another --out, or --fresh to start over")
+            fail(f"{out} holds samples of another spec; use another --out, or --fresh to start over")
 
     def load(self):
         from agent.experiments.samples import Sample
@@ -80,14 +77,14 @@ def run(
     try:
         spec = load_spec(spec_path)
     except SpecError as error:
-        _fail(str(error))
+        fail(str(error))
     for path in personas:
         if not path.exists():
-            _fail(f"{path}: no such file")
+            fail(f"{path}: no such file")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        _fail(f"{out}: {error.strerror or error}")
+        fail(f"{out}: {error.strerror or error}")
     services = build_services(Settings(), warm=False)
     context = experiment_context(services)
     if personas:
@@ -97,7 +94,7 @@ def run(
             try:
                 loaded = load_personas(path)
             except (PersonaSourceError, ValueError) as error:
-                _fail(f"{path}: {error}")
+                fail(f"{path}: {error}")
             with console.status(f"importing {len(loaded)} persona(s) from {path} ..."):
                 for persona in loaded:
                     services.store.put_persona(persona)
@@ -105,7 +102,7 @@ def run(
         with console.status("checking the spec: personas, population, pages ..."):
             checked = check_experiment(context, spec, base_dir=spec_path.resolve().parent, allow_paths=True)
     except ExperimentRejected as error:
-        _fail(str(error))
+        fail(str(error))
     prepared = checked.prepared
     for note in prepared.notes:
         err.print(f"[yellow]notice:[/yellow] {note}")
@@ -121,7 +118,7 @@ def run(
     try:
         export = ExperimentExport(out, prepared, run_id=out.resolve().name, fresh=checkpoint.started_afresh)
     except ExportFormatError as error:
-        _fail(f"{error} (--fresh starts over)")
+        fail(f"{error} (--fresh starts over)")
     done = checkpoint.load()
     if done:
         console.print(f"resuming: {len(done)} sample(s) already in {checkpoint.path}")
@@ -134,11 +131,11 @@ def run(
                 checked, done=done, on_samples=checkpoint.append, export=export,
                 on_progress=lambda p: bar.update(task, completed=p.done, total=p.total))
     except BudgetExceeded as error:
-        _fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
+        fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
     except (RunInterrupted, KeyboardInterrupt):
-        _fail(f"stopped; run the same command again to resume from {checkpoint.path}", code=130)
+        fail(f"stopped; run the same command again to resume from {checkpoint.path}", code=130)
     except RayUnavailable as error:
-        _fail(str(error))
+        fail(str(error))
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out / "report.html").write_text(render_report(results))
     _print_summary(results)

@@ -10,13 +10,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from service.cli.failure import fail
+
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def _run_dir(run: str, data_dir: Path) -> Path:
@@ -27,7 +24,7 @@ def _run_dir(run: str, data_dir: Path) -> Path:
     stored = data_dir / "experiments" / run
     if run.replace("-", "").isalnum() and stored.is_dir():
         return stored
-    _fail(f"run '{run}' not found: not a directory, nor an experiment id on {data_dir}")
+    fail(f"run '{run}' not found: not a directory, nor an experiment id on {data_dir}")
 
 
 def interview_command(
@@ -53,32 +50,32 @@ def interview_command(
     from service.settings import Settings
 
     if brain not in ("embedded", "llm"):
-        _fail(f"--brain must be embedded or llm, not '{brain}'")
+        fail(f"--brain must be embedded or llm, not '{brain}'")
     if not question.strip():
-        _fail("the question is empty")
+        fail("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
-        _fail(f"the question is {len(question):,} characters; at most {MAX_QUESTION_CHARS:,}")
+        fail(f"the question is {len(question):,} characters; at most {MAX_QUESTION_CHARS:,}")
     if run is None and (decision or variant is not None or instance is not None or step is not None):
-        _fail("--variant, --instance, --step and --decision refer to a decision of a run: add --run")
+        fail("--variant, --instance, --step and --decision refer to a decision of a run: add --run")
     settings = Settings()
     directory = _run_dir(run, settings.data_dir) if run is not None else None
     services = build_services(settings, warm=False)
     try:
         person = services.store.get_persona(persona)
     except PersonaNotFound:
-        _fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
+        fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     asked, page_html = None, None
     if directory is not None:
         try:
             asked, page_html = decision_in_run(directory, persona, question, services.store.embedder.embed,
                                                decision_id=decision, variant=variant, instance=instance, step=step)
         except ExportMissing:
-            _fail(f"{directory} has no decision export (decisions.jsonl): the run was made before decisions were "
+            fail(f"{directory} has no decision export (decisions.jsonl): the run was made before decisions were "
                   "exported, or has not finished a twin")
         except (DecisionNotFound, ExportFormatError) as error:
-            _fail(f"{directory}: {error}")
+            fail(f"{directory}: {error}")
     memories = services.store.recall(persona, question, RECALL_K)
     answer = asyncio.run(interview(question, person, memories, decision=asked, page_html=page_html, brain=brain,
                                    llm=services.llm, model=model or settings.llm_model,

@@ -18,6 +18,7 @@ from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.cli.report import report_app
 from service.cli.interview import interview_command
+from service.cli.failure import fail
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
@@ -45,9 +46,6 @@ def _options(show_version: bool = typer.Option(False, "--version", callback=_pri
     """twinsim: persona-conditioned digital twins of online shoppers."""
 
 
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(code)
 
 
 def _brain(value: str) -> str:

@@ -13,14 +13,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from service.cli.failure import fail
+
 report_app = typer.Typer(help="Reports on finished runs.", no_args_is_help=True)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-    raise typer.Exit(code)
 
 
 @report_app.command("compare")
@@ -41,7 +38,7 @@ def compare(
         comparison = compare_runs(first.document, second.document, labels=(str(run_a), str(run_b)),
                                   samples=(first.samples, second.samples))
     except (RunUnreadable, ComparisonError) as error:
-        _fail(str(error))
+        fail(str(error))
     for note in comparison["comparability"]["notes"]:
         err.print(f"[yellow]notice:[/yellow] {note}", highlight=False)
     if out is None:
@@ -52,7 +49,7 @@ def compare(
         (out / "comparison.json").write_text(json.dumps(comparison, indent=2, ensure_ascii=False))
         (out / "comparison.html").write_text(render_comparison_html(comparison))
     except OSError as error:
-        _fail(f"{out}: {error.strerror or error}")
+        fail(f"{out}: {error.strerror or error}")
     _print_summary(comparison)
     console.print(f"comparison: {out / 'comparison.html'}  ({out / 'comparison.json'})", highlight=False)
 

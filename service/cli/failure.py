@@ -1,0 +1,15 @@
+"""How every twinsim command refuses: one red line on stderr with the reason (escaped, since it often quotes a path
+or the user's own input), and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+err = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    raise typer.Exit(code)
