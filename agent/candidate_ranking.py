@@ -24,7 +24,8 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from agent.observation import Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import Observation
 from agent.per_observation import PerObservation
 
 Encoder = Literal["static", "minilm", "hybrid"]

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from agent.actions import Action
 from agent.history import Step
-from agent.observation import Observation
+from agent.page.observation import Observation
 from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.memory_types import Memory

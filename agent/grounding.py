@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from agent.actions import Action, ClickAction, InputAction
-from agent.click_types import infer_click_type
-from agent.observation import Observation
+from agent.page.click_types import infer_click_type
+from agent.page.observation import Observation
 
 _SPACES = re.compile(r"\s+")
 

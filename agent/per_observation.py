@@ -1,7 +1,7 @@
 """A value computed once per Observation object and kept for the last few objects seen.
 
 An Observation is immutable, and the page reader hands back the same object for the same page
-(agent/observe_page.py), so what is derived from a page (the embedded brain's index, the ranker's vectors)
+(agent/page/read_page.py), so what is derived from a page (the embedded brain's index, the ranker's vectors)
 can be keyed by the object's identity: a population of twins on one page computes it once.
 """
 
@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 T = TypeVar("T")
 

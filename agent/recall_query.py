@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from agent.history import Step
-from agent.observation import Observation
+from agent.page.observation import Observation
 from agent.tasks import Task
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
-from agent.click_types import infer_click_type
+from agent.page.click_types import infer_click_type
 from agent.screenshots import cell_bytes
 from agent.timestamps import epoch_seconds
 from personas.table_files import TableReadError, is_parquet, read_table

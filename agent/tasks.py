@@ -15,7 +15,7 @@ from typing import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 MAX_TASK_CHARS = 2_000
 MAX_CRITERION_CHARS = 2_000

@@ -30,9 +30,9 @@ from selectolax.lexbor import LexborHTMLParser
 from agent.actions import parse_action
 from agent.candidate_ranking import ENCODERS, forget_pages, rank_candidates, recall_at
 from agent.llm.prompts import action_text
-from agent.observation import parse_page
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 from agent.sample_pages import sample_page
-from agent.simplifier import simplify_html
 
 MARK = "data-bench-node"
 ANCESTORS = 3

@@ -16,10 +16,11 @@ import time
 from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
 
 from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
+from agent.decision import TwinContext  # noqa: E402
 from agent.history import Step  # noqa: E402
-from agent.observation import EMPTY_OBSERVATION, parse_page  # noqa: E402
+from agent.page.observation import EMPTY_OBSERVATION  # noqa: E402
+from agent.page.parse import parse_page  # noqa: E402
 from agent.sample_pages import sample_page  # noqa: E402
 from personas.sources import load_personas  # noqa: E402
 

@@ -35,7 +35,7 @@ from _common import REPO, SHARED_OPERA, percentile, write_result
 
 from agent.actions import ClickAction, InputAction
 from agent.history import Step
-from agent.observe_page import observe_page
+from agent.page.read_page import observe_page
 from agent.recall_query import recall_query
 from agent.sample_pages import sample_page
 from personas.embedder import DEFAULT_THREADS, DEFAULT_VARIANT, Embedder, TorchEmbedder

@@ -9,7 +9,7 @@ import time
 
 from _common import percentile, write_result  # noqa: E402
 
-from agent.observation import parse_page  # noqa: E402
+from agent.page.parse import parse_page  # noqa: E402
 from agent.sample_pages import sample_page  # noqa: E402
 
 

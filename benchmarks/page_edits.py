@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.observation import Observation, parse_page
-from agent.page_facts import PageFacts, ProductFacts
-from agent.product_blocks import product_blocks
-
+from agent.page.facts import PageFacts, ProductFacts
+from agent.page.observation import Observation
+from agent.page.parse import parse_page
+from agent.page.product_blocks import product_blocks
 
 # --- regexes over a page's text -------------------------------------------------------------------------------
 

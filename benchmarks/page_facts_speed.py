@@ -1,4 +1,4 @@
-"""Time to read page facts (agent/page_facts.read_facts) from an already parsed page: the 97 KB sample search
+"""Time to read page facts (agent/page/facts.read_facts) from an already parsed page: the 97 KB sample search
 page (48 results) and the sample product page. parse_page pays this on every page, so it must stay small
 beside the parse itself. Writes benchmarks/results/page_facts_speed.json.
 Run: .venv/bin/python benchmarks/page_facts_speed.py
@@ -11,8 +11,8 @@ import time
 from _common import percentile, write_result
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.observation import parse_page
-from agent.page_facts import read_facts
+from agent.page.facts import read_facts
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 
 

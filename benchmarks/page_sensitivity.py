@@ -5,7 +5,7 @@ Pages: every product and search-results page the project has. Project-made: agen
 and search_results.html (OPeRA-format) and the demo shop's product page (service/demo_shop, raw HTML through the
 simplifier). Real: the raw amazon search page in ../shared/data/pages and every product / search_results page
 listed in corpus/manifest.json (read at run time). Hand-made fixtures (not real pages):
-tests/fixtures/raw_pages/amazon_product*.html. Raw pages go through agent.simplifier first.
+tests/fixtures/raw_pages/amazon_product*.html. Raw pages go through agent.page.simplifier first.
 
 Manipulations (functions below, applied to the simplified HTML's text by regexes over prices, stars, review
 counts, stock and delivery phrases; never keyed to one file): price x2.5 and x0.5, rating down to 1.6 stars, 7
@@ -32,20 +32,19 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import REPO, SHARED_OPERA, write_result  # noqa: E402
 from page_edits import MANIPULATIONS, ONLY_ON, WHY_NOT, Page, brief, check, targets  # noqa: E402
-
 from statsmodels.stats.multitest import multipletests  # noqa: E402
 
 from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
+from agent.decision import TwinContext  # noqa: E402
 from agent.experiments.statistics import _paired_binary  # noqa: E402
 from agent.history import Step  # noqa: E402
-from agent.observation import Observation, parse_page  # noqa: E402
-from agent.simplifier import simplify_html  # noqa: E402
-from agent.simplifier.slug import slugify  # noqa: E402
+from agent.page.observation import Observation  # noqa: E402
+from agent.page.parse import parse_page  # noqa: E402
+from agent.page.simplifier import simplify_html  # noqa: E402
+from agent.page.simplifier.slug import slugify  # noqa: E402
 from personas.sensitivities import sensitivities  # noqa: E402
 from personas.sources import load_personas  # noqa: E402
 

@@ -9,9 +9,9 @@ import time
 from _common import write_result
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.observation import parse_page
-from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, check_page_shape
-from agent.simplifier import simplify
+from agent.page.parse import parse_page
+from agent.page.shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, check_page_shape
+from agent.page.simplifier import simplify
 
 
 def _seconds(work) -> float:

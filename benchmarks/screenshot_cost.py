@@ -35,7 +35,7 @@ from agent.browsing.snapshot import SnapshotTaker, selector_for  # noqa: E402
 from agent.decision import TwinContext  # noqa: E402
 from agent.llm.client import LLMClient  # noqa: E402
 from agent.llm.offline_litellm import load_litellm  # noqa: E402
-from agent.observation import Observation  # noqa: E402
+from agent.page.observation import Observation  # noqa: E402
 from agent.screenshots import read_screenshot  # noqa: E402
 from personas.persona import Persona  # noqa: E402
 from service.demo_shop import create_shop_app  # noqa: E402

@@ -2,7 +2,7 @@
 Writes benchmarks/results/simplifier_coverage.json.
 
 Coverage: of the key elements the team annotated on each raw page (corpus/manifest.json), how many come out of
-the simplifier, checked as tests/test_simplifier_coverage.py does (agent/simplifier/coverage.py). Time: p50 and
+the simplifier, checked as tests/test_simplifier_coverage.py does (agent/page/simplifier/coverage.py). Time: p50 and
 p95 of `simplify_html` on the raw page (no URL, no marking), after one warm-up. Size: output characters and their
 share of the input.
 Run: .venv/bin/python benchmarks/simplifier_coverage.py [--runs 20]
@@ -18,8 +18,8 @@ import time
 
 from _common import REPO, percentile, write_result
 
-from agent.simplifier import simplify_html
-from agent.simplifier.coverage import page_coverage
+from agent.page.simplifier import simplify_html
+from agent.page.simplifier.coverage import page_coverage
 
 CORPUS = REPO / "corpus"
 

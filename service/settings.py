@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
 from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
-from agent.page_shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+from agent.page.shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
 from agent.screenshots import (
     DEFAULT_MAX_SCREENSHOT_BYTES,
     DEFAULT_MAX_SCREENSHOT_PIXELS,

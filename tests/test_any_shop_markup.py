@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.click_types import infer_click_type
-from agent.fact_texts import availability
-from agent.observation import parse_page
-from agent.simplifier import simplify_html
+from agent.page.click_types import infer_click_type
+from agent.page.fact_texts import availability
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 
 TILE = """<li class="col"><article class="product_pod">
   <a href="/catalogue/{slug}/"><img src="/media/x.jpg" alt="{title}"></a>

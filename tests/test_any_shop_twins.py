@@ -12,8 +12,8 @@ from agent.behaviour.query_text import first_query
 from agent.brains.embedded import EmbeddedBrain
 from agent.decision import TwinContext
 from agent.history import Step
-from agent.observation import parse_page
-from agent.simplifier import simplify_html
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 from personas.sources import load_personas
 
 HEADER = ("<header><a href='/'>Outfitters</a><a href='/basket/'>View cart</a><form action='/search/'>"

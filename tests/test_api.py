@@ -64,7 +64,7 @@ def test_memories_append_and_recall(client, imported):
 
 
 def test_predict_on_a_realistic_page_names_an_element_of_that_page(client, imported):
-    from agent.observation import parse_page
+    from agent.page.parse import parse_page
 
     html = page("search_results.html")
     names = set(parse_page(html).by_name)

@@ -13,13 +13,14 @@ from agent.behaviour.features import history_features
 from agent.behaviour.label_chain import LabelChain, context_feature
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.person_chain import PersonChain
+from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics
 from agent.calibration.timelines import read_timelines, session_from_timeline
 from agent.calibration.training_data import build_rows
 from agent.decision import TwinContext
-from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
-from agent.observation import EMPTY_OBSERVATION, parse_page
+from agent.page.observation import EMPTY_OBSERVATION
+from agent.page.parse import parse_page
 from personas.memory_types import Memory
 from personas.sources import load_personas
 from tests.conftest import page

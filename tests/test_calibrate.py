@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.actions import ClickAction
 from agent.behaviour.params import PARAMS_PATH, load_params
+from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.calibrate import calibrate
 from agent.decision import TwinContext
-from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
-from agent.actions import ClickAction
-from agent.observation import EMPTY_OBSERVATION
+from agent.page.observation import EMPTY_OBSERVATION
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "opera_small"

@@ -6,7 +6,7 @@ import pytest
 
 from agent.candidate_ranking import ENCODERS, rank_candidates, recall_at, top_candidates
 from agent.llm.page_block import page_block
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 
 SAMSUNG = "search_results.samsung_original_25w_usb_c_to_usb_c_cable_3_3ft_white"

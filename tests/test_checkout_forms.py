@@ -23,9 +23,9 @@ from agent.browsing.form_fields import field_kind
 from agent.browsing.funnel import is_purchase, stages_reached
 from agent.decision import TwinContext
 from agent.history import Step
-from agent.observation import parse_page
-from agent.page_types import is_order_confirmation
-from agent.simplifier import simplify_html
+from agent.page.page_types import is_order_confirmation
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 from personas.persona import Demographics, Persona
 from personas.sources import load_personas
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.click_types import CLICK_TYPES, infer_click_type
+from agent.page.click_types import CLICK_TYPES, infer_click_type
 
 
 @pytest.mark.parametrize("name, expected", [

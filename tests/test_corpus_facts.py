@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.observation import parse_page
-from agent.simplifier import simplify_html
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from agent.exports.decision_table import COLUMN_NAMES, FORMAT_VERSION
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from personas.persona_card import card_traits, persona_card
 from personas.sources import load_personas
 from tests.conftest import REPO

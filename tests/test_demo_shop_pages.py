@@ -7,9 +7,9 @@ import pytest
 from fastapi.testclient import TestClient
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.observation import parse_page
-from agent.simplifier import simplify_html
-from agent.simplifier.slug import slugify
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
+from agent.page.simplifier.slug import slugify
 from service.demo_shop import create_shop_app
 from service.demo_shop.catalog import BY_ASIN, PRODUCTS
 

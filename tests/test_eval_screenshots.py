@@ -17,7 +17,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from agent.llm.set_of_marks import OUTLINE_PX, PALETTE
-from agent.node_pages import parse_bbox
+from agent.page.node_pages import parse_bbox
 from service.cli.main import app
 from tests.support.mind2web_fixture import rows
 from tests.support.openai_server import OpenAICompatibleServer

@@ -52,9 +52,9 @@ def test_a_price_change_is_visible_and_named_by_page(pool):
 
 
 def test_baseline_brains_read_no_page_so_every_variant_is_invisible_to_them():
-    from agent.experiments.visibility import visibility
     from agent.experiments.pages import ResolvedPage
-    from agent.observation import parse_page
+    from agent.experiments.visibility import visibility
+    from agent.page.parse import parse_page
     pages = {name: [ResolvedPage(html, None, parse_page(html))] for name, html in
              (("A", PRODUCT), ("B", PRODUCT.replace("$12.99", "$32.49")))}
     assert visibility(pages, ["A", "B"], "repeat-previous")["distinguishable"] is False

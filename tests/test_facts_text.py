@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent.llm.facts_block import facts_lines
 from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, page_block
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 
 

@@ -6,8 +6,8 @@ tests/test_real_shop_experiment.py.)"""
 from __future__ import annotations
 
 from agent.experiments.live_sights import address_of, live_visibility, sight_of
-from agent.observation import parse_page
-from agent.simplifier import simplify_html
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 
 PAGE = ("<html><head><title>Trail Shoes | Outfitters</title>{style}</head><body><main><h1>Trail Shoes</h1>"
         "<p class='price'>{price}</p><p>In stock</p><input type='hidden' name='token' value='{token}'>"

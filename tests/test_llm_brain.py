@@ -14,12 +14,13 @@ import litellm
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.decision import BrainError, TwinContext
 from agent.brains.llm import LLMBrain
+from agent.decision import BrainError, TwinContext
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
 from agent.llm.prompts import build_messages
-from agent.observation import Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import Observation
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 

@@ -9,8 +9,8 @@ import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_recall_fscore_support
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.click_types import CLICK_TYPES
 from agent.evaluation.metrics import ERROR_KINDS, StepRecord, classification, compute_metrics
+from agent.page.click_types import CLICK_TYPES
 
 C = ClickAction
 I = InputAction

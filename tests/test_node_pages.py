@@ -9,9 +9,9 @@ import pytest
 
 from agent.actions import InputAction
 from agent.grounding import grounding_error
-from agent.node_pages import node_candidates, parse_bbox, parse_node_page
-from agent.observation import parse_page
-from agent.observe_page import observe_page
+from agent.page.node_pages import node_candidates, parse_bbox, parse_node_page
+from agent.page.parse import parse_page
+from agent.page.read_page import observe_page
 
 PAGE = ('<html backend_node_id="1"><head><title>Book a flight</title></head><body backend_node_id="2">'
         '<div backend_node_id="3"><label backend_node_id="4">From</label>'

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.click_types import CLICK_TYPES
-from agent.observation import parse_page
+from agent.page.click_types import CLICK_TYPES
+from agent.page.parse import parse_page
 from tests.conftest import page
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.observe_page import PageRefused, observe_page
+from agent.page.read_page import PageRefused, observe_page
 from agent.sample_pages import sample_page
 
 

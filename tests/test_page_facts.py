@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.observation import parse_page
 from agent.opera_data import opera_data_dir
-from agent.page_facts import NO_FACTS
-from agent.simplifier import simplify_html
+from agent.page.facts import NO_FACTS
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
 from service.demo_shop import create_shop_app
 
 PAGES = Path(__file__).resolve().parents[1] / "agent" / "sample_pages"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.page_shape import PageShapeLimits, PageTooComplex, check_page_shape
+from agent.page.shape import PageShapeLimits, PageTooComplex, check_page_shape
 from service.api.app import create_app
 from service.settings import Settings
 from tests.conftest import PAGES, REPO
@@ -27,10 +27,10 @@ def nested(depth: int, tag: str = "div") -> str:
 def test_a_two_megabyte_page_of_nested_divs_is_refused_quickly():
     """The page from the report (399,000 nested divs, under the byte limit) took over 10 minutes to parse."""
     script = textwrap.dedent("""
-        from agent.simplifier import simplify
-        from agent.observation import parse_page
-        from agent.page_shape import check_page_shape
-        from agent.observe_page import PageRefused, observe_page
+        from agent.page.simplifier import simplify
+        from agent.page.parse import parse_page
+        from agent.page.shape import check_page_shape
+        from agent.page.read_page import PageRefused, observe_page
         page = "<div>" * 399_000
         for work in (lambda: simplify(page), lambda: parse_page(page)):
             try:

@@ -20,8 +20,9 @@ from agent.behaviour.page_terms import (
     page_references,
     social_proof,
 )
-from agent.page_facts import PageFacts, ProductFacts
+from agent.page.facts import PageFacts, ProductFacts
 from personas.sensitivities import NEUTRAL, Sensitivities
+
 
 def test_social_proof_is_steep_for_the_first_reviews_then_the_volume_elasticity():
     c = PRIORS

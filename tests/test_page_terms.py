@@ -30,6 +30,7 @@ from agent.behaviour.page_terms import (
     page_effect,
 )
 from agent.behaviour.rationale import _PERSONA_PHRASES, CONTRADICTS
+from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.page_term_fitting import (
     FITTED,
     MIN_STEPS,
@@ -39,9 +40,8 @@ from agent.calibration.page_term_fitting import (
     log_likelihood,
 )
 from agent.decision import TwinContext
-from agent.brains.embedded import EmbeddedBrain
 from agent.history import Step
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 from personas.memory_texts import persona_memory_texts
 from personas.memory_types import Memory

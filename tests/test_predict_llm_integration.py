@@ -79,7 +79,7 @@ def test_invalid_twice_falls_back_to_the_embedded_brain_and_says_so(client, llm_
     assert body["fallback_used"] is True and body["brain"] == "embedded" and body["requested_brain"] == "llm"
     assert "not an element of this page" in body["fallback_reason"]
     assert body["attempts"] == 2
-    from agent.observation import parse_page
+    from agent.page.parse import parse_page
 
     names = parse_page(page("search_results.html")).by_name
     assert body["action"]["type"] == "terminate" or body["action"]["name"] in names

@@ -16,7 +16,7 @@ from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import fence_close, fence_open, fold_lookalikes
 from agent.llm.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.tasks import Task
 from personas.memory_types import Memory
 from personas.persona import Persona

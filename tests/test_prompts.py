@@ -11,7 +11,8 @@ from agent.llm.fences import neutralise
 from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, candidate_line, estimate_tokens, trim_candidates
 from agent.llm.parsing import parse_decision_text
 from agent.llm.prompts import SYSTEM_PROMPT, action_text, build_messages, persona_block
-from agent.observation import EMPTY_OBSERVATION, Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import EMPTY_OBSERVATION, Observation
 from personas.memory_types import Memory
 from personas.persona import Persona
 

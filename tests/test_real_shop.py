@@ -23,7 +23,7 @@ from agent.browsing.chromium import launch
 from agent.browsing.navigation import Timeouts
 from agent.browsing.output import write_outputs
 from agent.browsing.snapshot import SnapshotTaker
-from agent.click_types import CLICK_TYPES
+from agent.page.click_types import CLICK_TYPES
 from agent.tasks import Task
 from tests.support.oscar_shop import start, stop
 from tests.support.oscar_shop.records import basket_lines, orders

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from agent.page.parse import parse_page
 from agent.recorded_sessions import RecordedSessionsError, read_action_table, user_id_from_session_id
-from agent.observation import parse_page
 from tests.fixtures.make_opera_dataset import USER_A, USER_B, USER_C, build
 
 SMALL = Path(__file__).resolve().parent / "fixtures" / "opera_small"

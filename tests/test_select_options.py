@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent.actions import ClickAction, InputAction
 from agent.grounding import grounding_error, normalise
 from agent.llm.page_block import candidate_line
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 
 PAGE = parse_page('<select name="results.sort_by"><option value="rel">Featured</option>'
                   '<option>Price: Low to High</option><option>Price: High to Low</option></select>'

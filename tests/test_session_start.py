@@ -11,10 +11,11 @@ import numpy as np
 
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE
 from agent.behaviour.params import load_params
+from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.decision_tuning import DecisionRule, TuningSet, tune_start_biases
 from agent.decision import TwinContext
-from agent.brains.embedded import EmbeddedBrain
-from agent.observation import EMPTY_OBSERVATION, parse_page
+from agent.page.observation import EMPTY_OBSERVATION
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
 

@@ -12,10 +12,10 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.opera_data import opera_data_dir
-from agent.page_shape import PageShapeLimits, PageTooComplex
-from agent.simplifier import SimplifiedPage, simplify, simplify_html
-from agent.simplifier.recipes import Recipe, Rule, apply_recipe
-from agent.simplifier.slug import UniqueNames, slugify
+from agent.page.shape import PageShapeLimits, PageTooComplex
+from agent.page.simplifier import SimplifiedPage, simplify, simplify_html
+from agent.page.simplifier.recipes import Recipe, Rule, apply_recipe
+from agent.page.simplifier.slug import UniqueNames, slugify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "raw_pages"
 REAL_SEARCH_PAGE = opera_data_dir().parent / "pages" / "amazon_search_results.html"
@@ -310,7 +310,7 @@ def test_broken_html_still_simplifies():
     assert mangled.names == ["page.shop_now_cell"]
     assert simplify_html("").names == [] and simplify_html("\x00\xff<<<").names == []
     deep_page = "<div>" * 3000 + "<a href=/x>deep link</a>" + "<span><b>" * 1000
-    with pytest.raises(PageTooComplex):  # beyond the default depth: refused before parsing (agent/page_shape.py)
+    with pytest.raises(PageTooComplex):  # beyond the default depth: refused before parsing (agent/page/shape.py)
         simplify_html(deep_page)
     deep = simplify_html(deep_page, limits=PageShapeLimits(max_depth=5_000))  # admitted: no RecursionError
     assert deep.names == ["page.deep_link"]
@@ -353,13 +353,13 @@ def test_recipe_engine_fallback_selectors_templates_and_virtual_containers():
 
 @pytest.mark.parametrize("fixture_name", ["amazon_product.html", "amazon_cart.html", "generic_shop.html"])
 def test_observation_parser_reads_simplified_pages(fixture_name):
-    from agent.observation import parse_page
+    from agent.page.parse import parse_page
 
     page = simplify_html(fixture(fixture_name))
     try:
         observation = parse_page(page.html)
     except NotImplementedError:
-        pytest.skip("agent.observation.parse_page is not implemented yet")
+        pytest.skip("agent.page.observation.parse_page is not implemented yet")
     candidate_names = [c.name for c in observation.candidates]
     assert set(candidate_names) <= set(page.names)
     inputs = {c.name for c in observation.candidates if c.kind == "input"}

@@ -2,7 +2,7 @@
 
 Every page of corpus/pages is simplified and every key element of its ground truth must come out: on Amazon
 pages under OPeRA's name for its kind, elsewhere under a generic name or, for what a shopper reads, as text
-(agent/simplifier/coverage.py says exactly how). No page is left out for failing: what the simplifier cannot
+(agent/page/simplifier/coverage.py says exactly how). No page is left out for failing: what the simplifier cannot
 produce yet is listed in EXPECTED_MISSES with the reason and reported by pytest as an expected failure;
 one that starts to come out fails the run (strict), so the list only shrinks.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.simplifier import simplify_html
-from agent.simplifier.coverage import MARK, PageCoverage, mark, page_coverage
+from agent.page.simplifier import simplify_html
+from agent.page.simplifier.coverage import MARK, PageCoverage, mark, page_coverage
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ from agent.browsing import SimulationConfig, run_simulation
 from agent.browsing.output import write_outputs
 from agent.exports.decision_table import COLUMN_NAMES
 from agent.interview import decision_in_run
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration

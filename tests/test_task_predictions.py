@@ -15,7 +15,7 @@ from agent.behaviour.page_index import page_index
 from agent.brains.embedded import EmbeddedBrain
 from agent.decision import TwinContext
 from agent.history import Step
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 from agent.tasks import Task
 from service.api.app import create_app

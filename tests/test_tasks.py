@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from agent.tasks import MAX_TASK_CHARS, Task, judge, task_success, url_matches
 
 PAGE = parse_page(

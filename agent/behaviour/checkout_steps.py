@@ -22,7 +22,7 @@ from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import LABEL_INDEX, PURCHASE, TERMINATE
 from agent.behaviour.model import LabelDistribution
 from agent.behaviour.page_index import PageIndex
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 _TO_CART = "cart_side_bar"  # the click follow_through.py makes after an add-to-cart that stays on the page
 # Purchase controls that buy one product (add it, buy it now), not ones that take the order on.

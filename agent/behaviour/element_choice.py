@@ -21,7 +21,7 @@ from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT
 from agent.behaviour.page_index import PageIndex
 from agent.behaviour.text_relevance import overlap, static_embedder, words
-from agent.observation import Candidate
+from agent.page.candidate import Candidate
 
 ELEMENT_FEATURES: tuple[str, ...] = ("relevance", "overlap", "position", "same_as_last", "used_before", "appeal")
 DEFAULT_WEIGHTS: dict[str, float] = {

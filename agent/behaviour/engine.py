@@ -16,16 +16,16 @@ from collections import OrderedDict
 import numpy as np
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
-from agent.behaviour.checkout_steps import checkout_step, offers_next_step, on_the_way_to_order, not_next_steps
+from agent.behaviour.checkout_steps import checkout_step, not_next_steps, offers_next_step, on_the_way_to_order
 from agent.behaviour.element_choice import build_intent, choose_element
-from agent.behaviour.features import LiveContext, NO_LIVE_CONTEXT, history_features
+from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
 from agent.behaviour.follow_through import follow_through
 from agent.behaviour.history_view import PastAction, view_history
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, click_type_of
 from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
-from agent.behaviour.page_reasons import page_reasons, purpose
 from agent.behaviour.page_free_names import name_click, name_input
 from agent.behaviour.page_index import candidate_text, page_index
+from agent.behaviour.page_reasons import page_reasons, purpose
 from agent.behaviour.page_terms import NO_EFFECT, PageEffect, apply_effect, page_effect
 from agent.behaviour.params import BehaviourParams
 from agent.behaviour.persona_features import is_persona_feature, person_feature, persona_vector
@@ -33,8 +33,8 @@ from agent.behaviour.query_text import interests, query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
 from agent.behaviour.task_text import best_option, field_value, search_terms
 from agent.decision import Decision, TwinContext
-from agent.observation import Observation
-from agent.page_types import page_type_feature
+from agent.page.observation import Observation
+from agent.page.page_types import page_type_feature
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
 

@@ -13,7 +13,8 @@ import re
 
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import PURCHASE
-from agent.observation import Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import Observation
 
 _CHECKOUT = re.compile(r"check_?out|proceed_to")
 

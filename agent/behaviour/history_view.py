@@ -1,7 +1,7 @@
 """A session's past (agent.history.Step) in the compact form the behaviour model reads.
 
 Each step becomes its label (click type, input or terminate), element name, typed text and time in
-epoch seconds. A click without a recorded click type gets one from its name (agent.click_types).
+epoch seconds. A click without a recorded click type gets one from its name (agent.page.click_types).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from agent.behaviour.labels import INPUT, TERMINATE
-from agent.click_types import CLICK_TYPES, infer_click_type
 from agent.history import Step
+from agent.page.click_types import CLICK_TYPES, infer_click_type
 from agent.timestamps import epoch_seconds
 
 _CLICK_TYPE_SET = frozenset(CLICK_TYPES)

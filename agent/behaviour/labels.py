@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent.click_types import CLICK_TYPES
+from agent.page.click_types import CLICK_TYPES
 
 INPUT = "input"
 TERMINATE = "terminate"

@@ -14,7 +14,8 @@ import numpy as np
 
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, TERMINATE
 from agent.behaviour.text_relevance import static_embedder, words
-from agent.observation import Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import Observation
 from agent.per_observation import PerObservation
 
 _CACHE_SIZE = 128

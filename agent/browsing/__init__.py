@@ -1,6 +1,6 @@
 """Live UX simulations: twins browse a real site in headless Chromium, step by step.
 
-Each step reads the rendered page, simplifies it (agent.simplifier, with a source map back to the live
+Each step reads the rendered page, simplifies it (agent.page.simplifier, with a source map back to the live
 DOM), asks the twin's graph for the next action, and performs it. Traces and the funnel say how far
 the twins got, where they left and why.
 """

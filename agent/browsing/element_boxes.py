@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from agent.browsing.snapshot import MARK, PageSnapshot
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 _READ_BOXES = """
 ([mark, markers]) => markers.map((marker) => {

@@ -2,7 +2,7 @@
 checkout -> purchase -> order), where the twins left and why.
 
 `purchase` is the twin's own order-placing click; `order` is the shop's answer to it, an order confirmation
-page (agent.page_types.is_order_confirmation), so a click the shop refused is not counted as an order.
+page (agent.page.page_types.is_order_confirmation), so a click the shop refused is not counted as an order.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from agent.browsing.trace import TwinTrace
-from agent.click_types import is_checkout_step
+from agent.page.click_types import is_checkout_step
 
 STAGES: tuple[str, ...] = ("search", "product", "cart", "checkout", "purchase", "order")
 PAGE_STAGE = {"search_results": "search", "product": "product", "cart": "cart", "checkout": "checkout"}

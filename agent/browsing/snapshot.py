@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from agent.observation import Observation, parse_page
-from agent.simplifier import SimplifiedPage, simplify_html
+from agent.page.observation import Observation
+from agent.page.parse import parse_page
+from agent.page.simplifier import SimplifiedPage, simplify_html
 
 MARK = "data-twinsim-node"
 

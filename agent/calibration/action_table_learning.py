@@ -62,7 +62,7 @@ def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Per
     """Page-term coefficients fitted on the action table's pages (None when pages are missing or too few)."""
     from agent.behaviour.page_index import build_index
     from agent.calibration.page_term_fitting import fit_page_terms, page_steps
-    from agent.observation import parse_page
+    from agent.page.parse import parse_page
     from personas.sensitivities import sensitivities
 
     def allowed_of(observation) -> np.ndarray:

@@ -18,7 +18,7 @@ from agent.behaviour.labels import INPUT, TERMINATE
 from agent.behaviour.page_index import build_index
 from agent.behaviour.page_terms import page_effect
 from agent.calibration.sessions import BehaviourSession
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from personas.sensitivities import NEUTRAL, Sensitivities
 
 MAX_CHOICES = 3000

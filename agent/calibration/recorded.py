@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
-from agent.click_types import CLICK_TYPES
-from agent.page_types import page_type, page_type_feature
+from agent.page.click_types import CLICK_TYPES
+from agent.page.page_types import page_type, page_type_feature
 from agent.timestamps import epoch_seconds
 
 _USER_ID = re.compile(r"^([0-9a-fA-F]{8})")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from agent.behaviour.labels import INPUT
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
-from agent.click_types import CLICK_TYPES
 from agent.opera_data import opera_data_dir
+from agent.page.click_types import CLICK_TYPES
 from agent.timestamps import epoch_seconds
 from personas.table_files import iter_jsonl
 

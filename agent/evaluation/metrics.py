@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from agent.actions import ACTION_TYPES, Action, same_action
-from agent.click_types import infer_click_type
+from agent.page.click_types import infer_click_type
 
 NOT_CLICK = {"input": "<input>", "terminate": "<terminate>"}
 ERROR_KINDS = ("did_not_terminate", "did_not_click", "did_not_input", "input_wrong_field", "input_wrong_text",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from agent.json_cells import json_object
-from agent.node_pages import NodeCandidate, node_candidates
+from agent.page.node_pages import NodeCandidate, node_candidates
 from agent.screenshots import cell_bytes
 
 SPLITS: tuple[str, ...] = ("test_task", "test_website", "test_domain", "train")

@@ -2,7 +2,7 @@
 
 For each row the twin (no persona: the benchmark's workers are anonymous) gets the task (`confirmed_task`), the
 previous steps (`action_reprs` before `target_action_index`, turned into its own history) and the page (the row's
-`cleaned_html`, whose candidates are the row's positive and negative ones, agent/node_pages.py). Its action is
+`cleaned_html`, whose candidates are the row's positive and negative ones, agent/page/node_pages.py). Its action is
 read as Mind2Web's operation: a click is CLICK, typing into a text field TYPE <text>, choosing a drop-down's option
 SELECT <option>, leaving no operation at all. Rows are independent (the history is the recorded one, not the
 twin's), so they stream: a few are predicted at a time and only their scores are kept.
@@ -32,12 +32,12 @@ from agent.evaluation.mind2web_published import CITATION, MIND2WEB_PUBLISHED
 from agent.evaluation.mind2web_rows import Mind2WebStep
 from agent.graph import TwinGraph
 from agent.history import Step
-from agent.node_pages import parse_node_page
-from agent.observation import Observation
 from agent.options import PredictOptions
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.page.node_pages import parse_node_page
+from agent.page.observation import Observation
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.page.simplifier.slug import slugify
 from agent.screenshots import ScreenshotRefused, read_screenshot
-from agent.simplifier.slug import slugify
 from agent.tasks import Task
 
 _REPR = re.compile(r"^\s*\[(?P<tag>[^\]]*)\]\s*(?P<text>.*?)\s*->\s*(?P<op>[A-Za-z]+)(?::\s*(?P<value>.*?))?\s*$",

@@ -17,11 +17,12 @@ from agent.actions import Action
 from agent.brains.base import Brain
 from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
-from agent.recorded_sessions import RecordedSession
 from agent.graph import RecallRequest, TwinGraph
 from agent.history import Step
-from agent.observation import EMPTY_OBSERVATION, Observation, parse_page
 from agent.options import PredictOptions
+from agent.page.observation import EMPTY_OBSERVATION, Observation
+from agent.page.parse import parse_page
+from agent.recorded_sessions import RecordedSession
 from agent.screenshots import Screenshot, ScreenshotRefused, read_screenshot
 from personas.memory_types import Memory
 from personas.persona import Persona

@@ -13,8 +13,8 @@ from typing import Callable, Literal, Protocol
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource
 from agent.graph import TwinGraph
-from agent.observe_page import DEFAULT_MAX_PAGE_BYTES
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from personas.persona import Persona
 
 

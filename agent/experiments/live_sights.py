@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 from agent.brains.names import BrainName
 from agent.experiments.visibility import brain_input
 from agent.llm.facts_block import product_line
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 MAX_EXAMPLES = 5
 MAX_LINES = 6

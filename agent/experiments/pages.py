@@ -17,9 +17,9 @@ import httpx
 from agent.allowed_hosts import HostAllowList
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
 from agent.exports.decision_record import page_sha256
-from agent.observation import Observation
-from agent.observe_page import DEFAULT_MAX_PAGE_BYTES, PageRefused, read_page
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from agent.page.observation import Observation
+from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES, PageRefused, read_page
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 
 log = logging.getLogger("twinsim.experiments")
 FETCH_TIMEOUT_S = 15.0

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 
-from agent.experiments.pages import ResolvedPage
 from agent.brains.names import BrainName
+from agent.experiments.pages import ResolvedPage
 from agent.llm.page_block import page_block
-from agent.observation import Observation
+from agent.page.observation import Observation
 
 
 def brain_input(observation: Observation, brain: str) -> str:

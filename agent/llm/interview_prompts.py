@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from agent.llm.fences import fence_close, fence_open, fenced, neutralise
 from agent.llm.page_block import page_block
 from agent.llm.prompts import memory_block, persona_block
-from agent.observation import parse_page
+from agent.page.parse import parse_page
 from personas.memory_types import Memory
 from personas.persona import Persona
 

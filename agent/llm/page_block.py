@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from agent.llm.choices import ChoiceSet
 from agent.llm.facts_block import facts_lines
 from agent.llm.fences import fence_close, fence_open, neutralise
-from agent.observation import Candidate, Observation
+from agent.page.candidate import Candidate
+from agent.page.observation import Observation
 
 PAGE_OPEN = fence_open("PAGE")
 PAGE_CLOSE = fence_close("PAGE")

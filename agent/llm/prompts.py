@@ -25,7 +25,7 @@ from agent.llm.page_block import (
     PAGE_OPEN,
     page_block,
 )
-from agent.observation import Candidate
+from agent.page.candidate import Candidate
 from personas.memory_texts import core_profile_text
 from personas.memory_types import Memory
 from personas.persona import Persona

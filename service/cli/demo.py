@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.history import Step
-from agent.observation import parse_page
 from agent.opera_data import opera_data_dir
+from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 from personas.sources import load_personas
 from service.cli.demo_experiment import run_demo_experiment

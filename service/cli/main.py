@@ -16,9 +16,9 @@ from rich.console import Console
 from agent.brains.names import BRAIN_NAMES, known_brain
 from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
-from service.cli.report import report_app
-from service.cli.interview import interview_command
 from service.cli.failure import fail
+from service.cli.interview import interview_command
+from service.cli.report import report_app
 from service.settings import Settings
 
 app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
@@ -155,7 +155,14 @@ def import_personas(
 def _progress():
     """A progress bar on stderr when it is a terminal (none in pipes, logs and tests, as pip and cargo do); the
     outcome lines stay on stdout, printed above the bar when stdout is the same terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
@@ -229,10 +236,10 @@ def predict(
         "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
-    from personas.memory_store import PersonaNotFound
-    from agent.observation import EMPTY_OBSERVATION
-    from agent.observe_page import PageRefused, read_page
     from agent.options import PredictOptions
+    from agent.page.observation import EMPTY_OBSERVATION
+    from agent.page.read_page import PageRefused, read_page
+    from personas.memory_store import PersonaNotFound
 
     given_task = _task(task)
     settings = Settings()
@@ -434,8 +441,14 @@ def simulate(
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig
-    from service.jobs.simulations import (SimulationRequestError, StartPageFailed, check_and_load, check_start_page,
-                                          persona_ids_for, run_blocking)
+    from service.jobs.simulations import (
+        SimulationRequestError,
+        StartPageFailed,
+        check_and_load,
+        check_start_page,
+        persona_ids_for,
+        run_blocking,
+    )
 
     given_task = _task(task, task_url, task_element, task_text)
     ids = [p.strip() for p in personas.split(",") if p.strip()]

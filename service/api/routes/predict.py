@@ -6,9 +6,9 @@ import asyncio
 
 from fastapi import APIRouter, HTTPException, Request, status
 
-from agent.observation import EMPTY_OBSERVATION
-from agent.observe_page import PageRefused, ReadPage, read_page
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from agent.page.observation import EMPTY_OBSERVATION
+from agent.page.read_page import PageRefused, ReadPage, read_page
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.prediction import Prediction
 from agent.screenshots import Screenshot
 from personas.memory_store import PersonaNotFound

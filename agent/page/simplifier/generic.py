@@ -18,9 +18,9 @@ from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.simplifier.dom import attr, fold, label_of, text_of
-from agent.simplifier.slug import UniqueNames, join_name, slugify
-from agent.simplifier.source_map import SourceMap
+from agent.page.simplifier.dom import attr, fold, label_of, text_of
+from agent.page.simplifier.slug import UniqueNames, join_name, slugify
+from agent.page.simplifier.source_map import SourceMap
 
 SLUG_MAX = 40
 CLICKABLE_ROLES = {"button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",

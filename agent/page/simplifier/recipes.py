@@ -21,9 +21,9 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.simplifier.dom import MAX_TEXT, attr, fold, join_price, label_of, text_of
-from agent.simplifier.slug import UniqueNames, join_name, slugify
-from agent.simplifier.source_map import SourceMap
+from agent.page.simplifier.dom import MAX_TEXT, attr, fold, join_price, label_of, text_of
+from agent.page.simplifier.slug import UniqueNames, join_name, slugify
+from agent.page.simplifier.source_map import SourceMap
 
 Kind = Literal["container", "text", "click", "input", "select", "image"]
 PageKind = Literal["search_results", "product", "cart", "checkout", "home", "other"]

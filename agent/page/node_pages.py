@@ -16,22 +16,17 @@ from typing import Mapping, Sequence
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.click_types import infer_click_type
-from agent.fact_texts import parse_price
 from agent.json_cells import json_object
-from agent.observation import (
-    NODE_ID_ATTRIBUTE,
-    Candidate,
-    CandidateKind,
-    Observation,
-    element_label,
-    is_text_input,
-    select_options,
-)
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
-from agent.page_types import page_type
-from agent.simplifier.slug import slugify
+from agent.page.candidate import Candidate, CandidateKind
+from agent.page.click_types import infer_click_type
+from agent.page.elements import element_label, is_text_input, select_options
+from agent.page.fact_texts import parse_price
+from agent.page.observation import Observation
+from agent.page.page_types import page_type
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
+from agent.page.simplifier.slug import slugify
 
+NODE_ID_ATTRIBUTE = "backend_node_id"  # Mind2Web's id for every element of its cleaned_html
 _NODE_PAGE = re.compile(r"<[a-zA-Z][^>]*\sbackend_node_id\s*=", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 _INTERACTIVE_TAGS = frozenset({"a", "button", "input", "select", "textarea", "option", "summary", "label"})

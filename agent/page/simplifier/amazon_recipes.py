@@ -13,7 +13,7 @@ the years and the first selector that matches wins.
 
 from __future__ import annotations
 
-from agent.simplifier.recipes import Recipe, Rule
+from agent.page.simplifier.recipes import Recipe, Rule
 
 AMAZON_URL = r"^(?:https?://)?(?:[\w-]+\.)*amazon\.[a-z.]+(?::\d+)?"
 PRICE_TEXT = r"^\s*Price:\s*"

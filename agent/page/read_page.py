@@ -2,7 +2,7 @@
 
 One function for the API, the CLI and experiments, so a page is read, bounded and refused the same way
 everywhere; callers turn `PageRefused` into their own answer (HTTP 413, a CLI message, a SpecError). A page whose
-elements carry their own ids (Mind2Web's cleaned_html, agent/node_pages.py) is read as it is, however it is sent.
+elements carry their own ids (Mind2Web's cleaned_html, agent/page/node_pages.py) is read as it is, however it is sent.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agent.node_pages import looks_like_node_page
-from agent.observation import NODE_ID_ATTRIBUTE, Observation, parse_page
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
+from agent.page.node_pages import NODE_ID_ATTRIBUTE, looks_like_node_page
+from agent.page.observation import Observation
+from agent.page.parse import parse_page
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 
 DEFAULT_MAX_PAGE_BYTES = 2_000_000
 
@@ -65,7 +66,7 @@ def _read_page_cached(html: str, url: str | None, simplified: bool | None, max_b
     elif simplified is None:
         simplified = looks_simplified(html)
     if not simplified:
-        from agent.simplifier import simplify  # selectolax and the recipes: only when raw HTML comes
+        from agent.page.simplifier import simplify  # selectolax and the recipes: only when raw HTML comes
 
         html = simplify(html, url=url, limits=limits)
         if len(html.encode()) > max_bytes:

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.page_shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
-from agent.page_types import any_site_page_type
-from agent.simplifier.amazon_recipes import AMAZON_RECIPES
-from agent.simplifier.dom import parse_clean, text_of
-from agent.simplifier.generic import simplify_generic
-from agent.simplifier.product_meta import product_meta_part
-from agent.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
-from agent.simplifier.source_map import SourceMap
+from agent.page.page_types import any_site_page_type
+from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
+from agent.page.simplifier.amazon_recipes import AMAZON_RECIPES
+from agent.page.simplifier.dom import parse_clean, text_of
+from agent.page.simplifier.generic import simplify_generic
+from agent.page.simplifier.product_meta import product_meta_part
+from agent.page.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
+from agent.page.simplifier.source_map import SourceMap
 
 RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.simplifier import SimplifiedPage, simplify_html
-from agent.simplifier.dom import fold, join_price
+from agent.page.simplifier import SimplifiedPage, simplify_html
+from agent.page.simplifier.dom import fold, join_price
 
 MARK = "data-corpus-node"
 SHARE = 0.9

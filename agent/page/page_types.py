@@ -1,6 +1,6 @@
 """What kind of page a twin is on: every rule in one place.
 
-`page_type` is the twin's: serving reads it from the page's URL and its element names (agent.observation),
+`page_type` is the twin's: serving reads it from the page's URL and its element names (agent.page.observation),
 calibration from the URL of each recorded step, with no names; the behaviour model only uses the kinds it can
 tell apart (`page_type_feature`): "other" and "none" say nothing and are dropped on both sides.
 `any_site_page_type` is the simplifier's label for a raw page of any shop (SimplifiedPage.page_type).

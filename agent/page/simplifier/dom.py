@@ -9,7 +9,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.simplifier.product_meta import KEPT_META
+from agent.page.simplifier.product_meta import KEPT_META
 
 # Never visible content, or content we cannot read (media, frames, vector art).
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",

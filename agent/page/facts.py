@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent import fact_texts
-from agent.fact_texts import fold
-from agent.product_blocks import (
+from agent.page import fact_texts
+from agent.page.candidate import Candidate
+from agent.page.fact_texts import fold
+from agent.page.product_blocks import (
     ProductBlock,
     elements_by_block,
     product_blocks,
     remove_blocks,
 )
-
-if TYPE_CHECKING:
-    from agent.observation import Candidate
 
 Availability = Literal["in_stock", "low_stock", "unavailable"]
 
