@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.opera_data import opera_data_dir
-from agent.page.facts import NO_FACTS
+from agent.page.facts_model import NO_FACTS
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 from service.demo_shop import create_shop_app
@@ -157,6 +157,7 @@ def test_opera_product_excerpt():
     assert (toy.price, toy.rating, toy.review_count, toy.option_count) == (6.99, 4.6, 23, 2)
     assert toy.buy_names == ("buybox.purchase_form.add_to_cart",) and observation.facts.can_buy
     assert toy.availability is None and toy.delivery_free is None  # the excerpt does not say
+    assert toy.currency == "USD" and toy.source_of("price") == "visible"
 
 
 def test_opera_search_names_without_a_result_container():
@@ -299,7 +300,10 @@ def test_price_and_stock_filled_in_by_javascript_come_from_the_pages_metadata():
     page = simplify_html(f"<html>{head}{body}</html>", "https://shop.example/sink.html")
     sink = parse_page(page.html).facts.focus_product
     assert (sink.title, sink.price, sink.availability) == ("AFA Stainless Sink", 329.99, "in_stock")
+    assert sink.source_of("price") == "meta" and sink.source_of("availability") == "meta"
     shown = simplify_html(f"<html>{head}{body.replace('Your Price --$', 'Your Price $299.00')}</html>")
-    assert parse_page(shown.html).facts.focus_product.price == 299.00  # what the page shows comes first
+    facts = parse_page(shown.html).facts  # what the page declares comes first; the disagreement is noted
+    assert facts.focus_product.price == 329.99
+    assert facts.notes == ("price: opengraph says 329.99 USD, the page shows 299.00 USD",)
     plain = simplify_html(f"<html><head><title>Sink</title></head>{body}</html>")
     assert parse_page(plain.html).facts.focus_product.price is None  # "$25 back" is no price

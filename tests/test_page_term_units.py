@@ -20,7 +20,7 @@ from agent.behaviour.page_terms import (
     page_references,
     social_proof,
 )
-from agent.page.facts import PageFacts, ProductFacts
+from agent.page.facts_model import PageFacts, ProductFacts
 from personas.sensitivities import NEUTRAL, Sensitivities
 
 

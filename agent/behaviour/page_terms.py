@@ -21,7 +21,7 @@ from statistics import median
 import numpy as np
 
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
-from agent.page.facts import PageFacts, ProductFacts
+from agent.page.facts_model import PageFacts, ProductFacts
 from personas.sensitivities import Sensitivities
 
 LOOK_ELSEWHERE: tuple[str, ...] = ("product_link", "search", INPUT)

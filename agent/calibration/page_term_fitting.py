@@ -18,8 +18,13 @@ import numpy as np
 from scipy.optimize import minimize
 
 from agent.behaviour.labels import LABEL_INDEX, PURCHASE, TERMINATE
-from agent.behaviour.page_terms import LOOK_ELSEWHERE, PRIORS, PageTermCoefficients, page_effect
-from agent.page.facts import PageFacts
+from agent.behaviour.page_terms import (
+    LOOK_ELSEWHERE,
+    PRIORS,
+    PageTermCoefficients,
+    page_effect,
+)
+from agent.page.facts_model import PageFacts
 from personas.sensitivities import Sensitivities
 
 APPEAL_COEFFICIENTS: tuple[str, ...] = ("price_elasticity", "deal", "rating_elasticity", "volume_elasticity")

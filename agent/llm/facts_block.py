@@ -7,7 +7,7 @@ facts (the embedded brain reads them as numbers, agent/behaviour/page_terms.py).
 
 from __future__ import annotations
 
-from agent.page.facts import PageFacts, ProductFacts
+from agent.page.facts_model import PageFacts, ProductFacts
 
 MAX_PRODUCTS = 12
 MAX_TITLE = 80

@@ -28,14 +28,34 @@ CLICK_TYPES: tuple[str, ...] = (
 )
 
 _PURCHASE = re.compile(r"(add_to_cart|add_to_basket|add_to_bag|add_to_trolley|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)")
-_PURCHASE_TEXTS = ("add to cart", "add to basket", "add to bag", "buy now", "proceed to checkout")
+# The same controls in the other languages of the shops in the data, as slugs (accents folded): add to cart, buy,
+# checkout. Whole words only: "kaufen" buys, "weiter_einkaufen" (continue shopping) does not.
+_PURCHASE_ELSEWHERE = re.compile(
+    r"(?:^|_)(?:(?:in_den_|zum_)?warenkorb(?:_legen|_hinzufugen)?|(?:jetzt_|sofort_)?kaufen|zur_kasse|kasse|"
+    r"ajouter_au_panier|ajouter_au_sac|acheter(?:_maintenant)?|commander|passer_(?:la_)?commande|"
+    r"anadir_al_carrito|anadir_a_la_cesta|anadir_a_la_bolsa|comprar(?:_ahora|_agora)?|finalizar_(?:compra|pedido)|"
+    r"tramitar_pedido|aggiungi_al_carrello|acquista(?:_ora)?|procedi_all_acquisto|cassa|"
+    r"in_(?:de_)?winkelwagen|toevoegen_aan_winkelwagen|in_winkelmand|afrekenen|"
+    r"adicionar_ao_carrinho|finalizar|dodaj_do_koszyka|do_koszyka|kup(?:_teraz)?|"
+    r"lagg_i_varukorgen|kop(?:_nu)?|till_kassan|laeg_i_kurv|kob|legg_i_handlekurv|kjop|lisaa_ostoskoriin|osta|"
+    r"(?:vlozit_|pridat_)?do_kosika|koupit|kupit|(?:dodaj_)?v_kosarico|kupi|kosarba|kosarba_teszem|"
+    r"sepete_ekle|satin_al|adauga_in_cos|cumpara)(?:_\d+)?$")
+_PURCHASE_TEXTS = ("add to cart", "add to basket", "add to bag", "buy now", "proceed to checkout",
+                   "в корзину", "купить", "оформить заказ", "у кошик", "купити", "sepete ekle", "カートに入れる",
+                   "購入", "加入购物车", "立即购买", "أضف إلى السلة", "اشتر الآن", "הוסף לסל", "στο καλάθι",
+                   "αγορά", "do košíku", "do koszyka", "kosárba", "în coș")
 # Any shop: a "view cart" link in the page itself, not in its header or navigation (the generic simplifier's
 # landmarks), is the panel an add-to-cart opens, as Amazon's cart side sheet is; the cart link in the header is
 # the shop's nav bar cart button (OPeRA's nav_bar.cart_button).
 _SITE_FRAME = frozenset({"header", "nav", "footer"})
-_GO_TO_CART = re.compile(r"^(?:view|go_to|see|show|open)_(?:your_|my_)?(?:cart|basket|bag|trolley)$")
+_GO_TO_CART = re.compile(r"^(?:view|go_to|see|show|open)_(?:your_|my_)?(?:cart|basket|bag|trolley)$|"
+                         r"^(?:zum_warenkorb|voir_(?:le_|mon_)?panier|ver_(?:el_)?carrito|vai_al_carrello|"
+                         r"naar_winkelwagen|do_koszyka_przejdz)$")
 _SEARCH_LAST = re.compile(r"(?:search|search_submit|submit_search)(?:_\d+)?")  # "search_2": a second "Search"
-_CART_LINK = re.compile(r"^(?:(?:view|go_to|see|show|open)_)?(?:your_|my_)?(?:shopping_)?(?:cart|basket|bag|trolley)(?:_\d+)?$")
+_CARTS = (r"(?:cart|basket|bag|trolley|warenkorb|panier|carrito|cesta|carrello|winkelwagen|winkelmand|mandje|koszyk|"
+          r"varukorg|kurv|handlekurv|ostoskori|kosik|kosarica|kosar|sepet|sepetim|carrinho|cos)")
+_CART_LINK = re.compile(rf"^(?:(?:view|go_to|see|show|open|zum|voir|ver|vai_al)_)?(?:your_|my_|mein_|mon_|mi_|il_)?"
+                        rf"(?:shopping_)?{_CARTS}(?:_\d+)?$")
 _WRITING = re.compile(r"(?:^|_)(?:write|leave|save|submit|post|rate)(?:_|$)")
 _PRODUCT_LINK = re.compile(r"^(product_(name|image|title|detail|link|price)|title|title_link|image|item_link)$")
 _PAGE_RELATED = re.compile(r"(pagination|next_page|previous_page|prev_page|carousel|see_more|show_more|page_\d+|^page$|see_all)")
@@ -61,7 +81,8 @@ _RULES: tuple[tuple[object, str], ...] = (
      or bool(_GO_TO_CART.match(last)) and p[0] not in _SITE_FRAME, "cart_side_bar"),
     (lambda n, p, last: p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all")
      or "select_all" in n or "deselect_all" in n, "cart_page_select"),
-    (lambda n, p, last: bool(_PURCHASE.search(last)) or n in ("check_out", "checkout"), "purchase"),
+    (lambda n, p, last: bool(_PURCHASE.search(last)) or n in ("check_out", "checkout")
+     or bool(_PURCHASE_ELSEWHERE.search(last)) and p[0] not in _SITE_FRAME, "purchase"),
     (lambda n, p, last: bool(_PRODUCT_LINK.match(last)), "product_link"),
     (lambda n, p, last: "review" in n and bool(_WRITING.search(last)), "other"),  # writing one is not reading them
     (lambda n, p, last: p[0].startswith("review") or bool(_REVIEW.search(p[0])) or "review" in n, "review"),

@@ -1,19 +1,27 @@
 """The words shops use for prices, stars, delivery, stock and deals, read from one product's text.
 
 Each reader takes the folded text of one product's block (a search result, a buy box), never the whole
-page, so a phrase is credited to the product it stands in. The phrases are amazon.com's, as they appear in
-OPeRA's simplified pages (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) and in raw pages.
+page, so a phrase is credited to the product it stands in. The phrases are first amazon.com's, as they appear in
+OPeRA's simplified pages (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) and in raw pages, then the same
+statements in the main languages of the shops in the data (German, French, Spanish, Italian, Dutch, Portuguese,
+Polish, Russian, the Nordic languages); amounts in any currency and locale come from agent/page/money.py.
 """
 
 from __future__ import annotations
 
 import re
 
-_MONEY = r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
-_PRICE = re.compile(_MONEY)
-_LIST_LABEL = re.compile(r"\b(?:list price|list|was|typical price|typical)\s*:?\s*$")  # just before the "$"
-_LEADING_PRICE = re.compile(r"\s*" + _MONEY)
-_LABELLED_PRICE = re.compile(r"\b(?:price|now)\s*:?\s*" + _MONEY, re.IGNORECASE)
+from agent.page.money import Money, find_money
+
+# Just before a struck-through amount: "List Price:", "Was", "Typical price", "RRP", "UVP", "statt", "au lieu de",
+# "prix conseillé", "antes", "prima", "было", "Compare at", "Reg".
+_LIST_LABEL = re.compile(r"(?:\b(?:list price|list|was|typical price|typical|rrp|uvp|statt|compare at|reg\.?|"
+                         r"regular price|au lieu de|prix conseillé|avant|antes|precio anterior|prima|prezzo consigliato|"
+                         r"van|adviesprijs|cena regularna|förr|før|ord\.? pris|было|старая цена)|ovp)\s*:?\s*$")
+# Just before the amount to pay: "Price:", "Now", "Your price", "Preis", "Prix", "Precio", "Prezzo", "Prijs", "Cena",
+# "Цена", "Pris", "Hinta".
+_PAY_LABEL = re.compile(r"\b(?:price|now|preis|jetzt|nur|prix|precio|ahora|prezzo|prijs|nu|cena|pris|hinta|preço|"
+                        r"цена|сейчас)\s*:?\s*$")
 _RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
 _COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?",
                     re.IGNORECASE)
@@ -21,11 +29,16 @@ _COUNT_BEFORE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)
 _COUNT_WORDS = ("rating", "review")
 _COUNT_AFTER_STARS = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*\)")
 # Patterns searched in lower-cased text start with a literal: Python's re then skips ahead fast.
-_FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b")
-_PAID_DELIVERY = re.compile(_MONEY + r"\s+(?:delivery|shipping)\b")
+_FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|kostenlose[rn]?\s+(?:versand|lieferung)|"
+                            r"versandkostenfrei|gratis\s+(?:versand|verzending|levering)|livraison\s+(?:gratuite|offerte)|"
+                            r"envío\s+gratis|spedizione\s+gratuita|bezpłatna\s+dostawa|darmowa\s+dostawa|"
+                            r"бесплатная\s+доставка|fri\s+frakt|gratis\s+fragt|ilmainen\s+toimitus|frete\s+grátis")
+_DELIVERY_AFTER_FEE = re.compile(r"\s+(?:delivery|shipping|versand|lieferung|livraison|envío|spedizione|verzending|"
+                                 r"dostawa|доставка|frakt|fragt)\b")
 _DAYS_BEFORE = re.compile(r"\b(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:business\s+)?$")  # before "day"
 _WORD_DAYS = (("today", 0), ("tomorrow", 1), ("overnight", 1))
-_DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it")
+_DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it", "versand", "lieferung", "livraison", "envío", "spedizione",
+                   "verzending", "levering", "dostawa", "доставка", "frakt", "fragt", "toimitus", "frete")
 _WINDOW = 120  # characters around the delivery words that can hold the promise
 # "Unavailable" on its own is a stock line too (it is what some shop platforms print for no stock), unless it is
 # about something else: "delivery unavailable", "some sizes unavailable", "unavailable in your area".
@@ -52,21 +65,22 @@ _BADGES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 )
 
 
-def parse_price(text: str) -> float | None:
-    """The first dollar amount in `text` ("$1,299.99" -> 1299.99)."""
-    match = _PRICE.search(text)
-    return _money(match.group(1)) if match else None
+def parse_price(text: str, hint: str | None = None) -> float | None:
+    """The first amount of money in `text`, any currency ("$1,299.99" -> 1299.99, "1.299,00 €" -> 1299.0)."""
+    money = first_price(text, hint)
+    return money.amount if money else None
 
 
-def _money(digits: str) -> float:
-    return float(digits.replace(",", ""))
+def first_price(text: str, hint: str | None = None) -> Money | None:
+    found = find_money(text, hint)
+    return found[0] if found else None
 
 
-def list_price(text: str) -> float | None:
-    """The struck price a shop labels "List Price:", "List:", "Was:" or "Typical price"."""
-    for match in _PRICE.finditer(text):
-        if _LIST_LABEL.search(text[max(0, match.start() - 16):match.start()].lower()):
-            return _money(match.group(1))
+def list_price(text: str, hint: str | None = None) -> Money | None:
+    """The struck price a shop labels "List Price:", "Was:", "Typical price", "RRP", "UVP", "statt" ..."""
+    for money in find_money(text, hint):
+        if _LIST_LABEL.search(text[max(0, money.start - 20):money.start].lower()):
+            return money
     return None
 
 
@@ -110,14 +124,14 @@ def delivery(text: str) -> tuple[bool | None, float | None, int | None]:
         return None, None, None
     start = max(0, min(found) - _WINDOW // 3)
     low = low[start:max(i for i in (low.rfind(word) for word in _DELIVERY_WORDS)) + _WINDOW]
-    free_match = _FREE_DELIVERY.search(low) if "free" in low else None
-    paid_match = _PAID_DELIVERY.search(low) if "$" in low else None
+    free_match = _FREE_DELIVERY.search(low)
+    paid = next((m for m in find_money(low) if _DELIVERY_AFTER_FEE.match(low, m.end)), None)
     free: bool | None = None
     fee: float | None = None
-    if free_match and (not paid_match or free_match.start() < paid_match.start()):
+    if free_match and (paid is None or free_match.start() < paid.start):
         free = True
-    elif paid_match:
-        fee = _money(paid_match.group(1))
+    elif paid is not None:
+        fee = paid.amount
         free = fee == 0.0
     return free, fee, _soonest_day(low)
 
@@ -152,7 +166,46 @@ def availability(text: str) -> tuple[str | None, int | None]:
         return "low_stock", int(left.group(1))
     if ("in stock" in low or "ships" in low or "ready to" in low or "available" in low) and _IN_STOCK.search(text):
         return "in_stock", None
-    return None, None
+    return _other_language_stock(low), None
+
+
+# The same stock lines in the other languages of the shops in the data; the negative ones are tested first, since
+# most contain a positive ("nicht lieferbar", "non disponibile", "нет в наличии").
+_UNAVAILABLE_ELSEWHERE = re.compile(
+    r"nicht\s+(?:mehr\s+)?(?:lieferbar|verfügbar|vorrätig|auf lager)|ausverkauft|vergriffen|derzeit nicht|"
+    r"épuisé|rupture de stock|indisponible|plus disponible|"
+    r"agotado|sin stock|no disponible|fuera de stock|"
+    r"esaurito|non disponibile|"
+    r"niet (?:op voorraad|leverbaar|beschikbaar)|uitverkocht|"
+    r"esgotado|indisponível|"
+    r"niedostępny|brak w magazynie|wyprzedany|"
+    r"нет в наличии|нет на складе|распродан|недоступ|"
+    r"slutsåld|ej i lager|ikke på lager|udsolgt|utsolgt|loppuunmyyty|ei varastossa|"
+    r"stokta yok|tükendi|nedostupn|vyprodáno|není skladem|nie je (?:na )?sklad|vypredan|ni na zalogi|"
+    r"nav noliktavā|nėra sandėlyje|nincs (?:raktáron|készleten)|stoc epuizat|nu este în stoc|nije dostupno|"
+    r"εξαντλήθηκε|μη διαθέσιμο|"
+    r"在庫切れ|売り切れ|缺货|无货|غير متوفر|نفدت")
+_IN_STOCK_ELSEWHERE = re.compile(
+    r"auf lager|(?:sofort )?lieferbar|verfügbar|vorrätig|"
+    r"en stock|disponible|"
+    r"en existencia|"
+    r"disponibil[ei]|in magazzino|"
+    r"op voorraad|leverbaar|"
+    r"em estoque|disponível|"
+    r"dostępny|w magazynie|"
+    r"в наличии|есть на складе|"
+    r"i lager|på lager|på lager|varastossa|"
+    r"stokta|skladem|skladom|na sklade|na zalogi|dobavljivo|disponibilità immediata|ir noliktavā|yra sandėlyje|"
+    r"raktáron|készleten|în stoc|na stanju|dostupno|διαθέσιμο|"
+    r"在庫あり|有货|现货|متوفر|متاح")
+
+
+def _other_language_stock(low: str) -> str | None:
+    if _UNAVAILABLE_ELSEWHERE.search(low):
+        return "unavailable"
+    if _IN_STOCK_ELSEWHERE.search(low):
+        return "in_stock"
+    return None
 
 
 def sponsored(text: str) -> bool:
@@ -191,21 +244,27 @@ def without_ad_label(title: str) -> str:
     return _AD_LABEL.sub("", title)
 
 
-def labelled_price(text: str) -> float | None:
-    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99")."""
-    match = _LABELLED_PRICE.search(text)
-    return _money(match.group(1)) if match else None
+def labelled_price(text: str, hint: str | None = None) -> Money | None:
+    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99", "Preis: 29,95 €")."""
+    for money in find_money(text, hint):
+        if _PAY_LABEL.search(text[max(0, money.start - 16):money.start].lower()):
+            return money
+    return None
 
 
-def leading_price(text: str) -> float | None:
-    """The amount `text` starts with ("$64.00 In stock" -> 64.0), else None."""
-    match = _LEADING_PRICE.match(text)
-    return _money(match.group(1)) if match else None
+def leading_price(text: str, hint: str | None = None) -> Money | None:
+    """The amount `text` starts with ("$64.00 In stock" -> 64.0, "1.299,00 € inkl. MwSt" -> 1299.0), else None."""
+    found = find_money(text[:40], hint)
+    return found[0] if found and not text[:found[0].start].strip() else None
 
 
-def price_to_pay(text: str) -> float | None:
-    """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99)."""
-    for match in _PRICE.finditer(text):
-        if not _LIST_LABEL.search(text[max(0, match.start() - 16):match.start()].lower()):
-            return _money(match.group(1))
+def price_to_pay(text: str, hint: str | None = None, skip: re.Pattern[str] | None = None) -> Money | None:
+    """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99), nor, with
+    `skip`, followed by words it matches."""
+    for money in find_money(text, hint):
+        if _LIST_LABEL.search(text[max(0, money.start - 20):money.start].lower()):
+            continue
+        if skip is not None and skip.match(text, money.end):
+            continue
+        return money
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent.page.candidate import Candidate
-from agent.page.facts import NO_FACTS, PageFacts
+from agent.page.facts_model import NO_FACTS, PageFacts
 from agent.page.page_types import PageType
 
 

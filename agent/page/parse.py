@@ -16,7 +16,11 @@ from agent.page.click_types import checkout_click_type, infer_click_type
 from agent.page.elements import element_label, fold, is_text_input, select_options
 from agent.page.fact_texts import parse_price
 from agent.page.facts import read_facts
-from agent.page.node_pages import NODE_ID_ATTRIBUTE, looks_like_node_page, parse_node_page
+from agent.page.node_pages import (
+    NODE_ID_ATTRIBUTE,
+    looks_like_node_page,
+    parse_node_page,
+)
 from agent.page.observation import Observation
 from agent.page.page_types import page_type, shown_page_type, url_page_type
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape

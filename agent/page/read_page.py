@@ -66,7 +66,9 @@ def _read_page_cached(html: str, url: str | None, simplified: bool | None, max_b
     elif simplified is None:
         simplified = looks_simplified(html)
     if not simplified:
-        from agent.page.simplifier import simplify  # selectolax and the recipes: only when raw HTML comes
+        from agent.page.simplifier import (
+            simplify,  # selectolax and the recipes: only when raw HTML comes
+        )
 
         html = simplify(html, url=url, limits=limits)
         if len(html.encode()) > max_bytes:

@@ -16,11 +16,18 @@ from selectolax.lexbor import LexborHTMLParser
 from agent.page.page_types import any_site_page_type
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 from agent.page.simplifier.amazon_recipes import AMAZON_RECIPES
-from agent.page.simplifier.dom import parse_clean, text_of
+from agent.page.simplifier.dom import clean, text_of
 from agent.page.simplifier.generic import simplify_generic
 from agent.page.simplifier.product_meta import product_meta_part
-from agent.page.simplifier.recipes import Recipe, RecipeRun, apply_recipe, detect_recipe, page_title
+from agent.page.simplifier.recipes import (
+    Recipe,
+    RecipeRun,
+    apply_recipe,
+    detect_recipe,
+    page_title,
+)
 from agent.page.simplifier.source_map import SourceMap
+from agent.page.structured_data import read_declared
 
 RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
 
@@ -47,8 +54,9 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
     if not isinstance(raw_html, str):
         raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
     check_page_shape(raw_html, limits)
-    tree = parse_clean(raw_html)
-    declared = product_meta_part(tree)
+    tree = LexborHTMLParser(raw_html)
+    declared = product_meta_part(read_declared(raw_html, url, tree))
+    clean(tree)
     sources = SourceMap(source_attribute)
     recipe = detect_recipe(tree, url, recipes)
     if recipe is None:

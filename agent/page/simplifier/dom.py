@@ -9,8 +9,6 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.page.simplifier.product_meta import KEPT_META
-
 # Never visible content, or content we cannot read (media, frames, vector art).
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
                   "link", "meta", "base", "video", "audio", "map")
@@ -35,13 +33,16 @@ MAX_TEXT = 300
 
 def parse_clean(raw_html: str) -> LexborHTMLParser:
     """Parse (lexbor is forgiving of broken markup) and remove invisible and hidden parts."""
-    tree = LexborHTMLParser(raw_html or "")
+    return clean(LexborHTMLParser(raw_html or ""))
+
+
+def clean(tree: LexborHTMLParser) -> LexborHTMLParser:
+    """Remove the invisible and hidden parts of a parsed raw page (once its declarations have been read)."""
     # Reverse document order removes nested matches before their ancestors, so no node is touched
     # after the subtree holding it has been freed.
     for selector in (", ".join(INVISIBLE_TAGS), HIDDEN_SELECTOR):
         for node in reversed(tree.css(selector)):
-            if node.tag != "meta" or (node.attributes.get("property") or "").lower() not in KEPT_META:
-                node.decompose()  # the product's declared price and stock stay (simplifier/product_meta.py)
+            node.decompose()
     return tree
 
 

@@ -1,49 +1,40 @@
-"""The product a page declares in its OpenGraph metadata (`og:type` product, `product:price:amount`,
-`og:availability`), as text a shopper would see.
+"""The product a raw page declares (agent/page/structured_data.py), carried into the simplified page.
 
-Shops often fill the visible price and stock in with JavaScript; a saved or raw page then shows "--" where
-a live browser shows "$329.99". The same figures sit in the page's metadata, so the simplified page carries
-them at its end, after anything visible (which comes first for every reader).
+Shops often fill the visible price and stock in with JavaScript; a saved or raw page then shows "--" where a live
+browser shows "$329.99", and structured data is the one reading that does not depend on the shop's layout or
+language. The simplified page keeps what was declared at its end, after anything visible: as data attributes for
+the page's reader (agent/page/facts.py), which weighs them against what the page shows, and as text for a model
+that reads the page.
 """
 
 from __future__ import annotations
 
 import html
 
-from selectolax.lexbor import LexborHTMLParser
+from agent.page.structured_data import Declared
 
-# parse_clean keeps these <meta> elements; everything else in <head> is dropped.
-KEPT_META = ("og:type", "product:price:amount", "product:price:currency", "og:price:amount", "og:price:currency",
-             "og:availability", "product:availability")
-_IN_STOCK = {"instock", "in stock", "in_stock", "available", "http://schema.org/instock", "https://schema.org/instock"}
-_UNAVAILABLE = {"oos", "outofstock", "out of stock", "out_of_stock", "discontinued", "soldout", "sold out",
-                "http://schema.org/outofstock", "https://schema.org/outofstock"}
+_STOCK_WORDS = {"in_stock": "In Stock", "unavailable": "Currently unavailable"}
 
 
-def product_meta_part(tree: LexborHTMLParser) -> str:
-    """`<div class="product-meta">` with the declared price and stock, or "" when the page declares no product."""
-    meta = {}
-    for node in tree.css("meta[property]"):
-        key = (node.attributes.get("property") or "").strip().lower()
-        if key in KEPT_META and key not in meta:
-            meta[key] = (node.attributes.get("content") or "").strip()
-    price = meta.get("product:price:amount") or meta.get("og:price:amount") or ""
-    currency = (meta.get("product:price:currency") or meta.get("og:price:currency") or "USD").upper()
-    stock = (meta.get("og:availability") or meta.get("product:availability") or "").lower()
-    if meta.get("og:type", "").lower() != "product" and not price:
-        return ""
+def product_meta_part(declared: Declared) -> str:
+    """`<div class="product-meta">` with the declared product, or "" when the page declares none."""
+    product = declared.product
+    attributes = {"data-page-type": declared.page_type, "data-listed": str(declared.listed) if declared.listed else None}
     shown = []
-    if _is_amount(price) and currency == "USD":
-        shown.append(f'<span class="product-price">Price: ${float(price.replace(",", "")):,.2f}</span>')
-    if stock in _IN_STOCK:
-        shown.append('<span class="availability">In Stock</span>')
-    elif stock in _UNAVAILABLE:
-        shown.append('<span class="availability">Currently unavailable</span>')
-    return f'<div class="product-meta" data-type="{html.escape(meta.get("og:type", "product"))}">{"".join(shown)}</div>'
-
-
-def _is_amount(text: str) -> bool:
-    try:
-        return float(text.replace(",", "")) > 0
-    except ValueError:
-        return False
+    if product is not None:
+        attributes.update({
+            "data-source": product.source, "data-name": product.name, "data-brand": product.brand,
+            "data-price": f"{product.price:.2f}" if product.price is not None else None,
+            "data-currency": product.currency, "data-availability": product.availability,
+            "data-rating": f"{product.rating:g}" if product.rating is not None else None,
+            "data-review-count": str(product.review_count) if product.review_count is not None else None})
+        if product.price is not None:
+            amount = f"${product.price:,.2f}" if product.currency == "USD" else \
+                f"{product.price:,.2f} {product.currency or ''}".rstrip()
+            shown.append(f'<span class="product-price">Price: {html.escape(amount)}</span>')
+        if product.availability in _STOCK_WORDS:
+            shown.append(f'<span class="availability">{_STOCK_WORDS[product.availability]}</span>')
+    elif not declared.page_type:
+        return ""
+    marks = "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
+    return f'<div class="product-meta"{marks}>{"".join(shown)}</div>'

@@ -21,7 +21,14 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.page.simplifier.dom import MAX_TEXT, attr, fold, join_price, label_of, text_of
+from agent.page.simplifier.dom import (
+    MAX_TEXT,
+    attr,
+    fold,
+    join_price,
+    label_of,
+    text_of,
+)
 from agent.page.simplifier.slug import UniqueNames, join_name, slugify
 from agent.page.simplifier.source_map import SourceMap
 
