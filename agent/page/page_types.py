@@ -1,18 +1,19 @@
-"""What kind of page a twin is on: every rule in one place.
+"""What kind of page a twin is on: every rule in one place, used by the twin (agent/page/parse.py) and the
+simplifier alike (`classify_page`).
 
-`page_type` is the twin's: serving reads it from the page's URL and its element names (agent.page.observation),
-calibration from the URL of each recorded step, with no names; the behaviour model only uses the kinds it can
-tell apart (`page_type_feature`): "other" and "none" say nothing and are dropped on both sides.
-`any_site_page_type` is the simplifier's label for a raw page of any shop (SimplifiedPage.page_type).
-On a page Amazon's rules call "other", the twin's type comes from the same shop-neutral URL words
-(`url_page_type`) and then from what the page shows (`shown_page_type`: one product's price and stock, or a
-list of priced products), so a twin on any shop knows a product page, a listing, its basket and checkout.
-Calibration keeps `page_type` from the URL alone: OPeRA's pages are Amazon's.
+In order: amazon.com's URL paths and the OPeRA names a page's elements carry (`page_type`; calibration uses it on
+the URL of each recorded step, with no names: OPeRA's pages are Amazon's); then the URL shapes of the common shop
+platforms and shop-neutral URL words (`url_page_type`: Shopify, WooCommerce, Magento, Salesforce Commerce,
+PrestaShop, django-oscar; cart, basket, bag; search, q=); then what the page declares in its structured data (one
+product, or a list of them); then what it shows (`Shown`: one product's price, stock or buy button, or several
+priced products). The behaviour model only uses the kinds it can tell apart (`page_type_feature`): "other" and
+"none" say nothing and are dropped on both sides.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal, Sequence
 from urllib.parse import urlparse
 
@@ -43,37 +44,56 @@ def page_type_feature(kind: str | None) -> str | None:
     return None if kind in (None, "none", "other") else kind
 
 
-def any_site_page_type(url: str | None, button_texts: Sequence[str] = (), has_heading: bool = False) -> PageType:
-    """Shop-neutral URL words first (checkout; cart, basket, bag, trolley; search, s, q=, k=; product, p, dp,
-    item), then the page's buttons: one add-to-cart under a heading is a product page, several are a list."""
-    by_url = url_page_type(url)
-    if by_url != "other":
-        return by_url
-    path = urlparse(url).path.lower() if url else ""
-    adds = sum(("add to cart" in b or "add to basket" in b or "add to bag" in b) for b in button_texts)
-    if adds == 1 and has_heading:
-        return "product"
-    if adds > 1:
-        return "search_results"
-    if url and path in ("", "/"):
-        return "home"
-    return "other"
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What a page shows, for telling its type when its address and declarations do not: the product it is about
+    (its own price, stock or buy button), and how many priced products it lists besides."""
+
+    one_product: bool = False
+    listed: int = 0
+
+
+def classify_page(url: str | None, names: Sequence[str] = (), declared: str | None = None,
+                  shown: Shown | None = None) -> PageType:
+    """The page type, by the rules in order: Amazon's URLs and OPeRA's names, the platforms' URL shapes, the page's
+    declared product or list (`declared`: "product" or "listing"), then what it shows."""
+    kind = page_type(url, names)
+    if kind == "other":
+        kind = url_page_type(url)
+    if kind == "other" and declared in ("product", "listing"):
+        kind = "product" if declared == "product" else "search_results"
+    if kind == "other" and shown is not None:
+        kind = shown_page_type(shown.one_product, shown.listed)
+    return kind
+
+
+# URL shapes of the common shop platforms and shop-neutral words, checked in this order: (page type, pattern on the
+# lower-cased path and query). Magento's cart lives under /checkout/cart, so carts come before checkouts.
+_URL_SHAPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
+    ("cart", re.compile(r"(?:^|/)(?:cart|basket|bag|trolley|warenkorb|panier|carrito|carrello|winkelwagen|koszyk)"
+                        r"(?:/|$|\.|\?)|/checkout/cart(?:/|$)|cart-show|controller=cart\b|/cart\.php")),
+    ("checkout", re.compile(r"checkout|/checkouts/|controller=order\b|/kasse(?:/|$)|/commande(?:/|$)|/onepage")),
+    ("search_results", re.compile(r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$)|search-show|"
+                                  r"controller=search\b|(?:^|[?&])(?:q|k|query|search|keyword|keywords|text)=")),
+    ("product", re.compile(r"(?:^|/)(?:product|products|p|dp|item|items|itm)/|product-show|controller=product\b|"
+                           r"/catalogue/(?!category/)[^/?]+_\d+/?(?:\?|$)|/prod/")),
+    ("search_results", re.compile(r"(?:^|/)(?:collections|product-category|category|categories|catalog|catalogue|shop|"
+                                  r"kategorie|categorie|categoria)(?:/|$|\?)|controller=category\b")),
+)
 
 
 def url_page_type(url: str | None) -> PageType:
-    """The page type shop-neutral words in a URL give (checkout; cart, basket, bag, trolley; search, s, q=, k=;
-    product, p, dp, item), else "other"."""
-    parts = urlparse(url) if url else None
-    path = parts.path.lower() if parts else ""
-    query = parts.query.lower() if parts else ""
-    if re.search(r"checkout", path):
-        return "checkout"
-    if re.search(r"(?:^|/)(?:cart|basket|bag|trolley)(?:/|$|\.)", path):
-        return "cart"
-    if re.search(r"(?:^|/)(?:search|s)(?:/|$)", path) or re.search(r"(?:^|&)(?:q|k|query|search)=", query):
-        return "search_results"
-    if re.search(r"(?:^|/)(?:product|products|p|dp|item|items)(?:/|$)", path):
-        return "product"
+    """The page type a URL's shape gives on the common shop platforms (Shopify /products/ and /collections/,
+    WooCommerce /product/ and /product-category/, Magento /checkout/cart and /catalogsearch/, Salesforce Commerce
+    Cart-Show and Product-Show, PrestaShop ?controller=, django-oscar /catalogue/<slug>_<id>/ and /basket/) and
+    shop-neutral words (checkout; cart, basket, bag; search, q=), else "other"."""
+    if not url:
+        return "other"
+    parts = urlparse(url)
+    where = parts.path.lower() + ("?" + parts.query.lower() if parts.query else "")
+    for kind, pattern in _URL_SHAPES:
+        if pattern.search(where):
+            return kind
     return "other"
 
 

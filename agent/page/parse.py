@@ -22,7 +22,7 @@ from agent.page.node_pages import (
     parse_node_page,
 )
 from agent.page.observation import Observation
-from agent.page.page_types import page_type, shown_page_type, url_page_type
+from agent.page.page_types import Shown, classify_page
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
 _INTERACTIVE_TAGS = frozenset({"input", "textarea", "select", "button", "a", "li", "option", "summary", "label", "img"})
@@ -98,17 +98,18 @@ def parse_page(simplified_html: str | None, url: str | None = None,
         by_name[name] = candidate
     body = tree.body
     page_text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
-    kind = page_type(url, list(by_name))
-    if kind == "other":  # not Amazon's: the shop-neutral words of the URL, then what the page shows
-        kind = url_page_type(url)
+    meta = tree.css_first(".product-meta")  # what the raw page declared (agent/page/structured_data.py)
+    declared = meta.attributes.get("data-page-type") if meta is not None else None
+    kind = classify_page(url, list(by_name), declared)
     if kind == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
         candidates = [replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
                       for c in candidates]
         by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
     facts = read_facts(tree, named, by_name, kind, title)  # last: it removes the blocks it has read
-    if kind == "other":
-        kind = shown_page_type(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
+    if kind == "other":  # nothing but what the page shows says what it is
+        shown = Shown(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
+        kind = classify_page(url, list(by_name), declared, shown)
     return Observation(
         url=url,
         page_type=kind,

@@ -9,11 +9,13 @@ fallback, which names every interactive element by its landmark or section and a
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.page.page_types import any_site_page_type
+from agent.page.click_types import infer_click_type
+from agent.page.page_types import PageType, Shown, classify_page
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 from agent.page.simplifier.amazon_recipes import AMAZON_RECIPES
 from agent.page.simplifier.dom import clean, text_of
@@ -26,10 +28,12 @@ from agent.page.simplifier.recipes import (
     detect_recipe,
     page_title,
 )
+from agent.page.simplifier.slug import slugify
 from agent.page.simplifier.source_map import SourceMap
 from agent.page.structured_data import read_declared
 
 RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
+_CHECKOUT = re.compile(r"check_?out|proceed|kasse|commander|afrekenen|place_order|pay")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +59,16 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
         raise TypeError(f"raw_html must be a str, got {type(raw_html).__name__}")
     check_page_shape(raw_html, limits)
     tree = LexborHTMLParser(raw_html)
-    declared = product_meta_part(read_declared(raw_html, url, tree))
+    declared = read_declared(raw_html, url, tree)
+    declared_part = product_meta_part(declared)
     clean(tree)
     sources = SourceMap(source_attribute)
     recipe = detect_recipe(tree, url, recipes)
     if recipe is None:
         run = simplify_generic(tree, sources=sources)
         title = _title(tree)
-        return SimplifiedPage(_document(title, [*run.parts, declared]), "generic", _page_type(tree, url), run.names.in_order,
+        return SimplifiedPage(_document(title, [*run.parts, declared_part]), "generic",
+                              _page_type(tree, url, run.names.in_order, declared.page_type), run.names.in_order,
                               sources.by_name)
 
     result = apply_recipe(tree, recipe, RecipeRun(sources=sources))
@@ -73,8 +79,9 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
         for root in reversed(result.roots):
             root.decompose()
         parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
-        page_type = _page_type(tree, url)
-    return SimplifiedPage(_document(title, [*parts, declared]), recipe.name, page_type, result.names.in_order, sources.by_name)
+        page_type = _page_type(tree, url, result.names.in_order, declared.page_type)
+    return SimplifiedPage(_document(title, [*parts, declared_part]), recipe.name, page_type, result.names.in_order,
+                          sources.by_name)
 
 
 def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> str:
@@ -82,9 +89,13 @@ def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DE
     return simplify_html(raw_html, url, limits=limits).html
 
 
-def _page_type(tree: LexborHTMLParser, url: str | None) -> str:
-    buttons = [text_of(n).lower() for n in tree.css("button, input[type=submit], a[role=button]")]
-    return any_site_page_type(url, buttons, has_heading=tree.css_first("h1") is not None)
+def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declared: str | None) -> PageType:
+    """The twin's rule (agent/page/page_types.py), with what the raw page shows: one add-to-cart button under a
+    heading is one product, several are a list."""
+    slugs = ((slugify(text), text) for n in tree.css("button, input[type=submit], a[role=button]") if (text := text_of(n)))
+    adds = sum(infer_click_type(slug, "button", text) == "purchase" and not _CHECKOUT.search(slug) for slug, text in slugs)
+    shown = Shown(one_product=adds == 1 and tree.css_first("h1") is not None, listed=adds if adds > 1 else 0)
+    return classify_page(url, names, declared, shown)
 
 
 def _title(tree: LexborHTMLParser) -> str:
