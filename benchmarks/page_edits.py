@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.page.facts import PageFacts, ProductFacts
+from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.product_blocks import product_blocks

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from _common import REPO, percentile, write_result
 
+from agent.page.money import currency_code
 from agent.page.read_page import observe_page
 
 PAGES = REPO.parent / "shared" / "data" / "product-pages"
@@ -111,7 +112,8 @@ def read_pages(pages_dir: Path) -> list[dict]:
             "availability_stated": _availability(product.availability) if product is not None else None,
             "availability_source": product.source_of("availability") if product is not None else None,
             "truth_price": expected.get("price", []), "truth_availability": expected.get("availability", []),
-            "truth_currency": (expected.get("currency") or [None])[0],
+            "truth_currency": currency_code((expected.get("currency") or [""])[0].strip().rstrip(".")) or
+            (expected.get("currency") or [None])[0],
         })
     return rows
 

@@ -37,7 +37,8 @@ def page_driver(data: dict) -> Driver:
     """A page driver as Decision.details holds it (JSON: an infinite shift is None) back as a Driver."""
     shift = data.get("shift")
     return Driver(kind=data["kind"], shift=float(shift) if shift is not None else -math.inf,
-                  value=data.get("value"), reference=data.get("reference"), trait=data.get("trait"))
+                  value=data.get("value"), reference=data.get("reference"), trait=data.get("trait"),
+                  currency=data.get("currency"), note=data.get("note"))
 
 
 def driver_words(details: dict, persona: Persona | None, history: Sequence[Step], page_title: str) -> list[DriverWords]:

@@ -310,7 +310,8 @@ def _thing_in_view(observation: Observation) -> str | None:
 
 def _driver_json(driver) -> dict:
     return {"kind": driver.kind, "shift": round(driver.shift, 4) if np.isfinite(driver.shift) else None,
-            "value": driver.value, "reference": driver.reference, "trait": driver.trait}
+            "value": driver.value, "reference": driver.reference, "trait": driver.trait,
+            **({"currency": driver.currency} if driver.currency else {}), **({"note": driver.note} if driver.note else {})}
 
 
 def _last_query(past: list[PastAction]) -> str | None:

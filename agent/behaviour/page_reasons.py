@@ -55,10 +55,16 @@ _TRAIT_WORDS: dict[str, tuple[str, str]] = {  # sensitivity -> (cares, does not 
 }
 
 
-def _money(value: float | None) -> str:
+def _money(value: float | None, currency: str | None = None) -> str:
+    """An amount as a shopper writes it: "$12", "£34.99", "€119.01", "AED 26.00"."""
     if value is None:
         return ""
-    return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"
+    sign = _SIGNS.get(currency or "USD")
+    amount = f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
+    return f"{sign}{amount}" if sign else f"{currency} {amount}"
+
+
+_SIGNS = {"USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥", "INR": "₹"}
 
 
 def _choose(options: Sequence[str], salt: str) -> str:
@@ -74,10 +80,16 @@ def fact_phrase(driver: Driver, supports: bool, salt: str) -> str | None:
         return None
     value, reference = driver.value, driver.reference
     money = driver.kind in ("price_vs_budget", "list_price_vs_budget", "price_vs_page", "delivery_fee")
+    budget = driver.kind in ("price_vs_budget", "list_price_vs_budget")
     count = int(value) if value is not None and math.isfinite(value) else 0
+    shown = _money(value, driver.currency)
+    if budget and driver.note and " ≈ " in driver.note:  # converted: say at which rate
+        dollars, _, rate = driver.note.split(" ≈ ", 1)[1].partition(" (")
+        shown += f" (about {dollars} at the {rate.rstrip(')')})" if rate else f" (about {dollars})"
     return _choose(options, salt + kind).format(
-        value=_money(value) if money else (value if value is not None else 0.0),
-        reference=_money(reference) if money or driver.kind == "deal" else (reference if reference is not None else 0.0),
+        value=shown if money else (value if value is not None else 0.0),
+        reference=_money(reference, None if budget else driver.currency) if money or driver.kind == "deal"
+        else (reference if reference is not None else 0.0),
         count=("no reviews" if count == 0 else f"{count:,} review{'s' if count != 1 else ''}"),
         count_plain=count,
         days=count,

@@ -21,6 +21,7 @@ from statistics import median
 import numpy as np
 
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
+from agent.page.exchange_rates import rate_date, to_usd
 from agent.page.facts_model import PageFacts, ProductFacts
 from personas.sensitivities import Sensitivities
 
@@ -75,6 +76,8 @@ class Driver:
     value: float | None
     reference: float | None
     trait: str | None = None  # the sensitivity that weighed it (price, reviews, delivery, over_choice)
+    currency: str | None = None  # of `value` when it is money (ISO 4217); the budget `reference` is in US dollars
+    note: str | None = None   # how a price was held against the budget: the conversion, or why it was not
 
 
 @dataclass(frozen=True)
@@ -88,14 +91,17 @@ class References:
     expected: frozenset[str] = frozenset()  # references that are the twin's expectation, not the page's products
 
 
-def page_references(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficients, exclude: int | None = None) -> References:
-    """Medians over the page's products (but `exclude`), with the twin's expectations where the page has too few."""
+def page_references(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficients, exclude: int | None = None,
+                    currency: str | None = None) -> References:
+    """Medians over the page's products (but `exclude`), with the twin's expectations where the page has too few.
+    Prices are compared within one currency: products priced in another than `currency` are no price reference."""
     others = [p for i, p in enumerate(facts.products) if i != exclude]
+    priced = [p for p in others if currency is None or p.currency is None or p.currency == currency]
 
     def middle(values: list[float]) -> float | None:
         return float(median(values)) if len(values) >= 2 else None
 
-    prices = [p.price + (p.delivery_fee or 0.0) for p in others if p.price]
+    prices = [p.price + (p.delivery_fee or 0.0) for p in priced if p.price]
     ratings = [p.rating for p in others if p.rating]
     counts = [float(p.review_count) for p in others if p.review_count is not None]
     days = [float(p.delivery_days) for p in others if p.delivery_days is not None]
@@ -131,9 +137,8 @@ def appeal(product: ProductFacts, refs: References, sens: Sensitivities, coef: P
         total = product.price + (product.delivery_fee or 0.0)
         if refs.price:
             drivers.append(Driver("price_vs_page", -price_weight * math.log(total / refs.price), total, refs.price, "price"))
-        if sens.monthly_budget and total > sens.monthly_budget:
-            drivers.append(Driver("price_vs_budget", -price_weight * math.log(total / sens.monthly_budget), total,
-                                  sens.monthly_budget, "price"))
+        if sens.monthly_budget:
+            drivers.extend(_against_budget(total, product.currency, sens.monthly_budget, price_weight))
         if product.delivery_fee:
             extra = coef.price_elasticity * coef.trait_weight * max(0.0, sens.delivery) * math.log(total / product.price)
             drivers.append(Driver("delivery_fee", -extra, product.delivery_fee, 0.0, "delivery"))
@@ -167,6 +172,25 @@ def appeal(product: ProductFacts, refs: References, sens: Sensitivities, coef: P
     return drivers
 
 
+def _against_budget(total: float, currency: str | None, budget: float, weight: float) -> list[Driver]:
+    """The price held against the person's monthly budget, which OPeRA's survey states in US dollars: a price in
+    another currency is converted with the shipped, dated table (agent/page/exchange_rates.py) and the driver says
+    how; a currency the table does not hold skips the comparison and the driver says why (its shift is 0). A price
+    whose currency the page does not show is read as dollars, as OPeRA's pages are."""
+    if currency in (None, "USD"):
+        return [Driver("price_vs_budget", -weight * math.log(total / budget), total, budget, "price", currency)] \
+            if total > budget else []
+    converted = to_usd(total, currency)
+    if converted is None:
+        return [Driver("budget_not_compared", 0.0, total, budget, "price", currency,
+                       f"no {currency} exchange rate in the table of {rate_date()}: the price is not held against "
+                       f"the budget")]
+    if converted.usd <= budget:
+        return []
+    return [Driver("price_vs_budget", -weight * math.log(converted.usd / budget), total, budget, "price", currency,
+                   converted.describe())]
+
+
 @dataclass(frozen=True)
 class PageEffect:
     """The page's shifts for one decision: log-odds per label, the product in view's drivers, and each
@@ -188,9 +212,9 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
     if not facts.products:
         return NO_EFFECT
     focus = facts.focus
-    list_refs = page_references(facts, sens, coef, exclude=None)
-    terms = [appeal(product, page_references(facts, sens, coef, exclude=i) if i == focus else list_refs, sens, coef,
-                    reviews_expected=i == focus)
+    list_refs = page_references(facts, sens, coef, exclude=None, currency=facts.currency)
+    terms = [appeal(product, page_references(facts, sens, coef, exclude=i, currency=product.currency) if i == focus
+                    else list_refs, sens, coef, reviews_expected=i == focus)
              for i, product in enumerate(facts.products)]
     totals = [sum(d.shift for d in drivers) for drivers in terms]
     unavailable = frozenset(name for product in facts.products if product.availability == "unavailable"
@@ -204,10 +228,13 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
         # A list: held against each other its products cancel out; what is left is how the page as a
         # whole meets this person's budget and expectations. Only that is a reason worth citing for the page.
         total = mean_total
-        over_budget = [d.shift for product_terms in terms for d in product_terms if d.kind == "price_vs_budget"]
-        prices = [p.price for p in facts.products if p.price]
-        drivers = ((Driver("list_price_vs_budget", sum(over_budget) / len(terms), float(median(prices)),
-                           sens.monthly_budget, "price"),) if over_budget and prices else ())
+        over_budget = [d for product_terms in terms for d in product_terms if d.kind == "price_vs_budget"]
+        prices = [p.price for p in facts.products if p.price and p.currency == facts.currency]
+        typical = float(median(prices)) if prices else 0.0
+        converted = to_usd(typical, facts.currency) if facts.currency not in (None, "USD") else None
+        drivers = ((Driver("list_price_vs_budget", sum(d.shift for d in over_budget) / len(terms), typical,
+                           sens.monthly_budget, "price", facts.currency, converted.describe() if converted else None),)
+                   if over_budget and prices else ())
     unappeal = max(0.0, -total)
     shifts = {PURCHASE: total, TERMINATE: coef.leave_per_appeal * unappeal}
     shifts.update({label: coef.look_per_appeal * unappeal for label in LOOK_ELSEWHERE})

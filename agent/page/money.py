@@ -69,7 +69,7 @@ def currency_code(sign: str | None, hint: str | None = None) -> str | None:
     upper = sign.upper()
     if upper in _CODES:
         return "CNY" if upper == "RMB" else upper
-    code = _SIGNS.get(sign)
+    code = _SIGNS.get(sign) or _SIGNS.get(sign.lower())
     if code is not None:
         if code == "JPY" and hint in _YEN:
             return hint
