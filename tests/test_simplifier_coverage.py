@@ -27,6 +27,11 @@ EXPECTED_MISSES: dict[tuple[str, str], str] = {
     ("pages/wilsonsleather_category_crossbody.html", "filters"):
         "the facet values are plain li elements the site's script makes clickable: no link, button, role or onclick "
         "in the markup",
+    ("pages/gsmkomplekt_category_lens-flex-cables.html", "price"):
+        "the prices ('75.0 грн') do come out as text, but the measure's money pattern (_MONEY in "
+        "agent/page/simplifier/coverage.py) knows only $, €, £, ¥ and EUR, so it finds no amount in hryvnias to compare",
+    ("pages/sumkastyle_category_shopping-bags.html", "price"):
+        "the prices ('230 руб.') do come out as text, but the measure's money pattern knows no roubles (as above)",
 }
 
 
