@@ -26,9 +26,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "rating": "the value is only in a visually hidden paragraph inside a button ('Rated 4.75 out of 5 stars.'); "
                   "the JSON-LD's 4.5 is read instead",
     },
-    "pages/1000bulbs_search_hortilux.html": {
-        "focus": "the three-row result list (each row with an add-to-cart form) is read as one product page",
-    },
     "pages/1000bulbs_product_113695.html": {
         "review_count": "a review count of 10 is read on a page that has no reviews",
     },
@@ -40,13 +37,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "pages/radioshack_product_griffin-powerblock-micro.html": {
         "availability": "the 'out of stock online' note is read as unavailable; the ground truth leaves the "
                         "page's contradictory stock open (Add to Cart is offered)",
-    },
-    "pages/wellca_category_shampoo-conditioner.html": {
-        "focus": "the 32-tile grid (each tile with its own add-to-cart link) is read as one product page titled "
-                 "after the page <title>",
-    },
-    "pages/brooklynbrewshop_category_beer-making-kits.html": {
-        "focus": "the 7-kit grid is read as one product page ('Beer Making Kits', $32.00, seven add-to-cart names)",
     },
     "pages/firemountaingems_cart_cookies-required.html": {
         "focus": "the cart page (no items: it needs cookies) is read as a product page priced $1.00, from the "

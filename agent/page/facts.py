@@ -32,8 +32,12 @@ from agent.page.product_reading import COUNT_PARTS, common_facts
 
 _TITLE_PARTS = ("product_name", "product_title", "product_detail", "product_link", "title_link", "item_link",
                 "title", "product_image", "image")
+_MAX_OWN_BUTTONS = 3
 _FRAME_SECTIONS = frozenset({"nav_bar", "header", "footer", "cart_side_bar"})
 _CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
+# An order form's own words, anywhere in the name ("form.concludi_l_ordine.acquista"): buying there completes an
+# order, it is not the button of one product.
+_ORDER_FORM = re.compile(r"concludi_l_ordine|ordine|commande|pedido|bestellung|afrekenen|zamowienie|kasse|order_form")
 
 
 def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
@@ -65,11 +69,13 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     focus: int | None = None
     own_buy = tuple(name for name in page_buy if _buys_one_product(name))
     declared = declared_type == "product"  # the page says it is about one product
-    says_so = page_type == "product" or page_type == "other" and bool(own_buy or declared) and declared_type != "listing"
+    says_so = page_type == "product" or page_type == "other" and (_one_products_buttons(own_buy) or declared) \
+        and declared_type != "listing"
     heading = fold(h1.text(deep=True, separator=" ")) if (h1 := tree.css_first("h1")) is not None else ""
-    if says_so or page_type == "other" and heading:  # any shop's product page
+    a_list = bool(own_buy) and not _one_products_buttons(own_buy)  # buy buttons of products not set apart
+    if says_so or page_type == "other" and heading and not a_list:  # any shop's product page
         remove_blocks([g.node for g in groups] + sections)
-        own = own_product(tree, by_name, own_buy, options, page_title)
+        own = own_product(tree, by_name, own_buy, options, page_title, wide=bool(says_so))
         card = _card_titled(products, heading) if own.price is None else None
         if card is not None:  # the page's own product, laid out as a card: its price and stock are the card's
             own = merge_card(own, products.pop(card))
@@ -113,8 +119,17 @@ def _page_currency(products: list[ProductFacts], focus: int | None, hint: str | 
 
 
 def _buys_one_product(name: str) -> bool:
-    """A purchase element for the page's product: not a cart checkout, not in the page's header or footer."""
-    return name.partition(".")[0] not in _FRAME_SECTIONS and not _CHECKOUT.search(name.rpartition(".")[2])
+    """A purchase element for the page's product: not a cart checkout, not an order form's, not in the page's
+    header or footer."""
+    return name.partition(".")[0] not in _FRAME_SECTIONS and not _CHECKOUT.search(name.rpartition(".")[2]) \
+        and not _ORDER_FORM.search(name)
+
+
+def _one_products_buttons(buy: tuple[str, ...]) -> bool:
+    """The buy buttons of one product (add to cart, buy now, subscribe: a few, in one part of the page), not the
+    buttons of a list whose products the page does not set apart."""
+    parts = sorted({name.rpartition(".")[0] for name in buy}, key=len)  # where each button stands
+    return 0 < len(buy) <= _MAX_OWN_BUTTONS and all(inner.startswith(outer) for outer, inner in zip(parts, parts[1:]))
 
 
 def _saved_for_later(product: ProductFacts) -> bool:

@@ -28,6 +28,7 @@ _REVIEW_BODIES = "div.review, [data-hook=review]"
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
 _AFTER_TITLE = 300  # characters after the title that hold its price on the shops in the data
+_RIGHT_AFTER = 40  # on a page that does not say it is a product page: the amount right after the title only
 _TITLE_REPEATS = 8
 _REWARD = re.compile(r"\s*(?:back|off|bonus|бонус|reward|cashback|in rewards|points)", re.IGNORECASE)
 
@@ -39,9 +40,10 @@ def declared_currency(tree: LexborHTMLParser) -> str | None:
 
 
 def own_product(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy: tuple[str, ...], options: int,
-                page_title: str) -> ProductFacts:
+                page_title: str, wide: bool = True) -> ProductFacts:
     """The product a product page is about: what the page declares, then the page once other products, navigation
-    and reviews are gone."""
+    and reviews are gone. With `wide` (the page says it is a product page: its address, a buy button, a
+    declaration) the price under the title may stand a few lines below it; else it must come right after it."""
     for node in reversed(tree.css(_NOT_THE_PRODUCT)):
         node.decompose()
     declared = _declared(tree.css_first(".product-meta"))
@@ -73,7 +75,8 @@ def own_product(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy:
         list_price=fact_texts.first_price(struck, hint) if struck else fact_texts.list_price(text, hint),
         brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or declared.get("brand"),
         price=next((p for p in (price, fact_texts.first_price(buybox, hint), fact_texts.labelled_price(text, hint),
-                                _price_under_title(text, title, hint)) if p is not None), None),
+                                _price_under_title(text, title, hint, _AFTER_TITLE if wide else _RIGHT_AFTER))
+                    if p is not None), None),
         review_count=count,
         option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
     return replace(_with_declared(shown, declared), sponsored=False)  # ads on a product page are for other products
@@ -139,7 +142,7 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
     return replace(shown, **changes)
 
 
-def _price_under_title(text: str, title: str, hint: str | None) -> Money | None:
+def _price_under_title(text: str, title: str, hint: str | None, within: int) -> Money | None:
     """The price shown under the product's title, as most shops place it, when nothing labels it: the first amount
     after the title ("Canvas Backpack $64.00 In stock", "Bralne leče ... Dobavljivo 40.00€") that is not a struck
     list price nor a reward ("Earn $25 back", "+ 448 bonus")."""
@@ -148,7 +151,7 @@ def _price_under_title(text: str, title: str, hint: str | None) -> Money | None:
         if at < 0:
             return None
         start = at + len(title)
-        if (found := fact_texts.price_to_pay(text[start:start + _AFTER_TITLE], hint, skip=_REWARD)) is not None:
+        if (found := fact_texts.price_to_pay(text[start:start + within], hint, skip=_REWARD)) is not None:
             return found
         at = text.find(title, start)
     return None

@@ -34,6 +34,7 @@ _OG_KEYS = ("og:type", "og:title", "product:price:amount", "product:price:curren
             "og:price:currency", "og:availability", "product:availability", "product:brand", "product:sale_price:amount",
             "product:sale_price:currency")
 SOURCES = ("json-ld", "microdata", "rdfa", "opengraph")
+_SEVERAL = 3  # distinct products declared side by side, none the page's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,20 +76,29 @@ def read_declared(raw_html: str, url: str | None = None, tree: LexborHTMLParser 
         items += _extruct_items(raw_html, url, syntaxes)
     products, listed = _products(items)
     og = _opengraph(tree)
-    main = _main_product(products, url)
+    heading = tree.css_first("h1")
+    about = _about(products, url, " ".join((heading.text(deep=True) or "").split()) if heading is not None else "")
+    main = about or _main_product(products)
     if main is None and og is not None and (og.price is not None or og.availability is not None):
         main = og
     elif main is not None and og is not None:
         main = _filled(main, og)
-    if listed >= 2 and (main is None or len(products) > 2 and not _about_one(products, url)):
+    if listed >= 2 and (main is None or len(products) > 2 and about is None):
         return Declared(product=None, listed=listed, page_type="listing")
+    if about is None and len({p.name for p in products if p.name}) >= _SEVERAL:
+        # products side by side and none the page's own: a list, or a product page beside its recommendations;
+        # what the page shows tells which
+        return Declared(product=og if og is not None and og.price is not None else None, listed=len(products))
     if main is None:
         return Declared(listed=listed)
     return Declared(product=main, listed=listed, page_type="product")
 
 
-def _about_one(products: list[DeclaredProduct], url: str | None) -> bool:
-    return url is not None and any(p.url and _same_page(p.url, url) for p in products)
+def _about(products: list[DeclaredProduct], url: str | None, heading: str) -> DeclaredProduct | None:
+    """The declared product the page is about: the one at the page's address, or the one its heading names."""
+    at_page = [p for p in products if url and p.url and _same_page(p.url, url)]
+    named = [p for p in products if heading and p.name and p.name.casefold() == heading.casefold()]
+    return _best_of(at_page or named) if at_page or named else None
 
 
 def _filled(main: DeclaredProduct, og: DeclaredProduct) -> DeclaredProduct:
@@ -262,15 +272,11 @@ def _text(value: object) -> str | None:
     return text or None
 
 
-def _main_product(products: list[DeclaredProduct], url: str | None) -> DeclaredProduct | None:
-    """The product the page is about: the one at the page's own address, else the first that states a price or
-    stock (shops declare the page's product first), else the first."""
+def _main_product(products: list[DeclaredProduct]) -> DeclaredProduct | None:
+    """The product the page is about when neither its address nor its heading says: the first that states a price
+    or stock (shops declare the page's product first), else the first."""
     if not products:
         return None
-    if url:
-        at_page = [p for p in products if p.url and _same_page(p.url, url)]
-        if at_page:
-            return _best_of(at_page)
     ordered = sorted(products, key=lambda p: SOURCES.index(p.source) if p.source in SOURCES else len(SOURCES))
     return _best_of(ordered)
 
