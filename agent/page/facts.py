@@ -19,6 +19,8 @@ from agent.page import fact_texts
 from agent.page.candidate import Candidate
 from agent.page.fact_texts import fold
 from agent.page.facts_model import PageFacts, ProductFacts
+from agent.page.listing_products import flat_listing
+from agent.page.money import host_currency
 from agent.page.own_product import declared_currency, merge_card, own_product
 from agent.page.product_blocks import (
     ProductBlock,
@@ -41,14 +43,14 @@ _ORDER_FORM = re.compile(r"concludi_l_ordine|ordine|commande|pedido|bestellung|a
 
 
 def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
-               page_type: str, page_title: str = "") -> PageFacts:
+               page_type: str, page_title: str = "", url: str | None = None) -> PageFacts:
     """The facts of a parsed page. `named` is every `[name]` element in document order.
 
     Consumes `tree`: other products' blocks are removed once read, so on a product page what is left is the
     page's own product.
     """
     names = [node.attributes.get("name") or "" for node in named]
-    hint = declared_currency(tree)
+    hint = declared_currency(tree) or host_currency(url)  # what a bare "$" or "kr" on the page stands for
     meta = tree.css_first(".product-meta")
     declared_type = meta.attributes.get("data-page-type") if meta is not None else None
     groups, sections = product_blocks(named, names)
@@ -62,6 +64,13 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
             continue
         grouped.update(marks.names)
         products.append(product)
+    a_list = False  # the page reads as a list of priced products
+    if page_type in ("search_results", "other"):  # a list whose cards the page does not set apart
+        flat = flat_listing(tree, by_name, hint)
+        a_list = len(flat) >= 2 and len(flat) > sum(p.price is not None for p in products)
+        if a_list:  # it reads more than the named blocks: it is the list (and their few cards were part of it)
+            products = flat
+            grouped.update(name for p in flat for name in (p.name, *p.buy_names) if name)
     page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
     if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
@@ -69,14 +78,15 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     focus: int | None = None
     own_buy = tuple(name for name in page_buy if _buys_one_product(name))
     declared = declared_type == "product"  # the page says it is about one product
-    says_so = page_type == "product" or page_type == "other" and (_one_products_buttons(own_buy) or declared) \
-        and declared_type != "listing"
     heading = fold(h1.text(deep=True, separator=" ")) if (h1 := tree.css_first("h1")) is not None else ""
-    a_list = bool(own_buy) and not _one_products_buttons(own_buy)  # buy buttons of products not set apart
+    titled = _card_titled(products, heading)  # a card titled as the page: the page's product beside others
+    a_list = (a_list or bool(own_buy) and not _one_products_buttons(own_buy)) and titled is None
+    says_so = page_type == "product" or page_type == "other" and declared_type != "listing" \
+        and (declared or _one_products_buttons(own_buy) and not a_list)
     if says_so or page_type == "other" and heading and not a_list:  # any shop's product page
         remove_blocks([g.node for g in groups] + sections)
         own = own_product(tree, by_name, own_buy, options, page_title, wide=bool(says_so))
-        card = _card_titled(products, heading) if own.price is None else None
+        card = titled if own.price is None else None
         if card is not None:  # the page's own product, laid out as a card: its price and stock are the card's
             own = merge_card(own, products.pop(card))
         if says_so:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from price_parser import Price
 
@@ -79,6 +80,21 @@ def currency_code(sign: str | None, hint: str | None = None) -> str | None:
     if sign == "kr":
         return hint if hint in _KR else None
     return None
+
+
+# Country-code domains of places whose currency sign is shared ("$", "kr", "¥"): a bare sign on such a shop is its
+# own country's money unless the page declares otherwise.
+_HOST_CURRENCY = {"ca": "CAD", "au": "AUD", "nz": "NZD", "hk": "HKD", "sg": "SGD", "mx": "MXN", "tw": "TWD",
+                  "ar": "ARS", "cl": "CLP", "co": "COP", "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK",
+                  "jp": "JPY", "cn": "CNY"}
+
+
+def host_currency(url: str | None) -> str | None:
+    """The currency a shop's country-code domain suggests for an ambiguous sign (well.ca: CAD), else None."""
+    if not url:
+        return None
+    host = urlsplit(url).hostname or ""
+    return _HOST_CURRENCY.get(host.rsplit(".", 1)[-1])
 
 
 def might_hold_money(text: str) -> bool:

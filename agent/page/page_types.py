@@ -75,7 +75,8 @@ _URL_SHAPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
     ("checkout", re.compile(r"checkout|/checkouts/|controller=order\b|/kasse(?:/|$)|/commande(?:/|$)|/onepage")),
     ("search_results", re.compile(r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$)|search-show|"
                                   r"controller=search\b|(?:^|[?&])(?:q|k|query|search|keyword|keywords|text)=")),
-    ("product", re.compile(r"(?:^|/)(?:product|products|p|dp|item|items|itm)/|product-show|controller=product\b|"
+    ("product", re.compile(r"(?:^|/)(?:product|products|p|dp|item|items|itm)/(?!show\.|list|index|search|all\b)|"
+                           r"product-show|controller=product\b|"
                            r"/catalogue/(?!category/)[^/?]+_\d+/?(?:\?|$)|/prod/")),
     ("search_results", re.compile(r"(?:^|/)(?:collections|product-category|category|categories|catalog|catalogue|shop|"
                                   r"kategorie|categorie|categoria)(?:/|$|\?)|controller=category\b")),

@@ -106,7 +106,7 @@ def parse_page(simplified_html: str | None, url: str | None = None,
                       for c in candidates]
         by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
-    facts = read_facts(tree, named, by_name, kind, title)  # last: it removes the blocks it has read
+    facts = read_facts(tree, named, by_name, kind, title, url)  # last: it removes the blocks it has read
     if kind == "other":  # nothing but what the page shows says what it is
         shown = Shown(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
         kind = classify_page(url, list(by_name), declared, shown)
