@@ -131,6 +131,14 @@ def published(pages_dir: Path, truth: dict) -> dict:
     return figures
 
 
+def _by(rows: list[dict], key: str) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row[key]:
+            groups[row[key]].append(row)
+    return dict(groups)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=Path, default=PAGES)
@@ -159,6 +167,12 @@ def main() -> None:
                        "availability": score("availability", [(r["availability"], r["truth_availability"]) for r in group])}
             for currency, group in sorted(by_currency.items())},
         "price_sources": dict(Counter(r["price_source"] or "none" for r in rows)),
+        "price_right_by_source": {source: {"read": len(group), "right": sum(_same("price", r["price"], r["truth_price"])
+                                                                             for r in group)}
+                                  for source, group in _by(rows, "price_source").items()},
+        "availability_right_by_source": {source: {"read": len(group), "right": sum(
+            r["availability_stated"] in r["truth_availability"] for r in group)}
+            for source, group in _by(rows, "availability_source").items()},
         "availability_sources": dict(Counter(r["availability_source"] or "none" for r in rows)),
         "read_seconds": {"p50": round(percentile([r["seconds"] for r in rows], 50), 4),
                          "p95": round(percentile([r["seconds"] for r in rows], 95), 4),

@@ -65,7 +65,8 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
         grouped.update(marks.names)
         products.append(product)
     a_list = False  # the page reads as a list of priced products
-    if page_type in ("search_results", "other"):  # a list whose cards the page does not set apart
+    named_results = any(not group.card for group in groups)  # OPeRA's results, named as such: the list is known
+    if page_type in ("search_results", "other") and not named_results:  # a list the page does not set apart
         flat = flat_listing(tree, by_name, hint)
         a_list = len(flat) >= 2 and len(flat) > sum(p.price is not None for p in products)
         if a_list:  # it reads more than the named blocks: it is the list (and their few cards were part of it)
