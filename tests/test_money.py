@@ -54,3 +54,11 @@ def test_an_ambiguous_sign_takes_the_pages_declared_currency():
     assert first_money("1.299 kr", hint="SEK").currency == "SEK"
     assert first_money("1.299 kr").currency is None  # a krona or a krone: the page does not say which
     assert currency_code("Lei") == "RON" and currency_code("€") == "EUR"
+
+
+def test_amounts_written_back_in_their_currency():
+    from agent.page.money import format_money
+
+    assert format_money(12.99, "USD") == "$12.99" and format_money(12.99, None) == "$12.99"
+    assert format_money(34.99, "GBP") == "£34.99" and format_money(1299.0, "EUR") == "€1,299.00"
+    assert format_money(26.0, "AED") == "AED 26.00" and format_money(40.0, "GBP", decimals=None) == "£40"

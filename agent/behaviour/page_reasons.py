@@ -14,6 +14,7 @@ from typing import Sequence
 
 from agent.behaviour.labels import PURCHASE, TERMINATE
 from agent.behaviour.page_terms import LOOK_ELSEWHERE, Driver
+from agent.page.money import format_money
 from personas.sensitivities import Sensitivities
 
 CITE_THRESHOLD = 0.3
@@ -56,15 +57,7 @@ _TRAIT_WORDS: dict[str, tuple[str, str]] = {  # sensitivity -> (cares, does not 
 
 
 def _money(value: float | None, currency: str | None = None) -> str:
-    """An amount as a shopper writes it: "$12", "£34.99", "€119.01", "AED 26.00"."""
-    if value is None:
-        return ""
-    sign = _SIGNS.get(currency or "USD")
-    amount = f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
-    return f"{sign}{amount}" if sign else f"{currency} {amount}"
-
-
-_SIGNS = {"USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥", "INR": "₹"}
+    return "" if value is None else format_money(value, currency, decimals=None)
 
 
 def _choose(options: Sequence[str], salt: str) -> str:

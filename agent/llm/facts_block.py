@@ -8,6 +8,7 @@ facts (the embedded brain reads them as numbers, agent/behaviour/page_terms.py).
 from __future__ import annotations
 
 from agent.page.facts_model import PageFacts, ProductFacts
+from agent.page.money import format_money
 
 MAX_PRODUCTS = 12
 MAX_TITLE = 80
@@ -17,9 +18,9 @@ def product_line(product: ProductFacts) -> str:
     """One product: title | price (list, % off) | stars (reviews) | delivery | stock | labels | element."""
     parts = [product.title[:MAX_TITLE] or "(untitled)"]
     if product.price is not None:
-        price = f"${product.price:,.2f}"
+        price = format_money(product.price, product.currency)
         if product.list_price and product.discount:
-            price += f" (list ${product.list_price:,.2f}, {round(100 * product.discount)}% off)"
+            price += f" (list {format_money(product.list_price, product.currency)}, {round(100 * product.discount)}% off)"
         parts.append(price)
     if product.rating is not None or product.review_count is not None:
         stars = f"{product.rating:.1f} stars" if product.rating is not None else "no rating"
@@ -29,7 +30,7 @@ def product_line(product: ProductFacts) -> str:
     if product.delivery_free:
         delivery.append("free delivery")
     elif product.delivery_fee:
-        delivery.append(f"${product.delivery_fee:,.2f} delivery")
+        delivery.append(f"{format_money(product.delivery_fee, product.currency)} delivery")
     if product.delivery_days is not None:
         delivery.append(f"in {product.delivery_days} day{'s' if product.delivery_days != 1 else ''}")
     if delivery:

@@ -137,3 +137,15 @@ def _amount(digits: str) -> float | None:
     if amount is None or amount < 0 or amount > Decimal("1e9"):
         return None
     return float(amount)
+
+
+_WRITTEN_SIGNS = {"USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥", "INR": "₹"}
+
+
+def format_money(amount: float, currency: str | None, decimals: int | None = 2) -> str:
+    """An amount as a shopper reads it: "$12.99", "£34.99", "€119.01", "AED 26.00"; no currency reads as dollars.
+    `decimals=None` drops the cents of a whole amount ("$12")."""
+    places = 0 if decimals is None and amount == int(amount) else 2 if decimals is None else decimals
+    figure = f"{amount:,.{places}f}"
+    sign = _WRITTEN_SIGNS.get(currency or "USD")
+    return f"{sign}{figure}" if sign else f"{currency} {figure}"
