@@ -14,9 +14,9 @@ VARIANTS = {
     "restocked": {"stock": {"BPK-07": 9}},
     # one product dearer: the merino socks 50% dearer (£27.75 instead of £18.50; 32,85 € instead of 21,90 €)
     "socks_dearer": {"price_factors": {"SCK-03": "1.5"}},
-    # the water bottle at three times its price (£74.85 instead of £24.95; 89,85 € instead of 29,95 €): the main
-    # product of its own page, for an A/B started there
-    "bottle_x3": {"price_factors": {"BTL-09": "3"}},
+    # the trail running shoes at three times their price (£239.97 instead of £79.99; 284,85 € instead of 94,95 €):
+    # the main product of their own page, for an A/B started there
+    "shoes_x3": {"price_factors": {"TRL-01": "3"}},
     # only the look: the shop's primary and add-to-basket buttons in red instead of Oscar's blue and green
     "red_buttons": {"css": ".btn-primary, .btn-success { background-color: #b0302a; border-color: #b0302a; }"},
 }
