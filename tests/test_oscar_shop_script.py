@@ -38,7 +38,7 @@ def test_start_prints_a_url_that_serves_the_shop_and_stop_ends_it(oscar_shop_ins
     try:
         page = httpx.get(url + "catalogue/trail-running-shoes_1/", timeout=10)
         assert page.status_code == 200 and "Trail Running Shoes" in page.text
-        # the euro catalogue's price (94,95 €) less 25%, on this instance only, formatted as the catalogue's locale does
+        # the euro catalogue's price (94,95 €) less 25%, on this instance only, in the catalogue's locale's format
         assert "71,21\u00a0€" in page.text and "£" not in page.text
         assert script("start", "--name", "test-script", "--variant", "no-such-variant").returncode == 1
         refused = script("start", "--name", "test-script", "--currency", "JPY")

@@ -53,11 +53,13 @@ def add_to_basket_of(url: str) -> str:
 def shoes_ab(services, personas, currency: str, max_steps: int) -> tuple[dict, list, dict]:
     """Control and `shoes_x3` of the `currency` catalogue, each a fresh instance, as an experiment's live variants
     started on the shoes' page, counting clicks on its add-to-basket. Returns the results, the samples and the
-    pairs of shoes each instance's baskets hold. The pages are checked to show the prices in the catalogue's format first."""
+    pairs of shoes each instance's baskets hold. The pages are first checked to show the prices in the
+    catalogue's format."""
     _, _, _, shown, shown_x3 = PRICES[currency]
-    shops = {"A": start(f"test-prices-{currency.lower()}", "control", currency=currency),
-             "B": start(f"test-prices-{currency.lower()}-x3", "shoes_x3", currency=currency)}
-    try:
+    shops = {}
+    try:  # an instance that started is stopped even when the next one does not
+        shops["A"] = start(f"test-prices-{currency.lower()}", "control", currency=currency)
+        shops["B"] = start(f"test-prices-{currency.lower()}-x3", "shoes_x3", currency=currency)
         assert shown in httpx.get(shops["A"].url + SHOES_PATH, timeout=10).text
         assert shown_x3 in httpx.get(shops["B"].url + SHOES_PATH, timeout=10).text
         context = experiment_context(services)
@@ -91,14 +93,14 @@ def assert_seen_on_the_first_page(results: dict, currency: str, pairs: int) -> N
 
 
 def test_the_shop_sells_in_pounds_and_its_euro_catalogue_in_euros_in_their_own_formats(oscar_shop_installed):
-    pounds, euros = start("test-prices-gbp-page"), start("test-prices-eur-page", currency="EUR")
     try:
+        pounds, euros = start("test-prices-gbp-page"), start("test-prices-eur-page", currency="EUR")
         pages = {currency: httpx.get(shop.url + SHOES_PATH, timeout=10).text
                  for currency, shop in (("GBP", pounds), ("EUR", euros))}
         listing = httpx.get(euros.url + "catalogue/", timeout=10, follow_redirects=True).text
     finally:
-        stop(pounds.name)
-        stop(euros.name)
+        stop("test-prices-gbp-page")
+        stop("test-prices-eur-page")
     assert "£79.99" in pages["GBP"] and "€" not in pages["GBP"] and "$79.99" not in pages["GBP"]
     assert "94,95\u00a0€" in pages["EUR"] and "£" not in pages["EUR"]
     assert "21,90\u00a0€" in listing and "139,00\u00a0€" in listing  # the listing is priced from the euro list too

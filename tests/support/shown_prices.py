@@ -17,4 +17,5 @@ def names_currency(line: str, sign: str) -> bool:
 
 def shows(line: str, sign: str, amount: str) -> bool:
     digits = re.sub(r"\D", "", amount)
-    return names_currency(line, sign) and re.search(rf"(?<!\d){digits}(?!\d)", _BETWEEN_DIGITS.sub("", line)) is not None
+    grouped_as_one = _BETWEEN_DIGITS.sub("", line)
+    return names_currency(line, sign) and re.search(rf"(?<!\d){digits}(?!\d)", grouped_as_one) is not None

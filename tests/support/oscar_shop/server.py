@@ -70,7 +70,8 @@ def start(name: str = "shop", variant: str = "control", port: int | None = None,
     instance.process = subprocess.Popen(
         [str(PYTHON), str(PROJECT / "manage.py"), "runserver", "--insecure", "--noreload",
          f"127.0.0.1:{instance.port}"],
-        cwd=PROJECT, env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency}, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        cwd=PROJECT, env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
+        stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True)
     instance.pid_file.write_text(str(instance.process.pid))
     _wait_until_answering(instance)
