@@ -105,7 +105,7 @@ def simulation(twins: int, steps: int, seed: int, task: dict | None = None, path
 # variant of the shop (project/shopsite/variants.py) -> what it changes, and the elements whose clicks are counted
 AB_VARIANTS = {
     "sale": ("every price 25% lower", ["page.view_cart", "page.proceed_to_checkout"]),
-    "socks_dearer": ("the merino socks at $27.75 instead of $18.50", ["merino_wool_socks_3"]),
+    "socks_dearer": ("the merino socks at £27.75 instead of £18.50", ["merino_wool_socks_3"]),
     "red_buttons": ("red buttons instead of blue and green (only the look)", ["page.view_cart"]),
 }
 

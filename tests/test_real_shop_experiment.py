@@ -15,6 +15,7 @@ from agent.experiments.spec import parse_spec
 from service.container import experiment_context
 from tests.support.oscar_shop import start, stop
 from tests.support.sample_twins import services_with_opera_personas
+from tests.support.shown_prices import names_currency, shows
 
 pytestmark = [pytest.mark.integration, pytest.mark.real_shop]
 
@@ -65,7 +66,7 @@ def test_two_live_configurations_of_the_real_shop_give_paired_samples_and_statis
         assert 1 <= sample.steps <= MAX_STEPS and sample.rationale
     # The same twin instance starts alike on both (same draws) and parts where the prices differ.
     assert any(by_variant["A"][key].rationale != by_variant["B"][key].rationale for key in by_variant["A"])
-    assert any("$" in s.rationale for s in samples if s.variant == "B")
+    assert any(names_currency(s.rationale, "£") for s in samples if s.variant == "B")  # a shop in pounds
 
     analysis = results["analysis"]
     assert {name: variant["n"] for name, variant in analysis["variants"].items()} == {"A": TWINS, "B": TWINS}
@@ -85,8 +86,8 @@ def test_two_live_configurations_of_the_real_shop_give_paired_samples_and_statis
     assert b["pairs_compared"] == TWINS * INSTANCES and b["pairs_seeing_a_difference"] == TWINS * INSTANCES
     assert b["first_difference_at"] == {"/catalogue/": TWINS * INSTANCES}  # the shop's front page lists them
     example = b["examples"][0]
-    assert any("$79.99" in line for line in example["control_only"])  # the trail running shoes, full price
-    assert any("$59.99" in line for line in example["variant_only"])  # and 25% off
+    assert any(shows(line, "£", "79.99") for line in example["control_only"])  # the trail running shoes, full price
+    assert any(shows(line, "£", "59.99") for line in example["variant_only"])  # and 25% off
 
 
 def test_a_change_the_twins_cannot_see_is_reported_as_not_visible(twins, oscar_shop_installed):

@@ -1,5 +1,6 @@
 """One running instance of the test shop: a fresh copy of the built state (so orders and baskets of earlier
-runs never leak into this one), a variant of the catalogue applied to it, and Django's server on 127.0.0.1.
+runs never leak into this one), a variant of the catalogue applied to it in one of its currencies (pounds as
+built, or the euro catalogue), and Django's server on 127.0.0.1.
 
 Several instances run at once (an A/B experiment browses two), each from its own folder under
 `.oscar/instances/`. Django's runserver with --insecure serves Oscar's static files (CSS, JavaScript) as a
@@ -30,7 +31,8 @@ from tests.support.oscar_shop.install import (
 )
 
 INSTANCES = HOME / "instances"
-START_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 120.0  # a first request on a loaded 2-core machine took over 60 s
+CURRENCIES = ("GBP", "EUR")  # project/shopsite/catalogue_data.py CURRENCIES: the built catalogue's first
 
 
 @dataclass
@@ -39,6 +41,7 @@ class ShopInstance:
     variant: str
     port: int
     folder: Path
+    currency: str = CURRENCIES[0]
     process: subprocess.Popen | None = None
 
     @property
@@ -50,21 +53,25 @@ class ShopInstance:
         return self.folder / "server.pid"
 
 
-def start(name: str = "shop", variant: str = "control", port: int | None = None, log=print) -> ShopInstance:
-    """Install if needed, copy the built state, apply `variant`, start the server; returns once it answers.
-    An instance already running under `name` is stopped first."""
+def start(name: str = "shop", variant: str = "control", port: int | None = None, log=print,
+          currency: str = CURRENCIES[0]) -> ShopInstance:
+    """Install if needed, copy the built state, apply `variant` in `currency`'s catalogue, start the server; returns
+    once it answers. An instance already running under `name` is stopped first."""
+    if currency not in CURRENCIES:
+        raise ValueError(f"unknown currency {currency!r}; the test shop sells in: {', '.join(CURRENCIES)}")
     install(log)
     stop(name)
     folder = INSTANCES / name
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(BUILT, folder)
-    manage(["apply_variant", variant], folder)
-    instance = ShopInstance(name=name, variant=variant, port=port or _free_port(), folder=folder)
+    manage(["apply_variant", variant, "--currency", currency], folder)
+    instance = ShopInstance(name=name, variant=variant, port=port or _free_port(), folder=folder, currency=currency)
     output = open(folder / "server.log", "w")
     instance.process = subprocess.Popen(
         [str(PYTHON), str(PROJECT / "manage.py"), "runserver", "--insecure", "--noreload",
          f"127.0.0.1:{instance.port}"],
-        cwd=PROJECT, env=shop_env(folder), stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        cwd=PROJECT, env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
+        stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True)
     instance.pid_file.write_text(str(instance.process.pid))
     _wait_until_answering(instance)

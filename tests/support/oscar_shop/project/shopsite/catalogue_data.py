@@ -3,11 +3,14 @@ reviews). Small on purpose: four departments, eleven products with prices and st
 (the best-rated backpack, so twins are tempted by it), one with size variants (child products, one size sold
 out), one with a colour option, and reviews: a few written ones, and for nine products many more from
 templated texts (BULK_REVIEWS), so best sellers show hundreds of ratings, as on an established shop.
+
+The shop sells in pounds (PRODUCTS' prices, GBP). Its euro catalogue (PRICE_LISTS["EUR"]) is the same products
+with the owner's own euro prices, not a conversion: shops set prices per market, rounded to that market's habits.
 """
 
 CATEGORIES = ("Footwear", "Clothing", "Bags", "Camping")
 
-# sku, title, category, price (USD), stock, description, reviews [(score 1-5, title, body, name)]
+# sku, title, category, price (GBP), stock, description, reviews [(score 1-5, title, body, name)]
 PRODUCTS = (
     ("TRL-01", "Trail Running Shoes", "Footwear", "79.99", 25,
      "Light trail shoes with a grippy outsole and a breathable mesh upper.",
@@ -66,4 +69,13 @@ TSHIRT = ("TEE-04", "Organic Cotton T-shirt", "Clothing", "22.00",
 # A product option shown on the product page (an optional drop-down), and the products that offer it.
 COLOUR_OPTION = ("Colour", ("Black", "Sage", "Sand"), ("BTL-09", "MUG-10"))
 
+# The euro catalogue's prices, by sku (the T-shirt's sizes share TEE-04's); made up like the rest.
+PRICE_LISTS = {
+    "EUR": {"TRL-01": "94.95", "HKB-02": "139.00", "SCK-03": "21.90", "TEE-04": "25.95", "JKT-05": "104.00",
+            "FLC-06": "52.50", "BPK-07": "74.90", "DFL-08": "62.95", "BTL-09": "29.95", "MUG-10": "14.99",
+            "LMP-11": "34.95"},
+}
+CURRENCIES = ("GBP", *PRICE_LISTS)  # the first is the catalogue as built
+
+# Where the shop ships: one country, so Oscar's guest checkout asks for none (the twins' TEST address is a US one).
 COUNTRY = ("US", "USA", "840", "United States", "United States of America")

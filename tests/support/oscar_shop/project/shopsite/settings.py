@@ -125,7 +125,7 @@ HAYSTACK_CONNECTIONS = {
     "default": {"ENGINE": "haystack.backends.whoosh_backend.WhooshEngine", "PATH": str(STATE / "whoosh_index")},
 }
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -140,7 +140,11 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 OSCAR_SHOP_NAME = "Oscar Outfitters"
 OSCAR_SHOP_TAGLINE = "twinsim's test shop (django-oscar)"
-OSCAR_DEFAULT_CURRENCY = "USD"  # a US shop, as the OPeRA shoppers twins come from shop on amazon.com
+# A shop in pounds; the same project serves its euro catalogue when started with OSCAR_SHOP_CURRENCY=EUR (the
+# instance's prices are then the euro price list: apply_variant --currency). Oscar formats every amount with Babel
+# in the locale given here per currency: "£1,299.00" in pounds, "1.299,00 €" in euros (German style).
+OSCAR_DEFAULT_CURRENCY = os.environ.get("OSCAR_SHOP_CURRENCY", "GBP")
+OSCAR_CURRENCY_FORMAT = {"GBP": {"locale": "en_GB"}, "EUR": {"locale": "de_DE"}}
 OSCAR_ALLOW_ANON_CHECKOUT = True
 OSCAR_INITIAL_ORDER_STATUS = "Pending"
 OSCAR_INITIAL_LINE_STATUS = "Pending"

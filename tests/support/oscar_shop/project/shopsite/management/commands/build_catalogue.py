@@ -43,7 +43,7 @@ class Command(BaseCommand):
             product = Product.objects.create(product_class=goods, title=title, description=description)
             ProductCategory.objects.create(product=product, category=categories[category])
             StockRecord.objects.create(product=product, partner=partner, partner_sku=sku, price=Decimal(price),
-                                       price_currency="USD", num_in_stock=stock)
+                                       price_currency=data.CURRENCIES[0], num_in_stock=stock)
             for score, review_title, body, name in reviews:
                 ProductReview.objects.create(product=product, score=score, title=review_title, body=body, name=name,
                                              email=f"{name.lower()}@example.com", status=ProductReview.APPROVED)
@@ -74,7 +74,7 @@ class Command(BaseCommand):
         for size, stock in sizes:
             child = Product.objects.create(parent=parent, structure=Product.CHILD, title=f"{title}, size {size}")
             StockRecord.objects.create(product=child, partner=partner, partner_sku=f"{sku}-{size}",
-                                       price=Decimal(price), price_currency="USD", num_in_stock=stock)
+                                       price=Decimal(price), price_currency=data.CURRENCIES[0], num_in_stock=stock)
 
     def _colour_option(self, products):
         name, values, skus = data.COLOUR_OPTION
