@@ -31,6 +31,7 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 
 FALLBACK_BRAIN = BrainName.EMBEDDED.value
+NO_MEMORIES = "none stored for this person: the twin decided from its profile alone"
 
 
 class RecallRequest(NamedTuple):
@@ -113,7 +114,8 @@ class TwinGraph:
                                       state.get("task"), state["brain"])
         if request is None:
             return {"memories": []}
-        return {"memories": await asyncio.to_thread(self.recall, request)}
+        memories = await asyncio.to_thread(self.recall, request)
+        return {"memories": memories, "no_memories": not memories}
 
     def _context(self, state: TwinState, feedback: str | None) -> TwinContext:
         options = state["options"]
@@ -223,6 +225,8 @@ class TwinGraph:
         if screenshot is not None and "screenshot" not in details:
             details = {**details, "screenshot": f"not used: the {state['answered_by']} brain reads the page's "
                        "elements, not images"}
+        if state.get("no_memories"):  # a persona stored with no memories decides from its profile alone
+            details = {**details, "memories": NO_MEMORIES}
         return Prediction(
             action=action,
             rationale=decision.rationale,

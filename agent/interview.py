@@ -45,6 +45,7 @@ MAX_QUOTES = 2        # memories it quotes
 MIN_QUOTE_WORDS = 4   # a shorter memory ("Narrow.") says nothing on its own
 MAX_QUOTE_CHARS = 300
 MAX_ANSWER_CHARS = 4_000
+NO_MEMORIES_ANSWER = "I have no memories stored to answer from, only my profile."
 Embed = Callable[[list[str]], np.ndarray]
 InterviewBrain = Literal["embedded", "llm"]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -92,7 +93,7 @@ class DecisionAsked(BaseModel):
 
 class AnswerSentence(BaseModel):
     text: str = Field(..., description="As it stands in the answer.")
-    source: Literal["driver", "memory", "rationale"]
+    source: Literal["driver", "memory", "rationale", "no_memories"]
     driver: str | None = Field(None, description="For a driver: its name (decision export `reasons`).")
     memory_id: str | None = Field(None, description="For a quote: the memory quoted.")
 
@@ -175,6 +176,8 @@ def offline_answer(question: str, persona_id: str, memories: Sequence[Memory], d
             continue
         used.append(InterviewMemory(id=memory.id, kind=memory.kind, text=memory.text, score=memory.score))
         sentences.append(AnswerSentence(text=f"\u201c{words}\u201d", source="memory", memory_id=memory.id))
+    if not memories:  # a person stored with no memories says so rather than answer nothing
+        sentences.append(AnswerSentence(text=NO_MEMORIES_ANSWER, source="no_memories"))
     return InterviewAnswer(persona_id=persona_id, question=question, answer=" ".join(s.text for s in sentences),
                            sentences=sentences, memories=used, drivers=drivers, decision=decision,
                            brain="embedded", requested_brain=requested_brain, model=None,

@@ -1,9 +1,12 @@
 """A screenshot of the page, however it arrives (live Chromium, a /predict body, OPeRA's `image`, Mind2Web's
 `screenshot`), checked the one way: decoded by Pillow, PNG, JPEG or WebP only, within a byte and a pixel cap.
 
-Why decode rather than trust a header or a file name: a vision model is billed for, and a set-of-marks drawing
-is made on, the decoded picture; a file that only starts like a PNG, or a tiny file that inflates to gigapixels,
-must be refused here with its reason, before any model call.
+Every screenshot's header is read (Pillow's Image.open reads no pixels): its format, its size in pixels and in
+bytes, so a file that is not an image, another format, or a tiny file that would inflate to gigapixels is refused
+here with its reason, cheaply. The pixels are decoded only for a screenshot something will look at (`decode=True`:
+a vision model is billed for, and a set-of-marks drawing is made on, the decoded picture, so a truncated file must
+fail here, before any model call); a brain that never looks (the embedded one) costs no decoding. Decoding a
+25 MP image takes up to ~150 MB, so at most DECODES_AT_ONCE run at a time.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import base64
 import binascii
 import io
 import re
+import threading
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +26,8 @@ DEFAULT_MAX_SCREENSHOT_BYTES = 5_000_000
 # decompression bomb does not. 25 MP of RGB is 75 MB decoded.
 DEFAULT_MAX_SCREENSHOT_PIXELS = 25_000_000
 FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
+DECODES_AT_ONCE = 2  # bounds the memory of concurrent full decodes (16 at once once took 550 MB)
+_decoding = threading.BoundedSemaphore(DECODES_AT_ONCE)
 _DATA_URL = re.compile(r"^data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*;base64,", re.IGNORECASE)
 
 
@@ -52,9 +58,10 @@ class Screenshot:
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
-def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS) -> Screenshot:
+def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *,
+                    decode: bool = True) -> Screenshot:
     """The bytes as a Screenshot, or ScreenshotRefused: empty, over the caps, not an image, another format, or
-    an image that does not decode to the end (truncated or corrupt)."""
+    (with `decode`, for a screenshot something will look at) an image that does not decode to the end."""
     from PIL import Image, UnidentifiedImageError
 
     if not data:
@@ -72,7 +79,10 @@ def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_L
             if width * height > limits.max_pixels:
                 raise ScreenshotRefused(f"the screenshot is {width}x{height} pixels, over the limit of "
                                         f"{limits.max_pixels:,} pixels")
-            image.load()  # decode every pixel: a truncated or corrupt file fails here, not inside a model call
+            if decode:
+                with _decoding:
+                    image.load()  # every pixel: a truncated or corrupt file fails here, not inside a model call
+                image.close()
     except ScreenshotRefused:
         raise
     except UnidentifiedImageError:
@@ -84,7 +94,7 @@ def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_L
     return Screenshot(data=data, mime=FORMATS[kind], width=width, height=height)
 
 
-def decode_base64(text: str, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS) -> Screenshot:
+def decode_base64(text: str, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *, decode: bool = True) -> Screenshot:
     """Plain base64 or a data: URL, checked as read_screenshot checks bytes. The text is measured before it is
     decoded, so an oversized body never becomes an oversized buffer."""
     text = text.strip()
@@ -99,7 +109,7 @@ def decode_base64(text: str, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMIT
         data = base64.b64decode("".join(text.split()), validate=True)
     except (binascii.Error, ValueError):
         raise ScreenshotRefused("the screenshot is not valid base64") from None
-    return read_screenshot(data, limits)
+    return read_screenshot(data, limits, decode=decode)
 
 
 def cell_bytes(value: object, base_dir: Path | None = None) -> bytes | None:

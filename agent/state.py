@@ -26,6 +26,7 @@ class TwinState(TypedDict, total=False):
     screenshot: Screenshot | None  # the page as a picture (brains that look at it)
     page_html: str | None       # the page's simplified HTML in full (the OPeRA protocol prompt)
     memories: list[Memory]
+    no_memories: bool           # a recall was made and the person has none stored
     decision: Decision | None   # the brain's latest proposal (reason)
     action: Action | None       # that proposal made concrete for this page (act)
     feedback: str | None        # why the last action was rejected (ground)

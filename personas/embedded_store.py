@@ -87,6 +87,14 @@ def _kept_records(path: str | Path) -> _KeptRecords:
         return _by_directory.setdefault(Path(path).resolve(), _KeptRecords())
 
 
+def _rows(embeddings: Any, count: int) -> np.ndarray:
+    """The vectors as (count, dim) rows; a persona with no memories has none, (0, 0) (reshaping an empty array to
+    (0, -1) raises, which once made every request touching such a persona a 500)."""
+    if count == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(embeddings, dtype=np.float32).reshape(count, -1)
+
+
 class EmbeddedMemoryStore(MemoryStore):
     """A MemoryStore on an embedded client: records and recall vectors kept per persona, dropped on every write."""
 
@@ -114,7 +122,7 @@ class EmbeddedMemoryStore(MemoryStore):
             got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
                                      include=["documents", "metadatas", "embeddings"])
             entry = _Kept(document, meta, tuple(got["ids"]), tuple(got["documents"]), tuple(got["metadatas"]),
-                          np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1))
+                          _rows(got["embeddings"], len(got["ids"])))
             self._kept.keep(persona_id, entry, version)
         if k <= 0 or not entry.ids:
             return []

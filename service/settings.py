@@ -12,7 +12,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
 from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
-from agent.page.shape import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, PageShapeLimits
+from agent.page.shape import (
+    DEFAULT_MAX_ATTRIBUTES,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_ELEMENT_ATTRIBUTES,
+    DEFAULT_MAX_ELEMENTS,
+    PageShapeLimits,
+)
 from agent.screenshots import (
     DEFAULT_MAX_SCREENSHOT_BYTES,
     DEFAULT_MAX_SCREENSHOT_PIXELS,
@@ -30,6 +36,8 @@ class Settings(BaseSettings):
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
     max_page_depth: int = Field(DEFAULT_MAX_DEPTH, ge=16, le=4096, description="Deepest element nesting of a page (413 beyond): parsing time grows with depth x elements.")
     max_page_elements: int = Field(DEFAULT_MAX_ELEMENTS, ge=100, le=2_000_000, description="Most elements in a page (413 beyond).")
+    max_element_attributes: int = Field(DEFAULT_MAX_ELEMENT_ATTRIBUTES, ge=10, le=20_000, description="Most attributes on one element (413 beyond): parsing time grows with their square.")
+    max_page_attributes: int = Field(DEFAULT_MAX_ATTRIBUTES, ge=100, le=2_000_000, description="Most attributes in a page (413 beyond).")
     default_brain: KnownBrain = Field(BrainName.EMBEDDED, description="The brain /predict uses when a request names none.")
     behaviour_params: Path | None = Field(None, description="The embedded brain's parameters (from `twinsim calibrate`); the shipped file when unset.")
     llm_model: str | None = Field(None, description="Default litellm model for brain=llm, e.g. openai/gpt-4.1 or ollama/llama3.")
@@ -88,7 +96,9 @@ class Settings(BaseSettings):
 
     @property
     def page_limits(self) -> PageShapeLimits:
-        return PageShapeLimits(max_depth=self.max_page_depth, max_elements=self.max_page_elements)
+        return PageShapeLimits(max_depth=self.max_page_depth, max_elements=self.max_page_elements,
+                               max_element_attributes=self.max_element_attributes,
+                               max_attributes=self.max_page_attributes)
 
     @cached_property
     def chroma_path(self) -> Path:

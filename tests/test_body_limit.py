@@ -1,5 +1,6 @@
-"""Request bodies are capped as they arrive (FastAPI max_body_size): a chunked body (no Content-Length) over the limit is a 413,
-not a body buffered whole in memory; a body under the limit is untouched."""
+"""Request bodies are capped as they arrive (service/api/body_limit.py): a chunked body (no Content-Length) over the limit
+is a 413, not a body buffered whole in memory; a body under the limit is untouched; either way over the limit, the 413
+is the JSON every other refusal is, with the reason."""
 
 from __future__ import annotations
 
@@ -27,7 +28,16 @@ def test_chunked_body_over_the_limit_is_413(client):
     limit = 1_000 * 2 + (10_000 + 2) // 3 * 4 + 512_000  # page twice, screenshot as base64, slack
     body = json.dumps({"persona_id": "ann", "page": {"simplified_html": "<p>x</p>" * (limit // 8 + 10)}}).encode()
     response = client.post("/predict", content=chunks(body), headers={"content-type": "application/json"})
-    assert response.status_code == 413 and response.json() == {"detail": "Content Too Large"}
+    assert response.status_code == 413 and response.json() == {"detail": f"request body over {limit} bytes"}
+
+
+def test_a_body_announced_over_the_limit_is_a_json_413(client):
+    limit = 1_000 * 2 + (10_000 + 2) // 3 * 4 + 512_000
+    body = json.dumps({"id": "ann", "self_description": "x" * limit}).encode()
+    for path in ("/personas", "/predict", "/experiments", "/simulations"):
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 413 and response.headers["content-type"] == "application/json", path
+        assert response.json() == {"detail": f"request body over {limit} bytes"}
 
 
 def test_chunked_body_under_the_limit_goes_through(client):

@@ -138,3 +138,26 @@ def test_jsonl_and_parquet_hold_the_same_rows(run):
     assert first.rationale == rows[0]["rationale"] and list(first.memory_ids) == rows[0]["memory_ids"]
     assert [dict(r) for r in first.reasons] == rows[0]["reasons"]
     assert re.fullmatch(r"[AB]/(maria-lopez|sam-chen)/\d+/\d+", rows[0]["decision_id"])
+
+
+def test_a_resume_after_a_stop_leaves_each_decision_once_in_both_files(run, tmp_path, monkeypatch):
+    """The state a kill -9 leaves: rows of every sample written, only half the samples kept, and the last row cut
+    short mid-line. The resumed run runs the other half again; decisions.jsonl must not hold their rows twice
+    (nor lose the row after the cut one), and must hold what decisions.parquet and results.json say."""
+    monkeypatch.setenv("TWINSIM_DATA_DIR", str(run["root"] / "data"))
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    (stopped / "samples.fingerprint").write_text((run["out"] / "samples.fingerprint").read_text())
+    samples = (run["out"] / "samples.jsonl").read_text().splitlines(keepends=True)
+    (stopped / "samples.jsonl").write_text("".join(samples[: len(samples) // 2]))
+    lines = (run["out"] / "decisions.jsonl").read_text().splitlines(keepends=True)
+    (stopped / "decisions.jsonl").write_text("".join(lines) + lines[-1][: len(lines[-1]) // 2])
+
+    result = invoke("experiment", "run", spec_file(tmp_path), "--out", stopped)
+    assert result.exit_code == 0, result.output
+    written = [json.loads(line) for line in (stopped / "decisions.jsonl").read_text().splitlines()]
+    ids = [row["decision_id"] for row in written]
+    assert len(ids) == len(set(ids))
+    table = pd.read_parquet(stopped / "decisions.parquet")
+    assert sorted(ids) == sorted(table.decision_id) == sorted(json.loads(line)["decision_id"] for line in lines)
+    assert json.loads((stopped / "results.json").read_text())["decisions"]["rows"] == len(ids)

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import REPO, page
@@ -162,3 +163,9 @@ def test_kill_9_during_an_experiment_keeps_finished_results_and_the_run_resumes_
     assert comparable(final["results"]) == comparable(reference["results"])
     # the resumed run's samples are the uninterrupted run's, one for one
     assert after == stored_samples(tmp_path, reference_id)
+    # its decision export holds each decision once, in decisions.jsonl as in decisions.parquet and the results
+    lines = (tmp_path / "experiments" / killed_id / "decisions.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["decision_id"] for line in lines]
+    assert len(ids) == len(set(ids)) == final["results"]["decisions"]["rows"]
+    parquet = pq.read_table(tmp_path / "experiments" / killed_id / "decisions.parquet", columns=["decision_id"])
+    assert sorted(parquet.column("decision_id").to_pylist()) == sorted(ids)

@@ -80,6 +80,41 @@ def test_real_shop_pages_pass_the_default_limits(path: Path):
     check_page_shape(path.read_text(errors="replace"))
 
 
+SHARED_PRODUCT_PAGES = Path("/work/shared/data/product-pages/html")
+CORPUS_PAGES = sorted((REPO / "corpus" / "pages").rglob("*.html")) + sorted(SHARED_PRODUCT_PAGES.glob("*.html.gz"))
+
+
+@pytest.mark.parametrize("path", CORPUS_PAGES, ids=lambda p: p.name)
+def test_every_corpus_and_product_page_passes_the_default_limits(path: Path):
+    import gzip
+
+    check_page_shape(gzip.decompress(path.read_bytes()).decode(errors="replace") if path.suffix == ".gz"
+                     else path.read_text(errors="replace"))
+
+
+def many_attributes(n: int, tag: str = "div") -> str:
+    return f"<{tag} " + " ".join(f"a{i}=x" for i in range(n)) + f">x</{tag}>"
+
+
+def test_attributes_are_counted_per_element_and_in_all():
+    check_page_shape(many_attributes(1_000))
+    with pytest.raises(PageTooComplex, match="a <div> element has more than 1000 attributes"):
+        check_page_shape(many_attributes(1_001))
+    within = many_attributes(50) * 200  # 10,000 in all
+    check_page_shape(within)
+    with pytest.raises(PageTooComplex, match="more than 9999 attributes"):
+        check_page_shape(within, PageShapeLimits(max_attributes=9_999))
+
+
+@pytest.mark.parametrize("prefix", ["<!-- a comment -->", "<script>var x = 1;</script>", "<title>t</title>"])
+def test_a_comment_or_script_first_does_not_end_the_check(prefix):
+    """The end of a comment or raw-text element once became the search's bound, so nothing after it was counted."""
+    with pytest.raises(PageTooComplex, match="attributes"):
+        check_page_shape(prefix + many_attributes(5_000))
+    with pytest.raises(PageTooComplex, match="deep"):
+        check_page_shape(prefix + nested(300))
+
+
 @pytest.fixture
 def client(tmp_path):
     with TestClient(create_app(Settings(data_dir=tmp_path, max_page_depth=64, max_page_elements=2_000))) as test_client:
@@ -95,6 +130,12 @@ def test_predict_refuses_pages_beyond_the_settings_with_413(client, form):
     assert many.status_code == 413 and "TWINSIM_MAX_PAGE_ELEMENTS" in many.json()["detail"]
     shallow = client.post("/predict", json={"persona_id": "nobody", "page": {form: nested(40)}})
     assert shallow.status_code == 404  # the page passed; the persona is what is missing
+
+
+@pytest.mark.parametrize("form", ["simplified_html", "html"])
+def test_predict_refuses_an_element_of_too_many_attributes_with_413(client, form):
+    response = client.post("/predict", json={"persona_id": "nobody", "page": {form: "<!---->" + many_attributes(20_000)}})
+    assert response.status_code == 413 and "TWINSIM_MAX_ELEMENT_ATTRIBUTES" in response.json()["detail"]
 
 
 def test_experiment_pages_beyond_the_limits_are_422_naming_the_page(client):

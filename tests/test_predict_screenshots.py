@@ -112,6 +112,30 @@ def test_bad_screenshots_are_refused_with_the_reason_before_any_model_call(clien
     assert client.llm.completions_served == served
 
 
+@pytest.mark.parametrize("screenshot, reason", [
+    ({"base64": b64(b"<html>I am a web page</html>")}, "not an image Pillow can read"),
+    ({"base64": b64(png(5001, 5000))}, "5001x5000 pixels, over the limit of 25,000,000 pixels"),
+    ({"base64": b64(png(1500, 1200, noise=True))}, "over the limit of 5,000,000 bytes"),
+    ({"base64": ""}, "at least 1 character"),
+])
+def test_a_screenshot_the_embedded_brain_gets_is_still_checked_from_its_header(client, screenshot, reason):
+    response = predict(client, screenshot, brain="embedded")
+    assert response.status_code == 422 and reason in response.text
+
+
+def test_the_pixels_are_decoded_only_for_a_brain_that_looks(client):
+    """A PNG cut short after its header: its format and size read fine, its pixels do not. The embedded brain never
+    looks at it, so nothing decodes it (16 concurrent 25 MP PNGs once took 550 MB for nothing); the LLM brain with
+    vision would send it to a model, so there it is decoded first and refused."""
+    cut = b64(png(3000, 3000, noise=True)[:20_000])
+    embedded = predict(client, {"base64": cut}, brain="embedded")
+    assert embedded.status_code == 200 and embedded.json()["details"]["screenshot"].startswith("not used")
+    served = client.llm.completions_served
+    looked_at = predict(client, {"base64": cut})
+    assert looked_at.status_code == 422 and "does not decode" in looked_at.text
+    assert client.llm.completions_served == served
+
+
 def test_a_live_llm_twin_sees_each_step_and_its_screenshot_address_is_accepted_by_predict(client):
     client.llm.reset()
     with serve(create_shop_app()) as shop:

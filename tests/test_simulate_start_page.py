@@ -68,3 +68,19 @@ def test_a_run_where_no_twin_opened_the_start_page_is_a_failure_not_a_funnel():
     assert start_failure([trace("a", refused), trace("b", None)]) is None  # one twin got in: a real result
     later = Failure(kind="dead_link", message="HTTP 404", step=3)
     assert start_failure([trace("a", later)]) is None
+
+
+def test_a_redirect_off_the_web_is_refused_naming_it():
+    """A start page that redirects to file: is a clear refusal, not "the host name 'None' does not resolve"."""
+    from starlette.applications import Starlette
+    from starlette.responses import RedirectResponse
+    from starlette.routing import Route
+
+    from agent.browsing.start_page import StartPageUnreachable, check_start_url
+    from tests.support.live_server import serve
+
+    app = Starlette(routes=[Route("/", lambda request: RedirectResponse("file:///etc/passwd", status_code=302))])
+    with serve(app) as url, pytest.raises(StartPageUnreachable) as refused:
+        check_start_url(url + "/")
+    assert "its redirect to file:" in str(refused.value) and "is a file: address" in str(refused.value)
+    assert "None" not in str(refused.value)

@@ -53,6 +53,7 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
     assert trace["steps"][0]["url"] == shop + "/" and trace["steps"][0]["rationale"]
     assert body["funnel"]["twins"] == 1 and [r["stage"] for r in body["funnel"]["reached"]][0] == "search"
     assert (data_dir / "simulations" / job_id / "report.html").exists()
+    assert "out_dir" not in body and str(data_dir) not in client.get(f"/simulations/{job_id}").text  # no server paths
     listed = client.get("/simulations").json()
     assert (job_id, "done") in [(j["id"], j["status"]) for j in listed]
 

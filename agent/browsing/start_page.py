@@ -31,6 +31,10 @@ def check_start_url(url: str, allowed: HostAllowList | None = None, timeout_s: f
     with httpx.Client(timeout=timeout_s, follow_redirects=False,
                       headers={"user-agent": "twinsim-simulations/0.1"}) as client:
         for _ in range(MAX_REDIRECTS + 1):
+            scheme = urlsplit(hop).scheme.lower()
+            if scheme not in ("http", "https"):  # a redirect to file:, data:, ftp: ... leaves the web
+                raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop) or 'it '}is a {scheme or 'relative'}: "
+                                           "address; twins browse http:// and https:// pages only")
             _resolve(url, hop)
             if allowed is not None and not allowed.allows(hop):
                 raise StartPageUnreachable(f"cannot browse {url}: {_where(url, hop) or 'it '}is not on an allowed "

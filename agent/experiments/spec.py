@@ -32,7 +32,9 @@ class PageSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    simplified_html: str | None = Field(None, description="OPeRA simplified HTML (elements carry name= semantic ids).")
+    simplified_html: str | None = Field(None, description="OPeRA simplified HTML (elements carry name= semantic ids); "
+                                       "a page with no named element is refused, there being nothing a twin could do.",
+                                       json_schema_extra={"pattern": r"[nN][aA][mM][eE]\s*="})
     html: str | None = Field(None, description="Raw HTML, simplified to the OPeRA form before twins read it.")
     path: str | None = Field(None, description="A file (simplified or raw HTML), relative to the spec file. CLI only.")
     url: str | None = Field(None, max_length=8192, description="Fetched once with httpx, then simplified.")
@@ -47,7 +49,7 @@ class PageSpec(BaseModel):
         if len(given) != 1:
             raise ValueError("a page needs exactly one of simplified_html, html, path or url"
                              + (f" (got {', '.join(given)})" if given else " (got none)"))
-        if self.url and not re.match(r"^https?://", self.url):
+        if self.url and not re.match(r"^https?://", self.url, re.IGNORECASE):  # schemes are case-blind (RFC 3986)
             raise ValueError(f"page url must start with http:// or https:// (got {self.url[:80]!r})")
         return self
 

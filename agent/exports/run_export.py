@@ -6,7 +6,9 @@
     DIR/decisions.parquet    the same rows, written when the run finishes, for analysts' tools
 
 A row written twice (a unit that ran again after a stop before its sample was kept) is read once: the last
-copy wins. Rows of another export format are never mixed in: opening such a directory to add to it raises
+copy wins; and `finish` rewrites decisions.jsonl with exactly the rows of decisions.parquet, so after a kill -9
+and a resume both files hold each decision once. A line cut short by a stop is dropped when the export is opened
+again, so the next row starts on a line of its own instead of being glued to it. Rows of another export format are never mixed in: opening such a directory to add to it raises
 ExportFormatError, which says what it holds and what to do.
 """
 
@@ -98,9 +100,32 @@ class RunExport:
                 path.unlink(missing_ok=True)
             shutil.rmtree(self.pages, ignore_errors=True)
         self.pages.mkdir(parents=True, exist_ok=True)
+        self._drop_cut_line()
         self._check_format()
         self._stored = {path.stem for path in self.pages.glob("*.html")}
         self._people: dict[str, dict] = {}
+
+    def _drop_cut_line(self) -> None:
+        """Truncate a last line a stop cut short (no newline): appended to, it would spoil the next row too."""
+        if not self.jsonl.exists():
+            return
+        with self.jsonl.open("rb+") as handle:
+            size = handle.seek(0, 2)
+            if size == 0:
+                return
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            end = size
+            while end > 0:  # back to the last newline, a block at a time
+                start = max(0, end - 65536)
+                handle.seek(start)
+                at = handle.read(end - start).rfind(b"\n")
+                if at >= 0:
+                    handle.truncate(start + at + 1)
+                    return
+                end = start
+            handle.truncate(0)
 
     def _check_format(self) -> None:
         if not self.jsonl.exists():
@@ -161,4 +186,7 @@ class RunExport:
         temporary = target.with_suffix(".parquet.part")
         pq.write_table(to_table(rows), temporary)
         temporary.replace(target)
+        lines = self.jsonl.with_suffix(".jsonl.part")  # the same rows, each once: a resume's repeats are gone
+        lines.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+        lines.replace(self.jsonl)
         return rows

@@ -52,8 +52,8 @@ def interview_messages(question: str, persona: Persona, memories: Sequence[Memor
     `decision` is a decision_block."""
     sections = ["# Who you are\n" + persona_block(persona)]
     remembered = memory_block(memories)
-    if remembered:
-        sections.append("# What you remember about yourself\n" + remembered)
+    sections.append("# What you remember about yourself\n" + (remembered or "Nothing: no memories are stored for "
+                                                                 "you, only the profile above. Say so if it matters."))
     if decision is not None:
         sections.append("# The moment the interviewer asks about\n" + decision)
     if page_html:

@@ -8,8 +8,8 @@ elements carry their own ids (Mind2Web's cleaned_html, agent/page/node_pages.py)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
+from agent.byte_bounded_cache import byte_bounded_cache
 from agent.page.node_pages import NODE_ID_ATTRIBUTE, looks_like_node_page
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
@@ -39,7 +39,7 @@ def read_page(html: str, *, url: str | None = None, simplified: bool | None = No
     Pages over the limits are refused before they are parsed.
 
     The same page comes again and again (a population on one page, a user polling one page): the last
-    `PAGE_CACHE_SIZE` pages read are kept, so a page is parsed once per content and URL, and the one
+    `PAGE_CACHE_SIZE` pages read are kept (within `PAGE_CACHE_BYTES`), so a page is parsed once per content and URL, and the one
     Observation object that comes back lets the brain's own per-page index (keyed by that object) hit too."""
     if len(html.encode()) > max_bytes:
         raise PageRefused(f"{label} is over {max_bytes} bytes")
@@ -52,13 +52,20 @@ def read_page(html: str, *, url: str | None = None, simplified: bool | None = No
 
 
 PAGE_CACHE_SIZE = 64
+PAGE_CACHE_BYTES = 64_000_000  # a read page holds ~3x its HTML (its observation): ~20 pages of 1 MB
+
+
+def _read_page_bytes(args: tuple, page: ReadPage) -> int:
+    """What a cached page holds, roughly: its HTML (the key), its simplified HTML and the observation parsed from
+    it (about twice that, measured: 64 pages of 1.5 MB took ~300 MB)."""
+    return len(args[0]) + 3 * len(page.simplified_html)
 
 
 class _SimplifiedTooLarge(ValueError):
     """Raised inside the cache, which must not depend on the caller's label."""
 
 
-@lru_cache(maxsize=PAGE_CACHE_SIZE)
+@byte_bounded_cache(PAGE_CACHE_SIZE, PAGE_CACHE_BYTES, _read_page_bytes)
 def _read_page_cached(html: str, url: str | None, simplified: bool | None, max_bytes: int,
                       limits: PageShapeLimits) -> ReadPage:
     if NODE_ID_ATTRIBUTE in html and looks_like_node_page(html):

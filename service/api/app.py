@@ -5,12 +5,13 @@ from __future__ import annotations
 import threading
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, Request, status
+from fastapi import Depends, FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 
 from agent.brains.names import BrainName
 from agent.llm.offline_litellm import load_litellm
+from service.api.allowed_methods import AllowedMethods
+from service.api.body_limit import BodyLimit
 from service.api.errors import request_validation_response
 from service.api.metrics import ServiceMetrics
 from service.api.rate_limit import build_limiter, enforce_rate_limit
@@ -57,20 +58,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "(Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)."
         ),
         lifespan=lifespan,
-        max_body_size=max_body,  # counted as it arrives: chunked bodies too
     )
     app.state.settings = settings
     app.state.metrics = ServiceMetrics()
     app.state.rate_limiter = build_limiter(settings.rate_limit_per_s, settings.rate_limit_burst)
     configure_logging(settings.log_level)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > max_body:
-            return JSONResponse({"detail": f"request body over {max_body} bytes"},
-                                status_code=status.HTTP_413_CONTENT_TOO_LARGE)
-        return await call_next(request)
+    app.add_middleware(BodyLimit, max_bytes=max_body)  # counted as it arrives: chunked bodies too
+    app.add_middleware(AllowedMethods)  # OPTIONS and 405s name every method of a path
 
     install_request_middleware(app)  # added last, so outermost: it sees the 413s above too
     app.add_exception_handler(RequestValidationError, request_validation_response)

@@ -44,9 +44,10 @@ class Page(BaseModel):
 class ScreenshotIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    base64: str | None = Field(None, max_length=70_000_000, description="The page as a PNG, JPEG or WebP image, base64 "
+    base64: str | None = Field(None, min_length=1, max_length=70_000_000, description="The page as a PNG, JPEG or WebP image, base64 "
                                "(or a data: URL); at most TWINSIM_MAX_SCREENSHOT_BYTES decoded (5 MB) and "
-                               "TWINSIM_MAX_SCREENSHOT_PIXELS pixels. It is decoded to check it.")
+                               "TWINSIM_MAX_SCREENSHOT_PIXELS pixels, read from its header; decoded in "
+                               "full only for a brain that looks at it.")
     url: str | None = Field(None, max_length=2048, description="A screenshot this service took in one of your "
                             "simulations: /simulations/{id}/screenshots/{persona}/step_NNN.png (a path, or on this "
                             "service's address). No other URL is accepted, and nothing is fetched.")
@@ -99,7 +100,10 @@ class MemoryIn(BaseModel):
 
 class SimulationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}]})
+        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}],
+        # twins to run: named personas, or all: true (the service refuses a simulation of nobody)
+        "anyOf": [{"required": ["personas"], "properties": {"personas": {"minItems": 1}}},
+                  {"required": ["all"], "properties": {"all": {"const": True}}}]})
 
     url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
     personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
@@ -155,12 +159,21 @@ class SampleRef(BaseModel):
     step: int | None = Field(None, ge=1, description="1-based step of that run (none: its last decision).")
 
 
+def _given(key: str, kind: str) -> dict:
+    return {"required": [key], "properties": {key: {"type": kind}}}
+
+
 class InterviewRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"question": "Why did you leave on variant B?", "run": "3f2a9c0d1e2b4a5f", "sample": {"variant": "B", "instance": 0}},
-        {"question": "What matters to you when you buy a cable?"}]})
+        {"question": "What matters to you when you buy a cable?"}],
+        # as the validator below checks: sample or decision, never both, and either one only with a run
+        "allOf": [{"not": {"allOf": [_given("sample", "object"), _given("decision", "string")]}},
+                  {"if": _given("sample", "object"), "then": _given("run", "string")},
+                  {"if": _given("decision", "string"), "then": _given("run", "string")}]})
 
-    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS)
+    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS, description="Not blank.",
+                          json_schema_extra={"pattern": r"\S"})  # checked below, with a plainer message
     run: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$",
                             description="An experiment id (POST /experiments) or a simulation id (POST /simulations) "
                             "whose decisions the question is about.")

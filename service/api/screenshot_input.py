@@ -2,8 +2,9 @@
 one of the caller's simulations. Nothing is ever fetched from a URL: an address is only mapped to a file under
 that simulation's output directory, and any other address is refused with the reason.
 
-Both forms end in agent/screenshots.py's checks (decoded by Pillow; PNG, JPEG or WebP; within the byte and
-pixel caps), so a bad image is a 422 that says what is wrong, before any model is called.
+Both forms end in agent/screenshots.py's checks (PNG, JPEG or WebP; within the byte and pixel caps, read from the
+header; decoded in full when the brain will look at it), so a bad image is a 422 that says what is wrong, before
+any model is called.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def simulation_screenshot_file(jobs: SimulationJobs, simulation_id: str, persona
     return path
 
 
-def own_screenshot(url: str, jobs: SimulationJobs, own_netloc: str, limits: ScreenshotLimits) -> Screenshot:
+def own_screenshot(url: str, jobs: SimulationJobs, own_netloc: str, limits: ScreenshotLimits,
+                   decode: bool = True) -> Screenshot:
     """The screenshot a URL names, when it names one of this service's own; else a 422 saying what is accepted."""
     try:
         parsed = urlparse(url.strip())
@@ -71,18 +73,19 @@ def own_screenshot(url: str, jobs: SimulationJobs, own_netloc: str, limits: Scre
     if path.stat().st_size > limits.max_bytes:
         raise unprocessable(f"the file is over the limit of {limits.max_bytes:,} bytes")
     try:
-        return read_screenshot(path.read_bytes(), limits)
+        return read_screenshot(path.read_bytes(), limits, decode=decode)
     except ScreenshotRefused as error:
         raise unprocessable(str(error)) from None
 
 
 def request_screenshot(base64_text: str | None, url: str | None, jobs: SimulationJobs, own_netloc: str,
-                       limits: ScreenshotLimits) -> Screenshot | None:
+                       limits: ScreenshotLimits, decode: bool = True) -> Screenshot | None:
+    """The screenshot checked (agent/screenshots.py); its pixels decoded only with `decode` (a brain will look)."""
     if base64_text is not None:
         try:
-            return decode_base64(base64_text, limits)
+            return decode_base64(base64_text, limits, decode=decode)
         except ScreenshotRefused as error:
             raise unprocessable(str(error)) from None
     if url is not None:
-        return own_screenshot(url, jobs, own_netloc, limits)
+        return own_screenshot(url, jobs, own_netloc, limits, decode)
     return None

@@ -44,8 +44,7 @@ class SimulationJob:
     def view(self, full: bool = True) -> dict:
         traces = self.result.traces if self.result else list(self.traces)
         body = {"id": self.id, "status": self.status, "url": self.config.url, "created_at": self.created_at,
-                "twins": len(self.config.persona_ids), "finished_twins": len(traces), "error": self.error,
-                "out_dir": str(self.out_dir)}
+                "twins": len(self.config.persona_ids), "finished_twins": len(traces), "error": self.error}  # never out_dir: where the server keeps files is its own
         if full:
             body["config"] = self.config.model_dump(mode="json")
             body["funnel"] = (self.result.funnel if self.result else summarise(traces)).model_dump(mode="json")

@@ -13,7 +13,7 @@ from agent.exports.run_export import ExportFormatError, ExportMissing
 from agent.interview import RECALL_K, InterviewAnswer, decision_in_run, interview
 from personas.memory_store import PersonaNotFound
 from personas.memory_types import Memory
-from personas.persona import PersonaId
+from personas.persona import PERSONA_ID_PATTERN, PersonaId
 from personas.sources import PersonaSourceError, persona_from_record
 from service.api.dependencies import ExperimentJobsDep, ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
@@ -34,10 +34,22 @@ _NATIVE_EXAMPLE = {
 }
 
 
+# What every record needs, in the schema as the service checks it: a native persona names its id; an OPeRA user-table
+# row (it has survey or raw_survey) or personas.jsonl record (big_five_levels, agrees_with or disagrees_with) its
+# user_id (personas/sources/__init__.py record_kind).
+PERSONA_RECORD_SHAPES = {"anyOf": [
+    {"required": ["id"], "properties": {"id": {"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1,
+                                               "maxLength": 128}}},
+    {"required": ["user_id"], "properties": {"user_id": {"type": "string", "minLength": 1}},
+     "anyOf": [{"required": [key]} for key in ("survey", "raw_survey", "big_five_levels", "agrees_with", "disagrees_with")]},
+]}
+
+
 @router.post("", response_model=PersonaCreated, status_code=status.HTTP_201_CREATED)
 async def import_persona(
     services: ServicesDep,
-    record: dict = Body(..., openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}}),
+    record: dict = Body(..., openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}},
+                        json_schema_extra=PERSONA_RECORD_SHAPES),
 ) -> PersonaCreated:
     """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
     try:

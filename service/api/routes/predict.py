@@ -41,11 +41,19 @@ async def predict(request: PredictRequest, http: Request, services: ServicesDep,
     settings = services.settings
     brain = request.brain or settings.default_brain
 
+    def looks(name: str) -> bool:
+        """Whether the brain will look at the screenshot: only then are its pixels decoded (the embedded never)."""
+        try:
+            wants = getattr(services.graph.brain(name), "wants_screenshot", None)
+        except ValueError:  # an unknown brain: the graph refuses it with the reason
+            return False
+        return wants is not None and wants(request.model, request.options)
+
     def read() -> tuple[ReadPage | None, Screenshot | None, Persona]:  # one trip to a worker thread for all three
         page = observe(request.page, settings.max_page_bytes, settings.page_limits)
         shot = request.screenshot
         screenshot = None if shot is None else request_screenshot(shot.base64, shot.url, jobs, http.url.netloc,
-                                                                  settings.screenshot_limits)
+                                                                  settings.screenshot_limits, looks(brain))
         try:
             return page, screenshot, services.store.get_persona(request.persona_id)
         except PersonaNotFound:
