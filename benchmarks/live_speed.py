@@ -12,6 +12,10 @@ imported through its own CLI. Every run gets a fresh shop (demo: a new server; o
 
 Run: .venv/bin/python benchmarks/live_speed.py [--twins 16] [--steps 8] [--seed 0] [--oscar] [--baseline PATH]
                                                [--concurrency N (this checkout's, default: its own default)]
+
+With --ray, instead: this checkout's live run on the demo shop in process and on a local Ray cluster started for
+it (a head and a worker node on this machine, benchmarks/_live_ray.py): identical results, the overhead per twin.
+Writes benchmarks/results/live_speed_ray.json.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from _common import REPO, SHARED_OPERA, write_result
 
 BASELINE_COMMIT = "4cfd768"  # main before the live-speed work (issue 28)
 PROFILE = Path(__file__).resolve().parent / "_live_profile.py"
+RAY_COMPARISON = Path(__file__).resolve().parent / "_live_ray.py"
 
 
 def baseline_checkout(given: str | None, scratch: Path) -> Path:
@@ -167,6 +172,23 @@ def profile(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: in
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def ray_comparison(twins: int, steps: int, seed: int) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="live-speed-ray-"))
+    try:
+        data = scratch / "data"
+        ids = prepare_data(REPO, data, twins)
+        with DemoShop() as shop:
+            done = subprocess.run([sys.executable, str(RAY_COMPARISON), str(data), shop.url, ",".join(ids),
+                                   str(steps), str(seed)], cwd=REPO, env=env_for(REPO, data), capture_output=True,
+                                  text=True)
+        if done.returncode:
+            raise SystemExit(f"the Ray comparison failed: {done.stderr[-3000:]}")
+        write_result("live_speed_ray", {"max_steps": steps, "seed": seed, "load_average_at_end": os.getloadavg(),
+                                        **json.loads(done.stdout.strip().splitlines()[-1])})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--twins", type=int, default=16)
@@ -177,7 +199,10 @@ def main() -> None:
                                            f"{BASELINE_COMMIT} made here)")
     parser.add_argument("--concurrency", type=int, help="contexts at once for this checkout (default: its own)")
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--ray", action="store_true", help="only: in process vs a local two-node Ray cluster")
     args = parser.parse_args()
+    if args.ray:
+        return ray_comparison(args.twins, args.steps, args.seed)
     scratch = Path(tempfile.mkdtemp(prefix="live-speed-"))
     baseline = baseline_checkout(args.baseline, scratch)
     checkouts = {"before": baseline, "after": REPO}

@@ -135,10 +135,13 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
                      on_trace: Callable[[TwinTrace], None] | None = None) -> list[TwinTrace]:
     """Every persona's session as a Ray task; traces in the order of `personas` (on_trace too, as they arrive)."""
     ray = executor.connect()
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
     screenshots = config.screenshots and out_dir is not None
     needs = {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
     remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **needs)(browse_on_worker)
-    broker = ray.remote(num_cpus=0)(RecallBroker).remote()
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+    broker = ray.remote(num_cpus=0)(RecallBroker).options(scheduling_strategy=here).remote()  # dies with the run
     brains = ray.put(graph.brains_for(config.brain))
     done = threading.Event()
     answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)

@@ -115,7 +115,7 @@ class SimulationRequest(BaseModel):
     grounding: GroundingStrategy | None = Field(None, description="brain=llm: names, textual_choices, set_of_marks "
                                                 "or both; unset: TWINSIM_LLM_GROUNDING.")
     concurrency: int = Field(default_factory=default_concurrency, ge=1, le=16,
-                             description="Twins browsing at once; unset: two per core (at least 2).")
+                             description="Twins browsing at once; unset: one per core (at least 2).")
     task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
                               "with success criteria, the results say who reached it and at which step.")
     checkout_details: CheckoutDetails | None = Field(

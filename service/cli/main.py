@@ -434,7 +434,7 @@ def simulate(
     vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
-                                              "(default: two per core, at least 2)."),
+                                              "(default: one per core, at least 2)."),
     task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
     task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
                                            "('*' = any run of characters, then the whole address must match)."),
@@ -462,7 +462,7 @@ def simulate(
     except StartPageFailed as error:
         fail(str(error))
     _check_ray_head()
-    services = _services(warm=False)  # the embedder loads while Chromium starts (run_blocking)
+    services = _services(warm=True)
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
                                   brain=brain, model=model, seed=seed, screenshots=screenshots,

@@ -4,7 +4,6 @@ before any browser starts, then run it on its own event loop (off the caller's l
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,13 +77,10 @@ def run_blocking(services: Services, config: SimulationConfig, personas: list[Pe
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
-    warming = threading.Thread(target=services.store.embedder.embed, args=(["warm up"],), daemon=True)
-    warming.start()  # the memory embedder loads (disk, mostly) while Chromium starts and opens the start pages
     try:
         result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor))
     except RayUnavailable as error:
         raise SimulationRequestError(str(error)) from None
-    warming.join()
     reason = start_failure(result.traces)
     if reason is not None:
         raise StartPageFailed(reason)
