@@ -224,11 +224,11 @@ def main() -> None:
                                                    args.seed, args.concurrency if label == "after" else 2)
                                     for label in checkouts}
             results[shop_kind.name] = entry
-        write_result("live_speed", {
-            "twins": args.twins, "max_steps": args.steps, "seed": args.seed, "baseline": BASELINE_COMMIT
-            if not args.baseline else args.baseline, "load_average_at_end": os.getloadavg(), "shops": results,
-            "command": "twinsim simulate --url SHOP --personas <first N OPeRA personas> --max-steps S --seed 0 "
-                       "--out DIR (default outputs: report.json, report.html, traces/, decision export)"})
+            write_result("live_speed", {  # after each shop: a run stopped later keeps what it measured
+                "twins": args.twins, "max_steps": args.steps, "seed": args.seed, "baseline": BASELINE_COMMIT
+                if not args.baseline else args.baseline, "load_average_at_end": os.getloadavg(), "shops": results,
+                "command": "twinsim simulate --url SHOP --personas <first N OPeRA personas> --max-steps S --seed 0 "
+                           "--out DIR (default outputs: report.json, report.html, traces/, decision export)"})
     finally:
         if not args.baseline:
             remove_worktree(baseline)
