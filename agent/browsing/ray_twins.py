@@ -130,6 +130,14 @@ def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationC
     return trace, pictures
 
 
+def _head_node(ray) -> str:
+    """The head node's id (the driver may be attached to any node of its machine, a worker's too)."""
+    for node in ray.nodes():
+        if node.get("Alive") and "node:__internal_head__" in node.get("Resources", {}):
+            return node["NodeID"]
+    return ray.get_runtime_context().get_node_id()
+
+
 def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: list[Persona], graph: TwinGraph,
                      out_dir: Path | None = None,
                      on_trace: Callable[[TwinTrace], None] | None = None) -> list[TwinTrace]:
@@ -140,8 +148,8 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
     screenshots = config.screenshots and out_dir is not None
     needs = {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
     remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **needs)(browse_on_worker)
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-    broker = ray.remote(num_cpus=0)(RecallBroker).options(scheduling_strategy=here).remote()  # dies with the run
+    broker = ray.remote(num_cpus=0)(RecallBroker).options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+        _head_node(ray), soft=True)).remote()  # on the head: a worker node that dies must not take it along
     brains = ray.put(graph.brains_for(config.brain))
     done = threading.Event()
     answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)
