@@ -148,8 +148,9 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
     screenshots = config.screenshots and out_dir is not None
     needs = {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
     remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **needs)(browse_on_worker)
-    broker = ray.remote(num_cpus=0)(RecallBroker).options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-        _head_node(ray), soft=True)).remote()  # on the head: a worker node that dies must not take it along
+    broker = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RecallBroker).options(
+        scheduling_strategy=NodeAffinitySchedulingStrategy(_head_node(ray), soft=True),
+    ).remote()  # on the head; restarted elsewhere if its node dies, and the recalls asked of it asked again
     brains = ray.put(graph.brains_for(config.brain))
     done = threading.Event()
     answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)
