@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
     allowed_hosts: str = Field(LOOPBACK, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks, comma-separated; loopback by default.")
-    executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins: in this process, or as Ray tasks.")
+    executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins and live simulations run their twins' sessions: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
 
     @field_validator("api_key")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -12,6 +13,13 @@ from agent.browsing.checkout_details import CheckoutDetails
 from agent.tasks import Task
 
 MAX_STEPS_LIMIT = 100
+
+
+def default_concurrency() -> int:
+    """Twins browsing at once unless asked: one per core, at least two. A step mostly waits on the site and the
+    browser, so two contexts keep one core busy; more than one per core made actions miss their deadline on a
+    busy 2-core machine (benchmarks/live_speed.py), which changes traces."""
+    return max(2, min(16, os.cpu_count() or 1))
 
 
 class SimulationConfig(BaseModel):
@@ -30,7 +38,8 @@ class SimulationConfig(BaseModel):
     grounding: GroundingStrategy | None = Field(None, description="LLM brain: how it names elements: names, "
                                                 "textual_choices, set_of_marks (numbered boxes on the screenshot) or "
                                                 "both; unset: TWINSIM_LLM_GROUNDING.")
-    concurrency: int = Field(2, ge=1, le=16, description="Twins browsing at once (one browser context each).")
+    concurrency: int = Field(default_factory=default_concurrency, ge=1, le=16, description="Twins browsing at once "
+                             "(one browser context each); unset: one per core (at least 2, at most 16).")
     navigation_timeout_ms: int = Field(15_000, ge=500, le=120_000)
     action_timeout_ms: int = Field(5_000, ge=200, le=60_000)
     idle_timeout_ms: int = Field(3_000, ge=0, le=30_000)

@@ -1,4 +1,5 @@
-"""A live simulation: several twins browse the same site, each in its own browser context, a few at a
+"""A live simulation: several twins browse the same site, each in a browser tab of its own (a context handed on
+from twin to twin, wiped between them, unless pictures are taken: agent/browsing/context_pool.py), a few at a
 time; their traces and the funnel are the result (and, with an output directory, files on disk).
 """
 
@@ -17,7 +18,8 @@ from agent.browsing.chromium import launch
 from agent.browsing.config import SimulationConfig
 from agent.browsing.funnel import Funnel, summarise
 from agent.browsing.trace import TwinTrace
-from agent.browsing.twin_session import run_twin
+from agent.browsing.context_pool import TwinTabs
+from agent.browsing.twin_session import run_twin, takes_pictures
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
@@ -42,33 +44,47 @@ class SimulationResult(BaseModel):
 
 
 async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
-    """Run every persona's twin on config.url; traces come back in the order of `personas`."""
+                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None) -> SimulationResult:
+    """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: a
+    RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     started, clock = datetime.now(timezone.utc), time.perf_counter()
-    gate = asyncio.Semaphore(config.concurrency)
-    async with async_playwright() as playwright:
-        browser = await launch(playwright)
-        try:
-            async def one(persona: Persona) -> TwinTrace:
-                async with gate:
-                    trace = await run_twin(browser, graph, persona, config, out_dir)
-                if on_trace is not None:
-                    on_trace(trace)
-                return trace
+    if executor is not None:
+        from agent.browsing.ray_twins import run_twins_on_ray
 
-            traces = list(await asyncio.gather(*(one(p) for p in personas)))
-        finally:
-            await browser.close()
+        traces = await asyncio.to_thread(run_twins_on_ray, executor, config, personas, graph, out_dir, on_trace)
+    else:
+        traces = await _run_here(config, personas, graph, out_dir, on_trace)
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
                             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                             seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
                             task=simulation_task_success(config, traces),
                             personas={p.id: persona_card(p) for p in personas},
                             test_details=checkout_test_details(config, traces))
+
+
+async def _run_here(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+                    on_trace: Callable[[TwinTrace], None] | None) -> list[TwinTrace]:
+    gate = asyncio.Semaphore(config.concurrency)
+    async with async_playwright() as playwright:
+        pictures = takes_pictures(graph, config, out_dir)
+        browser = await launch(playwright, pictures=pictures)
+        tabs = TwinTabs(browser, reuse=not pictures)
+        try:
+            async def one(persona: Persona) -> TwinTrace:
+                async with gate:
+                    trace = await run_twin(tabs, graph, persona, config, out_dir)
+                if on_trace is not None:
+                    on_trace(trace)
+                return trace
+
+            return list(await asyncio.gather(*(one(p) for p in personas)))
+        finally:
+            await tabs.close()
+            await browser.close()
 
 
 def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:

@@ -20,18 +20,19 @@ MARK = "data-twinsim-node"
 
 _READ_RENDERED_DOM = """
 ([mark, prefix]) => {
-  let count = 0;
-  for (const el of document.documentElement.querySelectorAll('*')) el.setAttribute(mark, prefix + (count++));
   const skip = new Set(['OPTION', 'OPTGROUP', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'BR', 'WBR']);
-  const hidden = [];
+  const unseen = [];  // visibility first, on the page's clean styles: marking first would make them all dirty
   if (document.body && typeof document.body.checkVisibility === 'function') {
     for (const el of document.body.querySelectorAll('*')) {
       if (skip.has(el.tagName) || (el.parentElement && el.parentElement.closest('select, svg'))) continue;
       if (!el.checkVisibility({visibilityProperty: true}) && getComputedStyle(el).display !== 'contents') {
-        hidden.push(el.getAttribute(mark));
+        unseen.push(el);
       }
     }
   }
+  let count = 0;
+  for (const el of document.documentElement.querySelectorAll('*')) el.setAttribute(mark, prefix + (count++));
+  const hidden = unseen.map((el) => el.getAttribute(mark));
   const copy = document.documentElement.cloneNode(true);
   const byMark = new Map();
   for (const el of copy.querySelectorAll('[' + mark + ']')) byMark.set(el.getAttribute(mark), el);

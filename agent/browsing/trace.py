@@ -104,3 +104,5 @@ class TwinTrace(BaseModel):
     stages: list[str] = Field(default_factory=list, description="Funnel stages reached, in funnel order.")
     reason: str = Field("", description="Why the run ended, in the twin's words or the failure's.")
     task: TaskProgress | None = Field(None, description="Only when the twin was given a task.")
+    node: str | None = Field(None, description="The Ray node that ran this twin's session (TWINSIM_EXECUTOR=ray, "
+                             "agent/browsing/ray_twins.py); None in process.")

@@ -20,6 +20,7 @@ from agent.browsing.actuator import perform
 from agent.browsing.checkout_form import fill_checkout_form
 from agent.browsing.chromium import VIEWPORT
 from agent.browsing.config import SimulationConfig
+from agent.browsing.context_pool import TwinTabs
 from agent.browsing.element_boxes import with_element_boxes
 from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
@@ -51,14 +52,26 @@ def timeouts_of(config: SimulationConfig) -> Timeouts:
     return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
 
 
-async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None) -> TwinTrace:
-    """Browse as `persona` in a fresh browser context (own cookies, own cart) and return the trace."""
+def takes_pictures(graph, config: SimulationConfig, out_dir: Path | None) -> bool:
+    """Whether a screenshot is taken at any step: for the report (--screenshots with an output directory) or for
+    the brain. Such runs give every twin a fresh context (agent/browsing/context_pool.py says why)."""
+    return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
+
+
+async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None) -> TwinTrace:
+    """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
+    (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone."""
+    if not isinstance(tabs, TwinTabs):
+        tabs = TwinTabs(tabs, reuse=False)
+    async with tabs.tab() as page:
+        return await _browse(page, graph, persona, config, out_dir)
+
+
+async def _browse(page, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
     timeouts = timeouts_of(config)
-    context = await browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
-    page = await context.new_page()
     watch = NavigationWatch(page)
     reader = SnapshotTaker()
     history: list[Step] = []
@@ -97,7 +110,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
                                                        config.checkout_details.values_for(persona))
             watch.reset()
             await perform(page, snapshot, step.action, reader, timeouts)
-            await settle(page, timeouts)
+            await settle(page, timeouts, watch)
             step.result_url = page.url
             watch.raise_if_dead()
             history.append(Step(action=step.action, rationale=step.rationale, click_type=step.click_type, url=step.url))
@@ -118,7 +131,7 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
     except PlaywrightError as error:
         _fail(trace, "browser_error", str(error).splitlines()[0], step_number, page)
     finally:
-        await context.close()
+        watch.detach()
     trace.stages = stages_reached(page_types, trace.outcome == "purchased", ordered)
     trace.reason = _reason(trace)
     return trace

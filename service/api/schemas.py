@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.brains.names import BrainName, KnownBrain
 from agent.browsing.checkout_details import CheckoutDetails
-from agent.browsing.config import MAX_STEPS_LIMIT
+from agent.browsing.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS
@@ -118,7 +118,8 @@ class SimulationRequest(BaseModel):
                                         "TWINSIM_LLM_VISION.")
     grounding: GroundingStrategy | None = Field(None, description="brain=llm: names, textual_choices, set_of_marks "
                                                 "or both; unset: TWINSIM_LLM_GROUNDING.")
-    concurrency: int = Field(2, ge=1, le=16)
+    concurrency: int = Field(default_factory=default_concurrency, ge=1, le=16,
+                             description="Twins browsing at once; unset: one per core (at least 2).")
     task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
                               "with success criteria, the results say who reached it and at which step.")
     checkout_details: CheckoutDetails | None = Field(

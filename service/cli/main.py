@@ -403,6 +403,18 @@ def _evaluate_mind2web(path: Optional[Path], split: Optional[Mind2WebSplit], *, 
         console.print(f"{name}: {metrics['n_tasks']} tasks, {metrics['n_steps']} steps  {figures}")
 
 
+def _check_ray_head() -> None:
+    """With TWINSIM_EXECUTOR=ray, a head that does not answer is a message in seconds, before the store opens."""
+    settings = Settings()
+    if settings.executor == "ray" and settings.ray_address:
+        from agent.ray_executor import RayUnavailable, check_reachable
+
+        try:
+            check_reachable(settings.ray_address)
+        except RayUnavailable as error:
+            fail(str(error))
+
+
 def _validation_message(error: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors(include_url=False))
 
@@ -428,7 +440,8 @@ def simulate(
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
     vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Twins browsing at once."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
+                                              "(default: one per core, at least 2)."),
     task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
     task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
                                            "('*' = any run of characters, then the whole address must match)."),
@@ -461,11 +474,12 @@ def simulate(
         fail(_validation_message(error))
     except StartPageFailed as error:
         fail(str(error))
+    _check_ray_head()
     services = _services(warm=True)
     try:
         config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
-                                  brain=brain, model=model, seed=seed, screenshots=screenshots, concurrency=concurrency,
-                                  task=given_task, vision=vision, grounding=grounding,
+                                  brain=brain, model=model, seed=seed, screenshots=screenshots,
+                                  **({"concurrency": concurrency} if concurrency else {}), task=given_task, vision=vision, grounding=grounding,
                                   **({} if fill_checkout else {"checkout_details": None}))
         loaded = check_and_load(services, config)
     except ValidationError as error:
@@ -479,6 +493,8 @@ def simulate(
                                                                f"steps, reached {' > '.join(t.stages) or 'no stage'}"))
     except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
         fail(f"{error}; no report written")
+    except SimulationRequestError as error:  # TWINSIM_EXECUTOR=ray and the cluster cannot be reached
+        fail(str(error))
     for row in result.funnel.reached:
         console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
     if result.task is not None and result.task["judged"]:

@@ -13,6 +13,7 @@ from agent.allowed_hosts import HostAllowList
 from agent.browsing.output import write_outputs
 from agent.browsing.start_page import StartPageUnreachable, check_start_url, start_failure
 from agent.browsing.trace import TwinTrace
+from agent.ray_executor import RayExecutor, RayUnavailable
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
 from service.container import Services
@@ -61,12 +62,25 @@ def check_and_load(services: Services, config: SimulationConfig) -> list[Persona
     return personas
 
 
+def simulation_executor(services: Services):
+    """Where the twins' sessions run (TWINSIM_EXECUTOR, as for experiments): None here, or a RayExecutor on
+    TWINSIM_RAY_ADDRESS (each session a Ray task on a worker with its own Chromium: agent/browsing/ray_twins.py).
+    An address that does not answer fails within seconds, when the run starts."""
+    if services.settings.executor != "ray":
+        return None
+    return RayExecutor(services.settings.ray_address)
+
+
 def run_blocking(services: Services, config: SimulationConfig, personas: list[Persona], out_dir: Path | None,
                  on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
     """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
-    result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace))
+    executor = simulation_executor(services)
+    try:
+        result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor))
+    except RayUnavailable as error:
+        raise SimulationRequestError(str(error)) from None
     reason = start_failure(result.traces)
     if reason is not None:
         raise StartPageFailed(reason)

@@ -1,0 +1,88 @@
+"""Where a twin's browser tab comes from: a fresh context per twin, or a context (and its tab) handed on from the
+twin before, wiped between them.
+
+Why reuse: opening a context and its first tab starts a renderer process and costs more than a step of a
+server-rendered shop; a kept tab on the same site keeps its renderer and the HTTP cache (stylesheets, scripts,
+images: only speed, not what a page says). What a twin leaves behind that could change what the next one sees is
+wiped: cookies (a cart, a session), every origin's storage the tab saw (local and session storage, IndexedDB,
+cache storage, service workers), and the page itself (about:blank). Visited-link colours survive a wipe, and a
+picture would show them: when a report or the brain takes screenshots, every twin gets a fresh context instead.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+
+from agent.browsing.chromium import VIEWPORT
+
+CONTEXT_OPTIONS = {"viewport": VIEWPORT, "locale": "en-US", "timezone_id": "UTC"}
+_CLEAR_TAB_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }"
+
+
+class _Tab:
+    def __init__(self, context, page, cdp) -> None:
+        self.context, self.page, self.cdp = context, page, cdp
+        self.origins: set[str] = set()
+        page.on("response", self._seen)
+
+    def _seen(self, response) -> None:
+        parts = urlsplit(response.url)
+        if parts.scheme in ("http", "https"):
+            self.origins.add(f"{parts.scheme}://{parts.netloc}")
+
+
+async def _open_tab(browser, reuse: bool) -> _Tab:
+    context = await browser.new_context(**CONTEXT_OPTIONS)
+    page = await context.new_page()
+    return _Tab(context, page, await context.new_cdp_session(page) if reuse else None)
+
+
+class TwinTabs:
+    """Tabs for twins: `async with tabs.tab() as page` gives a twin a page of its own for its whole session.
+    `reuse`: hand a wiped tab on to the next twin (at most as many kept as twins ran at once)."""
+
+    def __init__(self, browser, *, reuse: bool) -> None:
+        self.browser = browser
+        self.reuse = reuse
+        self._kept: list[_Tab] = []
+
+    @asynccontextmanager
+    async def tab(self):
+        tab = self._kept.pop() if self._kept else await _open_tab(self.browser, self.reuse)
+        clean = False
+        try:
+            yield tab.page
+            clean = self.reuse and await _wipe(tab)
+        finally:
+            if clean:
+                self._kept.append(tab)
+            else:
+                await _close(tab)
+
+    async def close(self) -> None:
+        while self._kept:
+            await _close(self._kept.pop())
+
+
+async def _wipe(tab: _Tab) -> bool:
+    """Leave nothing of this twin for the next; False (close the tab instead) when any part fails."""
+    try:
+        await tab.page.evaluate(_CLEAR_TAB_STORAGE)
+        await tab.page.goto("about:blank")
+        await tab.context.clear_cookies()
+        for origin in sorted(tab.origins):
+            await tab.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        tab.origins.clear()
+        return not tab.page.is_closed()
+    except PlaywrightError:
+        return False
+
+
+async def _close(tab: _Tab) -> None:
+    try:
+        await tab.context.close()
+    except PlaywrightError:  # the browser is already gone
+        pass

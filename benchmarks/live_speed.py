@@ -1,0 +1,239 @@
+"""Live simulation speed, end to end: `twinsim simulate` with its default outputs (start to report) on the demo shop
+and, with --oscar, on the real django-oscar shop (tests/support/oscar_shop), run from the commit before the speed
+work (a git worktree of BASELINE_COMMIT made here, or --baseline PATH) and from this checkout, in the same run, one
+after the other on the same machine. Writes benchmarks/results/live_speed.json.
+
+For each shop and checkout: seconds from the command's start to its exit, steps taken (report.json), steps per
+second; the traces, funnel and orders compared across the two (same seeds, same shop settings: they must be
+identical); then, in process (benchmarks/_live_profile.py), where a step's time goes (navigation, settle wait, page
+read, decision, screenshots) and the memory of a browser context. Each checkout runs with the Python of this
+checkout's .venv (the dependencies are the same) and its own data directory, with the first --twins OPeRA personas
+imported through its own CLI. Every run gets a fresh shop (demo: a new server; oscar: a new instance).
+
+Run: .venv/bin/python benchmarks/live_speed.py [--twins 16] [--steps 8] [--seed 0] [--oscar] [--baseline PATH]
+                                               [--concurrency N (this checkout's, default: its own default)]
+
+With --ray, instead: this checkout's live run on the demo shop in process and on a local Ray cluster started for
+it (a head and a worker node on this machine, benchmarks/_live_ray.py): identical results, the overhead per twin.
+Writes benchmarks/results/live_speed_ray.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO, SHARED_OPERA, write_result
+
+BASELINE_COMMIT = "4cfd768"  # main before the live-speed work (issue 28)
+PROFILE = Path(__file__).resolve().parent / "_live_profile.py"
+RAY_COMPARISON = Path(__file__).resolve().parent / "_live_ray.py"
+
+
+def baseline_checkout(given: str | None, scratch: Path) -> Path:
+    if given:
+        return Path(given).resolve()
+    where = scratch / "baseline"
+    subprocess.run(["git", "worktree", "add", "--detach", str(where), BASELINE_COMMIT], cwd=REPO, check=True,
+                   capture_output=True)
+    return where
+
+
+def remove_worktree(where: Path) -> None:
+    subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, capture_output=True)
+
+
+def env_for(checkout: Path, data_dir: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(checkout), "TWINSIM_DATA_DIR": str(data_dir), "NO_COLOR": "1"}
+
+
+def cli(checkout: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=checkout,
+                          env=env_for(checkout, data_dir), capture_output=True, text=True)
+
+
+def prepare_data(checkout: Path, data_dir: Path, twins: int) -> list[str]:
+    rows = (SHARED_OPERA / "personas.jsonl").read_text().splitlines()[:twins]
+    source = data_dir.parent / f"{data_dir.name}-personas.jsonl"
+    source.write_text("\n".join(rows) + "\n")
+    done = cli(checkout, data_dir, "personas", "import", str(source))
+    if done.returncode:
+        raise SystemExit(f"persona import failed in {checkout}: {done.stderr[-2000:]}")
+    return [json.loads(row)["user_id"] for row in rows]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DemoShop:
+    """A fresh `twinsim shop` (this checkout's) for one run."""
+
+    name = "demo"
+
+    def __enter__(self):
+        self.port = free_port()
+        self.process = subprocess.Popen([sys.executable, "-m", "service.cli.main", "shop", "--port", str(self.port)],
+                                        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        self.url = f"http://127.0.0.1:{self.port}/"
+        return self
+
+    def orders(self) -> list:
+        return []  # the demo shop takes no orders: the funnel's order stage is its confirmation page
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class OscarShop:
+    """A fresh django-oscar instance for one run; its database says which orders were placed."""
+
+    name = "oscar"
+
+    def __enter__(self):
+        from tests.support.oscar_shop import start
+
+        self.instance = start("bench-live-speed", "control", log=lambda *_: None)
+        self.url = self.instance.url
+        return self
+
+    def orders(self) -> list:
+        from tests.support.oscar_shop.records import orders
+
+        return sorted([o.guest_email, o.total, sorted(o.products), o.city] for o in orders(self.instance))
+
+    def __exit__(self, *exc):
+        from tests.support.oscar_shop import stop
+
+        stop(self.instance.name)
+
+
+def signature(report: dict) -> dict:
+    """What must be identical for the same seeds: each twin's steps, outcome and stages, and the funnel."""
+    return {
+        "traces": [{"persona": t["persona_id"], "outcome": t["outcome"], "stages": t["stages"],
+                    "failure": t["failure"], "final_url": t["final_url"],
+                    "steps": [[s["url"], s["page_type"], s["action"], s["click_type"], s["rationale"], s["result_url"],
+                               s["seed"], s["page_sha256"], s["candidates"], s["filled"]] for s in t["steps"]]}
+                   for t in report["traces"]],
+        "funnel": report["funnel"],
+    }
+
+
+def end_to_end(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int,
+               extra: list[str]) -> dict:
+    out = data_dir.parent / f"out-{shop_kind.name}-{checkout.name}"
+    shutil.rmtree(out, ignore_errors=True)
+    with shop_kind() as shop:
+        started = time.perf_counter()
+        done = cli(checkout, data_dir, "simulate", "--url", shop.url, "--personas", ",".join(ids), "--max-steps",
+                   str(steps), "--seed", str(seed), "--out", str(out), *extra)
+        seconds = time.perf_counter() - started
+        orders = shop.orders()
+    if done.returncode:
+        raise SystemExit(f"simulate failed in {checkout}: {done.stderr[-3000:]}")
+    report = json.loads((out / "report.json").read_text())
+    taken = sum(len(t["steps"]) for t in report["traces"])
+    return {"seconds": round(seconds, 2), "steps": taken, "steps_per_second": round(taken / seconds, 3),
+            "concurrency": report["config"]["concurrency"], "outcomes": report["funnel"]["outcomes"],
+            "failures": report["funnel"]["failures"], "orders": len(orders),
+            "_signature": signature(report), "_orders": orders}
+
+
+def profile(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int,
+            concurrency: int | None) -> dict:
+    with shop_kind() as shop:
+        code = ("import sys, runpy; sys.argv = sys.argv[1:]; sys.path.insert(0, {!r}); "
+                "runpy.run_path(sys.argv[0], run_name='__main__')").format(str(checkout))
+        done = subprocess.run([sys.executable, "-c", code, str(PROFILE), str(data_dir), shop.url, ",".join(ids),
+                               str(steps), str(seed), str(concurrency or 0)], cwd=checkout,
+                              env=env_for(checkout, data_dir), capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"profile failed in {checkout}: {done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ray_comparison(twins: int, steps: int, seed: int) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="live-speed-ray-"))
+    try:
+        data = scratch / "data"
+        ids = prepare_data(REPO, data, twins)
+        with DemoShop() as shop:
+            done = subprocess.run([sys.executable, str(RAY_COMPARISON), str(data), shop.url, ",".join(ids),
+                                   str(steps), str(seed)], cwd=REPO, env=env_for(REPO, data), capture_output=True,
+                                  text=True)
+        if done.returncode:
+            raise SystemExit(f"the Ray comparison failed: {done.stderr[-3000:]}")
+        write_result("live_speed_ray", {"max_steps": steps, "seed": seed, "load_average_at_end": os.getloadavg(),
+                                        **json.loads(done.stdout.strip().splitlines()[-1])})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--twins", type=int, default=16)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--oscar", action="store_true", help="also on the real django-oscar shop")
+    parser.add_argument("--baseline", help="a checkout of the commit before (default: a git worktree of "
+                                           f"{BASELINE_COMMIT} made here)")
+    parser.add_argument("--concurrency", type=int, help="contexts at once for this checkout (default: its own)")
+    parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--ray", action="store_true", help="only: in process vs a local two-node Ray cluster")
+    args = parser.parse_args()
+    if args.ray:
+        return ray_comparison(args.twins, args.steps, args.seed)
+    scratch = Path(tempfile.mkdtemp(prefix="live-speed-"))
+    baseline = baseline_checkout(args.baseline, scratch)
+    checkouts = {"before": baseline, "after": REPO}
+    extra = {"before": [], "after": ["--concurrency", str(args.concurrency)] if args.concurrency else []}
+    try:
+        data = {label: scratch / f"data-{label}" for label in checkouts}
+        ids = {label: prepare_data(checkouts[label], data[label], args.twins) for label in checkouts}
+        shops = [DemoShop] + ([OscarShop] if args.oscar else [])
+        results = {}
+        for shop_kind in shops:
+            runs = {label: end_to_end(checkouts[label], data[label], shop_kind, ids[label], args.steps, args.seed,
+                                      extra[label]) for label in checkouts}
+            same = {"traces_and_funnel": runs["before"].pop("_signature") == runs["after"].pop("_signature"),
+                    "orders": runs["before"].pop("_orders") == runs["after"].pop("_orders")}
+            entry = {"end_to_end": runs, "identical": same,
+                     "speedup": round(runs["after"]["steps_per_second"] / runs["before"]["steps_per_second"], 2)}
+            if not args.no_profile:
+                entry["profile"] = {label: profile(checkouts[label], data[label], shop_kind, ids[label], args.steps,
+                                                   args.seed, args.concurrency if label == "after" else 2)
+                                    for label in checkouts}
+            results[shop_kind.name] = entry
+            write_result("live_speed", {  # after each shop: a run stopped later keeps what it measured
+                "twins": args.twins, "max_steps": args.steps, "seed": args.seed, "baseline": BASELINE_COMMIT
+                if not args.baseline else args.baseline, "load_average_at_end": os.getloadavg(), "shops": results,
+                "command": "twinsim simulate --url SHOP --personas <first N OPeRA personas> --max-steps S --seed 0 "
+                           "--out DIR (default outputs: report.json, report.html, traces/, decision export)"})
+    finally:
+        if not args.baseline:
+            remove_worktree(baseline)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

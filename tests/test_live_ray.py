@@ -1,0 +1,129 @@
+"""Live simulations on Ray (TWINSIM_EXECUTOR=ray): a real two-node cluster on this machine (ray.cluster_utils:
+a head and a worker node, each its own raylet and worker processes) runs each twin's session as a task with its own
+Chromium, recalling through the driver's store. The traces, funnel and orders equal the in-process run's; twins ran
+on the worker node; a worker node killed mid-run loses no twin and doubles none; an address that does not answer
+is a clear message and exit 2."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.browsing import SimulationConfig, run_simulation
+from agent.ray_executor import RayExecutor
+from tests.support.sample_twins import services_with_opera_personas
+
+pytestmark = pytest.mark.integration
+ray = pytest.importorskip("ray")
+REPO = Path(__file__).resolve().parents[1]
+TWINS, STEPS = 6, 5
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head (one browser slot) and a worker node (two), shared by the module; one Ray start for every test."""
+    from ray.cluster_utils import Cluster
+
+    for attempt in range(5):  # Ray gives a raylet 30 s to register; on a machine busy with other work it may not
+        try:
+            cluster = Cluster(initialize_head=True, head_node_args={
+                "num_cpus": 1, "resources": {"chromium": 1}, "include_dashboard": False,
+                "object_store_memory": 100 * 2**20})
+            break
+        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
+            if attempt == 4:
+                raise
+    worker = cluster.add_node(num_cpus=2, resources={"chromium": 2}, object_store_memory=100 * 2**20)
+    ray.init(address=cluster.address, log_to_driver=False)
+    cluster.wait_for_nodes()
+    yield cluster, worker
+    ray.shutdown()
+    cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory, opera_dir):
+    return services_with_opera_personas(tmp_path_factory.mktemp("ray-live"), opera_dir, TWINS)
+
+
+def simulate(twins, url: str, executor=None, on_trace=None):
+    services, personas = twins
+    config = SimulationConfig(url=url, persona_ids=[p.id for p in personas], max_steps=STEPS, seed=3, concurrency=2)
+    return asyncio.run(run_simulation(config, personas, services.graph, on_trace=on_trace, executor=executor))
+
+
+def signature(result) -> list:
+    return [(t.persona_id, t.outcome, t.stages, t.final_url,
+             [(s.url, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed, s.page_sha256,
+               [m.id for m in s.memories]) for s in t.steps]) for t in result.traces]
+
+
+@pytest.fixture(scope="module")
+def here(twins, shop_url):
+    result = simulate(twins, shop_url + "/")
+    assert all(t.node is None for t in result.traces)
+    assert sum(len(t.steps) for t in result.traces) > TWINS  # the twins browsed, not just opened the page
+    return result
+
+
+def test_a_live_simulation_on_a_two_node_cluster_equals_the_in_process_run(cluster, twins, shop_url, here):
+    head_cluster, worker = cluster
+    arrived = []
+    there = simulate(twins, shop_url + "/", RayExecutor(head_cluster.address), on_trace=arrived.append)
+
+    assert signature(there) == signature(here)
+    assert there.funnel.model_dump() == here.funnel.model_dump()
+    assert any(m for t in there.traces for s in t.steps for m in s.memories)  # recalls crossed to the driver
+    assert [t.persona_id for t in arrived] == [t.persona_id for t in here.traces]  # streamed back in order
+    nodes = {t.node for t in there.traces}
+    assert worker.node_id in nodes, nodes  # twins ran on the worker node
+
+
+def test_a_worker_node_killed_mid_run_loses_no_twin_and_doubles_none(cluster, twins, shop_url, here):
+    head_cluster, worker = cluster
+    outcome: dict = {}
+
+    def run() -> None:
+        outcome["result"] = simulate(twins, shop_url + "/", RayExecutor(head_cluster.address))
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _running_on(worker.node_id):
+        time.sleep(0.2)
+    assert _running_on(worker.node_id), "no twin session started on the worker node"
+    head_cluster.remove_node(worker)  # its raylet and worker processes, Chromium with them, gone mid-session
+    runner.join(timeout=600)
+    assert not runner.is_alive()
+
+    there = outcome["result"]
+    assert [t.persona_id for t in there.traces] == [t.persona_id for t in here.traces]  # none lost, none doubled
+    assert signature(there) == signature(here)  # the killed sessions ran again from their start
+    assert all(t.node != worker.node_id for t in there.traces)
+
+
+def _running_on(node_id: str) -> bool:
+    """A twin's session holds one of the node's browser slots while it runs."""
+    from ray._private.state import available_resources_per_node
+
+    free = available_resources_per_node().get(node_id)  # a resource all in use is left out of the node's dict
+    return free is not None and free.get("chromium", 0) < 2
+
+
+def test_an_unreachable_ray_address_fails_in_seconds_with_a_clear_message(tmp_path, shop_url):
+    env = {**os.environ, "TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_EXECUTOR": "ray",
+           "TWINSIM_RAY_ADDRESS": "127.0.0.1:9", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "simulate", "--url", shop_url + "/",
+                           "--personas", "sam-chen", "--max-steps", "2", "--out", str(tmp_path / "out")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Ray head at 127.0.0.1:9" in done.stderr and "does not answer" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()

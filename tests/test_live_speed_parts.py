@@ -1,0 +1,143 @@
+"""What makes a live step cheaper must not change what a twin sees (issue 28), checked in real Chromium on a small
+site served on loopback: a tab handed on to the next twin carries nothing of the twin before (cookies, local and
+session storage); the settle wait by request events waits for a fetch the page starts after load, and returns on
+a page that never stops polling; web fonts are refused only when no picture is taken; and the funnel's Wilson
+interval, now written out, equals statsmodels'."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, Response
+
+from agent.browsing.chromium import launch
+from agent.browsing.context_pool import TwinTabs
+from agent.browsing.funnel import wilson_interval
+from agent.browsing.navigation import NavigationWatch, Timeouts, open_page
+from tests.support.live_server import serve
+
+pytestmark = pytest.mark.integration
+
+MEMORY_PAGE = """<!doctype html><html><head><title>Memory</title></head><body><p id="seen"></p><script>
+  const seen = [document.cookie.includes('visited=1') ? 'cookie' : '', localStorage.getItem('visited') ? 'local' : '',
+                sessionStorage.getItem('visited') ? 'session' : ''].filter(Boolean);
+  document.getElementById('seen').textContent = seen.length ? 'seen: ' + seen.join(',') : 'first visit';
+  document.cookie = 'visited=1; path=/'; localStorage.setItem('visited', '1'); sessionStorage.setItem('visited', '1');
+</script></body></html>"""
+
+LATE_FETCH = """<!doctype html><html><head><title>Late</title></head><body><p id="late">loading</p><script>
+  window.addEventListener('load', () => fetch('/slow').then(r => r.text()).then(t => {
+    document.getElementById('late').textContent = t; }));
+</script></body></html>"""
+
+POLLING = """<!doctype html><html><head><title>Ticker</title></head><body><p>prices</p><script>
+  setInterval(() => fetch('/slow'), 100);
+</script></body></html>"""
+
+FONT_PAGE = """<!doctype html><html><head><title>Fonts</title><style>
+  @font-face { font-family: Shop; src: url('/shop.woff2') format('woff2'); }
+  body { font-family: Shop, sans-serif; }
+</style></head><body><p>Shop text</p></body></html>"""
+
+
+def make_site(asked: list[str]) -> FastAPI:
+    app = FastAPI()
+
+    @app.middleware("http")
+    async def note(request: Request, call_next):
+        asked.append(request.url.path)
+        return await call_next(request)
+
+    for path, body in (("/memory", MEMORY_PAGE), ("/late", LATE_FETCH), ("/polling", POLLING), ("/fonts", FONT_PAGE)):
+        app.add_api_route(path, lambda body=body: HTMLResponse(body), methods=["GET"])
+
+    @app.get("/slow")
+    async def slow() -> Response:
+        await asyncio.sleep(0.4)
+        return Response("arrived", media_type="text/plain")
+
+    @app.get("/shop.woff2")
+    async def font() -> Response:
+        return Response(b"not a real font", media_type="font/woff2")
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def site():
+    asked: list[str] = []
+    with serve(make_site(asked)) as url:
+        yield url, asked
+
+
+async def _with_browser(work, pictures: bool = False):
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await launch(playwright, pictures=pictures)
+        try:
+            return await work(browser)
+        finally:
+            await browser.close()
+
+
+def test_a_tab_handed_on_carries_nothing_of_the_twin_before(site):
+    url, _ = site
+
+    async def work(browser):
+        tabs = TwinTabs(browser, reuse=True)
+        seen, pages = [], []
+        for _ in range(3):
+            async with tabs.tab() as page:
+                pages.append(page)
+                await page.goto(url + "/memory")
+                seen.append(await page.text_content("#seen"))
+                await page.reload()  # within one twin the site does remember it
+                seen.append(await page.text_content("#seen"))
+        await tabs.close()
+        return seen, pages
+
+    seen, pages = asyncio.run(_with_browser(work))
+    assert pages[0] is pages[1] is pages[2]  # the same tab, handed on
+    assert seen == ["first visit", "seen: cookie,local,session"] * 3
+
+
+def test_settle_waits_for_a_fetch_started_after_load_and_returns_on_a_page_that_always_polls(site):
+    url, _ = site
+    timeouts = Timeouts(navigation_ms=15_000, action_ms=5_000, idle_ms=3_000)
+
+    async def work(browser):
+        page = await browser.new_page()
+        watch = NavigationWatch(page)
+        await open_page(page, url + "/late", watch, timeouts)
+        late = await page.text_content("#late")
+        await asyncio.wait_for(open_page(page, url + "/polling", watch, timeouts), timeout=60)  # not a hang
+        return late
+
+    assert asyncio.run(_with_browser(work)) == "arrived"
+
+
+@pytest.mark.parametrize("pictures", [False, True])
+def test_web_fonts_are_refused_only_when_no_picture_is_taken(site, pictures):
+    url, asked = site
+
+    async def work(browser):
+        page = await browser.new_page()
+        await page.goto(url + "/fonts", wait_until="load")
+        await page.evaluate("document.fonts.ready.then(() => true)")
+        return await page.text_content("p")
+
+    asked.clear()
+    assert asyncio.run(_with_browser(work, pictures=pictures)) == "Shop text"
+    assert ("/shop.woff2" in asked) is pictures
+
+
+def test_the_written_out_wilson_interval_equals_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for n in (1, 2, 7, 16, 100, 500):
+        for count in range(n + 1):
+            low, high = proportion_confint(count, n, alpha=0.05, method="wilson")
+            assert wilson_interval(count, n) == (round(float(low), 4), round(float(high), 4))
