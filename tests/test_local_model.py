@@ -47,7 +47,8 @@ HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": 
 def local_settings(local_model, data_dir, **extra) -> Settings:
     values = {"data_dir": data_dir, "llm_api_base": local_model.api_base, "llm_model": local_model.model,
               "llm_context_tokens": local_model.context_tokens, "llm_structured_output": "llama_cpp",
-              "llm_timeout_s": 300.0, "llm_retries": 0, **extra}
+              "llm_timeout_s": 1200.0, "llm_retries": 0, **extra}  # a guard against hanging: a busy 2-core
+    # machine took up to 5 minutes for one decision, and the server answers one request at a time
     return Settings(**values)
 
 
@@ -108,15 +109,16 @@ def test_a_prompt_that_cannot_fit_is_refused_before_the_call_and_the_embedded_br
 def test_an_experiment_runs_llm_twins_on_two_variants(local_model, tmp_path, opera_dir):
     pool = load_personas(opera_dir / "personas.jsonl")[:1]
     spec = ExperimentSpec.model_validate({
-        "name": "local model", "brain": "llm", "model": local_model.model, "concurrency": 2, "seed": 3,
+        "name": "local model", "brain": "llm", "model": local_model.model, "concurrency": 1, "seed": 3,
         "samples_per_persona": 1, "population": {"ids": [p.id for p in pool]},
         "variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
                      {"name": "B", "page": {"path": str(BANNER_PAGE)}}]})
-    settings = local_settings(local_model, tmp_path, llm_concurrency=2)
+    settings = local_settings(local_model, tmp_path, llm_concurrency=1)
     graph = TwinGraph(build_brains(settings, build_llm_client(settings)), memory=None)
     outcome = run_experiment(prepare(spec, pool, memory=None), graph=graph)
     assert sorted(s.variant for s in outcome.samples) == ["A", "B"]
-    assert all(s.fallbacks == 0 and s.rationale for s in outcome.samples), [s.model_dump() for s in outcome.samples]
+    assert [(s.fallbacks, s.action_type in ("click", "input", "terminate")) for s in outcome.samples] == [(0, True)] * 2, \
+        [(s.fallbacks, s.action_type, s.rationale) for s in outcome.samples]
     assert outcome.usage.calls == 2 and outcome.usage.completion_tokens > 0
 
 
