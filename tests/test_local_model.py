@@ -47,7 +47,7 @@ HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": 
 def local_settings(local_model, data_dir, **extra) -> Settings:
     values = {"data_dir": data_dir, "llm_api_base": local_model.api_base, "llm_model": local_model.model,
               "llm_context_tokens": local_model.context_tokens, "llm_structured_output": "llama_cpp",
-              "llm_timeout_s": 1200.0, "llm_retries": 0, **extra}  # a guard against hanging: a busy 2-core
+              "llm_timeout_s": 600.0, "llm_retries": 0, **extra}  # the most the settings allow: a busy 2-core
     # machine took up to 5 minutes for one decision, and the server answers one request at a time
     return Settings(**values)
 
