@@ -42,7 +42,8 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
 def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
     return registry.build_brains(llm, behaviour_params=settings.behaviour_params, default_model=settings.llm_model,
                                  prompt_style=settings.llm_prompt_style, grounding=settings.llm_grounding,
-                                 vision=settings.llm_vision)
+                                 vision=settings.llm_vision, structured_output=settings.llm_structured_output,
+                                 context_tokens=settings.llm_context_tokens)
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:

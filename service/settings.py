@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.allowed_hosts import LOOPBACK, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
+from agent.llm.answer_schema import StructuredOutput
 from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page.shape import (
     DEFAULT_MAX_ATTRIBUTES,
@@ -49,6 +50,8 @@ class Settings(BaseSettings):
     llm_prompt_style: PromptStyle = Field("twinsim", description="The LLM brain's prompt: twinsim's own, or the OPeRA paper's protocol (opera_protocol: next action only; opera_protocol_rationale: rationale and action). Per request: options.prompt_style.")
     llm_grounding: GroundingStrategy = Field("names", description="How the LLM names an element: names, textual_choices, set_of_marks or both (SeeAct, arXiv 2401.01614). Per request: options.grounding.")
     llm_vision: VisionPolicy = Field("auto", description="Send the page's screenshot to the LLM: auto (when litellm says the model takes images), always, never. Per request: options.vision.")
+    llm_structured_output: StructuredOutput = Field("auto", description="Ask the model server for a schema-constrained answer whose element can only be one this page lists: llama_cpp (llama.cpp's json_object + schema), json_schema (OpenAI's form, through litellm), off (free text, parsed, one retry), auto (json_schema where litellm knows the hosted model supports it, else off).")
+    llm_context_tokens: int | None = Field(None, ge=256, le=10_000_000, description="The model's context size in tokens (what the server was started with: `twinsim llm serve --context`); when set, each prompt is measured with the server's tokenizer and its page cut to fit, or refused before the call.")
     max_screenshot_bytes: int = Field(DEFAULT_MAX_SCREENSHOT_BYTES, ge=10_000, le=50_000_000, description="Largest screenshot /predict accepts, decoded (422 beyond).")
     max_screenshot_pixels: int = Field(DEFAULT_MAX_SCREENSHOT_PIXELS, ge=10_000, le=200_000_000, description="Most pixels (width x height) of a screenshot /predict accepts (422 beyond).")
     log_level: str = Field("info")

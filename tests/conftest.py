@@ -40,6 +40,19 @@ def llm_server():
         yield server
 
 
+@pytest.fixture(scope="session")
+def local_model():
+    """The real local model (SmolLM2-135M-Instruct, llama.cpp's server) on a free loopback port, started once per
+    session (service/local_model.py). Missing is an error, never a skip: `bash scripts/setup --local-llm`."""
+    from service.local_model import LocalModelServer, shipped_gguf
+
+    with LocalModelServer(gguf=shipped_gguf(), context_tokens=LOCAL_MODEL_CONTEXT, threads=1) as server:
+        yield server
+
+
+LOCAL_MODEL_CONTEXT = 4096  # small enough that a 100 KB page must be cut to fit, large enough for a useful prompt
+
+
 @pytest.fixture(scope="module")
 def shop_url():
     """The project's demo shop, served on a free loopback port for one test module."""

@@ -16,19 +16,24 @@ import asyncio
 
 from agent.brains.names import BrainName
 from agent.decision import BrainError, Decision, TwinContext
+from agent.llm.answer_schema import StructuredOutput, answer_schema, resolve_structured_output, response_format
 from agent.llm.choices import ChoiceSet, number_choices
 from agent.llm.client import LLMCallError, LLMClient
+from agent.llm.context_fit import BuiltPrompt, PromptTooLong, fit_prompt
 from agent.llm.opera_protocol import PROTOCOL_STYLES, protocol_messages
 from agent.llm.page_block import DEFAULT_CANDIDATE_TOKEN_BUDGET, choose_candidates
 from agent.llm.parsing import parse_decision_text
 from agent.llm.prompts import build_messages, ranking_query
 from agent.llm.set_of_marks import draw_marks
+from agent.llm.token_count import TokenCounter
 from agent.llm.vision import shows_screenshot, with_image
 from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 
 SCREENSHOT_CAPTION = "The screenshot of the page in front of you:"
 MARKED_CAPTION = "The screenshot of the page in front of you, with numbered boxes around the elements you can choose:"
 PROTOCOL_NO_IMAGE = "not sent: the OPeRA protocol gives the model no image"
+# Room kept in the context for the answer when the context size is known; also the answer's token cap then.
+ANSWER_TOKENS = 384
 
 
 def _parses(text: str) -> bool:
@@ -54,6 +59,8 @@ class LLMBrain:
         prompt_style: PromptStyle = "twinsim",
         grounding: GroundingStrategy = "names",
         vision: VisionPolicy = "auto",
+        structured_output: StructuredOutput = "auto",
+        context_tokens: int | None = None,
     ) -> None:
         self.client = client
         self.default_model = default_model
@@ -62,6 +69,9 @@ class LLMBrain:
         self.prompt_style = prompt_style
         self.grounding = grounding
         self.vision = vision
+        self.structured_output = structured_output
+        self.context_tokens = context_tokens     # the model server's context size, when known (a setting)
+        self._counter = TokenCounter(client.api_base) if client.api_base and context_tokens else None
 
     # ---- what the graph and a live session ask before a prediction ------------------------------------
 
@@ -82,18 +92,26 @@ class LLMBrain:
         model = ctx.model or self.default_model
         if not model:
             raise BrainError("no model configured for the llm brain (set a default model or pass one per request)")
-        messages, choices, details = await self.prompt(ctx, model)
+        try:
+            built = await self.fitted_prompt(ctx, model)
+        except PromptTooLong as exc:
+            raise BrainError(f"{model}: not sent: {exc}") from exc
+        messages, choices, details = built.messages, built.choices, built.details
         temperature = self.sample_temperature if ctx.mode == "sample" else 0.0
         seed = ctx.seed if ctx.mode == "sample" else None
+        schema_format = self._response_format(ctx, model, built, details)
         try:
-            completion = await self.client.complete(model, messages, temperature=temperature, seed=seed, cacheable=_parses)
+            completion = await self.client.complete(
+                model, messages, temperature=temperature, seed=seed, cacheable=_parses, response_format=schema_format,
+                max_tokens=ANSWER_TOKENS if self.context_tokens else None)
         except LLMCallError as exc:
             raise BrainError(f"{model}: {exc.reason}") from exc
         try:
             rationale, action = parse_decision_text(completion.text)
         except ValueError as exc:
             raise BrainError(f"unparseable output from {model}: {exc}", usage=completion.usage) from exc
-        details = {"raw": completion.text, "cached": completion.cached, "attempts": completion.attempts, **details}
+        details = {"raw": completion.text, "cached": completion.cached, "attempts": completion.attempts,
+                   "latency_s": round(completion.latency_s, 3), **details}
         if choices is not None:
             action, error, number = choices.ground(action, ctx.observation)
             if number is not None:
@@ -102,16 +120,43 @@ class LLMBrain:
                 details["grounding_error"] = error  # the graph sends it back once, then falls back
         return Decision(action=action, rationale=rationale, usage=completion.usage, model=model, details=details)
 
+    def _response_format(self, ctx: TwinContext, model: str, built: BuiltPrompt, details: dict) -> dict | None:
+        """The schema-constrained answer format for this prompt, or None; details["answer_format"] says which."""
+        form = resolve_structured_output(self.structured_output, model, self.client.api_base)
+        style = ctx.prompt_style or self.prompt_style
+        if form == "off":
+            details["answer_format"] = "free text, parsed (no schema: TWINSIM_LLM_STRUCTURED_OUTPUT=off or unknown server)"
+            return None
+        if style in PROTOCOL_STYLES or ctx.observation.empty:
+            why = "the OPeRA protocol's own answer format" if style in PROTOCOL_STYLES else "no page to limit it to"
+            details["answer_format"] = f"free text, parsed ({why})"
+            return None
+        details["answer_format"] = f"schema ({form}): the element limited to the {len(built.shown)} listed"
+        return response_format(form, answer_schema(built.shown, built.choices))
+
+    async def fitted_prompt(self, ctx: TwinContext, model: str) -> BuiltPrompt:
+        """The prompt, cut to the model's context when its size is known (agent/llm/context_fit.py)."""
+        if not self.context_tokens:
+            return await self._compose(ctx, model, self.candidate_token_budget)
+        return await fit_prompt(lambda budget: self._compose(ctx, model, budget), self._counter,
+                                context_tokens=self.context_tokens, answer_tokens=ANSWER_TOKENS,
+                                budget=self.candidate_token_budget,
+                                elements_on_page=len(ctx.observation.candidates))
+
     async def prompt(self, ctx: TwinContext, model: str) -> tuple[list[dict], ChoiceSet | None, dict]:
         """The messages for this context, the numbered choices when the model answers by number, and what the
         decision's details should say about the prompt (style, grounding, screenshot)."""
+        built = await self._compose(ctx, model, self.candidate_token_budget)
+        return built.messages, built.choices, built.details
+
+    async def _compose(self, ctx: TwinContext, model: str, budget: int) -> BuiltPrompt:
         style = ctx.prompt_style or self.prompt_style
         details: dict = {"prompt_style": style}
         if style in PROTOCOL_STYLES:
             details["grounding"] = "names"
             if ctx.screenshot is not None:
                 details["screenshot"] = PROTOCOL_NO_IMAGE
-            return protocol_messages(ctx, style), None, details
+            return BuiltPrompt(protocol_messages(ctx, style), None, details, [])
         strategy = ctx.grounding or self.grounding
         screenshot = ctx.screenshot
         if screenshot is not None:
@@ -120,21 +165,20 @@ class LLMBrain:
                 details["screenshot"] = f"not sent: {why_not}"
                 screenshot = None
         observation = ctx.observation
-        shown = ([], False) if observation.empty else choose_candidates(observation, self.candidate_token_budget,
-                                                                       ranking_query(ctx))
+        shown = ([], False) if observation.empty else choose_candidates(observation, budget, ranking_query(ctx))
         choices, note = (None, "no page: the model names elements by the site's names") if observation.empty \
             else number_choices(shown[0], strategy, (screenshot.width, screenshot.height) if screenshot else None)
         details["grounding"] = choices.strategy if choices is not None else "names"
         if note is not None and strategy != "names":
             details["grounding_note"] = note
-        messages = build_messages(ctx, candidate_token_budget=self.candidate_token_budget, choices=choices,
+        messages = build_messages(ctx, candidate_token_budget=budget, choices=choices,
                                   shown=shown, screenshot=screenshot is not None)
         if screenshot is None:
-            return messages, choices, details
+            return BuiltPrompt(messages, choices, details, shown[0])
         if choices is not None and choices.marked:
             marks = [(number, c.bbox) for number, c in choices.numbers.items() if c.bbox is not None]
             screenshot, drawn = await asyncio.to_thread(draw_marks, screenshot, marks)
             details["screenshot"] = f"sent, {len(drawn)} elements marked with numbered boxes"
-            return with_image(messages, screenshot, MARKED_CAPTION), choices, details
+            return BuiltPrompt(with_image(messages, screenshot, MARKED_CAPTION), choices, details, shown[0])
         details["screenshot"] = "sent"
-        return with_image(messages, screenshot, SCREENSHOT_CAPTION), choices, details
+        return BuiltPrompt(with_image(messages, screenshot, SCREENSHOT_CAPTION), choices, details, shown[0])

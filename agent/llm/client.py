@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Callable
@@ -46,6 +47,7 @@ class Completion:
     usage: Usage
     cached: bool = False
     attempts: int = 0
+    latency_s: float = 0.0     # wall time of the call, retries and waits included (0 for a cache hit)
 
 
 @dataclass
@@ -145,13 +147,16 @@ class LLMClient:
         temperature: float | None = 0.0,
         seed: int | None = None,
         cacheable: Callable[[str], bool] | None = None,
+        response_format: dict | None = None,
+        max_tokens: int | None = None,
     ) -> Completion:
         """Return the model's answer text, or raise LLMCallError with a short reason.
 
         `cacheable(text)` decides whether an answer may be stored (e.g. only answers that parse), so a
-        bad answer is asked again on the next run instead of being replayed forever.
+        bad answer is asked again on the next run instead of being replayed forever. `response_format` asks
+        for a schema-constrained answer (agent/llm/answer_schema.py); `max_tokens` lowers the client's cap.
         """
-        key = cache_key(model, messages, temperature, seed) if self.cache is not None else None
+        key = cache_key(model, messages, temperature, seed, response_format) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -159,6 +164,7 @@ class LLMClient:
                 return Completion(text=hit.text, model=hit.model, usage=Usage(), cached=True)
 
         attempts = 0
+        started = time.perf_counter()
         if not litellm_loaded():  # the first call imports it: off the event loop, outside the deadline
             await asyncio.to_thread(load_litellm)
 
@@ -168,7 +174,8 @@ class LLMClient:
             self.totals.attempts += 1
             async with self._semaphore():
                 # A hard deadline over litellm's own timeout, so a stuck transport cannot hang a twin.
-                return await asyncio.wait_for(self._acompletion(model, messages, temperature, seed), self.timeout_s + 1.0)
+                return await asyncio.wait_for(self._acompletion(model, messages, temperature, seed, response_format, max_tokens),
+                                              self.timeout_s + 1.0)
 
         try:
             retrying = AsyncRetrying(
@@ -182,7 +189,7 @@ class LLMClient:
             self.totals.failures += 1
             raise LLMCallError(describe_failure(exc, attempts, self.timeout_s), attempts=attempts, retryable=is_retryable(exc)) from exc
 
-        completion = self._to_completion(response, model, attempts)
+        completion = self._to_completion(response, model, attempts, time.perf_counter() - started)
         if key is not None and (cacheable is None or cacheable(completion.text)):
             self.cache.put(
                 key,
@@ -203,7 +210,8 @@ class LLMClient:
             semaphore = self._semaphores[loop] = asyncio.Semaphore(self.concurrency)
         return semaphore
 
-    async def _acompletion(self, model: str, messages: list[dict], temperature: float | None, seed: int | None) -> object:
+    async def _acompletion(self, model: str, messages: list[dict], temperature: float | None, seed: int | None,
+                           response_format: dict | None = None, max_tokens: int | None = None) -> object:
         params: dict = {
             "model": model,
             "messages": messages,
@@ -221,12 +229,15 @@ class LLMClient:
             params["temperature"] = temperature
         if seed is not None:
             params["seed"] = seed
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
+        limit = min(t for t in (self.max_tokens, max_tokens) if t is not None) if (self.max_tokens or max_tokens) else None
+        if limit is not None:
+            params["max_tokens"] = limit
+        if response_format is not None:
+            params["response_format"] = response_format
         params.update(self.extra_params)
         return await load_litellm().acompletion(**params)
 
-    def _to_completion(self, response: object, model: str, attempts: int) -> Completion:
+    def _to_completion(self, response: object, model: str, attempts: int, latency_s: float = 0.0) -> Completion:
         choices = getattr(response, "choices", None) or []
         text = (choices[0].message.content if choices else None) or ""
         usage_block = getattr(response, "usage", None)
@@ -244,4 +255,4 @@ class LLMClient:
         self.totals.prompt_tokens += prompt_tokens
         self.totals.completion_tokens += completion_tokens
         self.totals.cost_usd += cost
-        return Completion(text=text, model=model, usage=usage, attempts=attempts)
+        return Completion(text=text, model=model, usage=usage, attempts=attempts, latency_s=latency_s)

@@ -18,6 +18,7 @@ from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.cli.failure import fail
 from service.cli.interview import interview_command
+from service.cli.llm_serve import llm_app
 from service.cli.report import report_app
 from service.settings import Settings
 
@@ -27,6 +28,7 @@ personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=
 app.add_typer(personas_app, name="personas")
 app.add_typer(experiment_app, name="experiment")
 app.add_typer(report_app, name="report")
+app.add_typer(llm_app, name="llm")
 app.command("interview")(interview_command)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -210,6 +212,10 @@ def _read_history(path: Optional[Path]):
 
 def _print_prediction(prediction, persona_id: str) -> None:
     console.print(f"[bold]twin {persona_id}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
+    if prediction.model and not prediction.fallback_used:
+        console.print(f"[dim]model {prediction.model}: {prediction.usage.prompt_tokens} prompt + "
+                      f"{prediction.usage.completion_tokens} answer tokens; "
+                      f"{prediction.details.get('answer_format', 'free text, parsed')}[/dim]", highlight=False)
     if prediction.fallback_used:
         console.print(f"[yellow]fallback:[/yellow] {prediction.fallback_reason}")
     console.print(f"[cyan]rationale:[/cyan] {prediction.rationale}")
