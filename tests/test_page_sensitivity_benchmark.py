@@ -101,3 +101,57 @@ def test_on_a_search_page_every_product_changes(search_page, name):
         return
     assert result["applied"] is True, result
     assert result["changed"] == result["eligible"] == len(before.facts.products) == 48
+
+
+# --- edits of real shop pages from their own markup (benchmarks/markup_edits.py) --------------------------------
+
+import markup_edits as me  # noqa: E402
+from decimal import Decimal  # noqa: E402
+
+SHOP_PAGE = """<html><head><title>Table - 1.299,00 €</title>
+<script type="application/ld+json">{"@type": "Product", "offers": {"@type": "Offer", "price": "1299.00",
+"priceCurrency": "EUR", "availability": "https://schema.org/InStock"},
+"aggregateRating": {"ratingValue": "4.6", "reviewCount": "12"}}</script>
+<meta property="product:price:amount" content="1299.00"></head>
+<body><h1>Table</h1><div class="price"><span>1.299,00 €</span></div><div class="was">Statt 1.599,00 €</div>
+<p>4.6 von 5 Sternen</p><button class="add-to-cart">In den Warenkorb</button>
+<section><h2>Details</h2><p>Solid oak, oiled by hand in the workshop, assembled in ten minutes with the tools included;
+the legs unscrew for moving house, and the top can be sanded down and oiled again after years of use.</p>
+<p>Width 1299 mm</p></section></body></html>"""
+
+
+def test_the_price_is_rewritten_in_every_spelling_the_page_uses_and_counted():
+    edit = me.scale_price(SHOP_PAGE, Decimal("1299"), Decimal("2.5"), list_price=Decimal("1599"))
+    assert edit.applied and edit.detail["new_price"] == "3247.50"  # x2.5 kept to the cents the page writes
+    assert '"price": "3247.50"' in edit.html and 'content="3247.50"' in edit.html  # the dotted, ungrouped spelling
+    assert "<span>3.247,50 €</span>" in edit.html  # German grouping and decimal comma kept
+    assert "Statt 3.997,50 €" in edit.html  # the list price too
+    assert "Width 1299 mm" in edit.html  # the same digits far from any currency or price word are left alone
+    assert edit.counts == {"json": 1, "attribute": 1, "text": 1, "list_text": 1}
+
+
+def test_whole_unit_prices_stay_whole_and_cents_in_their_own_element_follow():
+    page = '<body><p class="price">£25</p><p class="price" data-price="173.34">173<sup>34</sup> Lei</p></body>'
+    edit = me.scale_price(page, Decimal("25"), Decimal("2.5"))
+    assert "£63<" in edit.html and edit.detail["factor"] == "2.520"  # 62.5 rounded up to the page's whole pounds
+    split = me.scale_price(page, Decimal("173.34"), Decimal("2.5"))
+    assert "433<sup>35</sup> Lei" in split.html and split.counts == {"attribute": 1, "text_split": 1}
+
+
+def test_an_amount_the_page_does_not_write_is_refused_with_the_reason():
+    edit = me.scale_price(SHOP_PAGE, Decimal("450"), Decimal("2.5"))
+    assert not edit.applied and edit.html is None and "450" in edit.reason
+    assert not me.deal("<body><p>no price here</p></body>", Decimal("450")).applied
+
+
+def test_rating_stock_and_deal_edit_the_pages_own_markup():
+    rating = me.rating_down(SHOP_PAGE)
+    assert '"ratingValue": "1.6"' in rating.html and "1.6 von 5" in rating.html and rating.occurrences == 2
+    assert not me.rating_down("<body><p>no rating</p></body>").applied
+    stock = me.out_of_stock(SHOP_PAGE)
+    assert "schema.org/OutOfStock" in stock.html and "In den Warenkorb" not in stock.html
+    assert stock.counts == {"availability": 1, "buy_controls_removed": 1}
+    offer = me.deal(SHOP_PAGE, Decimal("1299"), list_price=Decimal("1599"))
+    assert "Statt 2.598,00 €" in offer.html
+    added = me.deal('<body><div class="price"><span>24,90 €</span></div></body>', Decimal("24.90"))
+    assert '<s class="price-was" aria-label="was">49,80 €</s>' in added.html
