@@ -17,6 +17,7 @@ from agent.browsing.chromium import launch
 from agent.browsing.config import SimulationConfig
 from agent.browsing.funnel import Funnel, summarise
 from agent.browsing.trace import TwinTrace
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.twin_session import run_twin
 from agent.tasks import task_success
 from personas.persona import Persona
@@ -42,8 +43,10 @@ class SimulationResult(BaseModel):
 
 
 async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
-    """Run every persona's twin on config.url; traces come back in the order of `personas`."""
+                         on_trace: Callable[[TwinTrace], None] | None = None,
+                         allowed: HostAllowList | None = None) -> SimulationResult:
+    """Run every persona's twin on config.url; traces come back in the order of `personas`. With `allowed`, the
+    browser requests only allowed hosts (agent/browsing/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
@@ -55,7 +58,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
         try:
             async def one(persona: Persona) -> TwinTrace:
                 async with gate:
-                    trace = await run_twin(browser, graph, persona, config, out_dir)
+                    trace = await run_twin(browser, graph, persona, config, out_dir, allowed)
                 if on_trace is not None:
                     on_trace(trace)
                 return trace

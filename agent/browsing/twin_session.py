@@ -16,6 +16,7 @@ from pathlib import Path
 from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import ClickAction
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.actuator import perform
 from agent.browsing.checkout_form import fill_checkout_form
 from agent.browsing.chromium import VIEWPORT
@@ -23,6 +24,7 @@ from agent.browsing.config import SimulationConfig
 from agent.browsing.element_boxes import with_element_boxes
 from agent.browsing.failures import StepFailure
 from agent.browsing.funnel import is_purchase, stages_reached
+from agent.browsing.request_guard import guarded_context
 from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
 from agent.browsing.seeds import step_seed
 from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
@@ -51,14 +53,16 @@ def timeouts_of(config: SimulationConfig) -> Timeouts:
     return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
 
 
-async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None) -> TwinTrace:
-    """Browse as `persona` in a fresh browser context (own cookies, own cart) and return the trace."""
+async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
+                   allowed: HostAllowList | None = None) -> TwinTrace:
+    """Browse as `persona` in a fresh browser context (own cookies, own cart) and return the trace. With
+    `allowed`, every request the browser makes (redirect hops too) must be on an allowed host."""
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
     timeouts = timeouts_of(config)
-    context = await browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id="UTC")
-    page = await context.new_page()
+    context, page, guard = await guarded_context(browser, allowed, viewport=VIEWPORT, locale="en-US",
+                                                 timezone_id="UTC")
     watch = NavigationWatch(page)
     reader = SnapshotTaker()
     history: list[Step] = []
@@ -114,9 +118,9 @@ async def run_twin(browser, graph, persona: Persona, config: SimulationConfig, o
             elif reached and trace.outcome == "max_steps":
                 trace.outcome = "task_reached"
     except StepFailure as failure:
-        _fail(trace, failure.kind, failure.message, step_number, page)
+        _fail(trace, failure.kind, _blocked_note(failure.message, guard), step_number, page)
     except PlaywrightError as error:
-        _fail(trace, "browser_error", str(error).splitlines()[0], step_number, page)
+        _fail(trace, "browser_error", _blocked_note(str(error).splitlines()[0], guard), step_number, page)
     finally:
         await context.close()
     trace.stages = stages_reached(page_types, trace.outcome == "purchased", ordered)
@@ -215,6 +219,13 @@ def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
         trace.final_url = None
     if trace.steps and trace.steps[-1].step == step_number:
         trace.final_page_type = trace.steps[-1].page_type
+
+
+def _blocked_note(message: str, guard) -> str:
+    """Say which request the allow-list refused: ERR_BLOCKED_BY_CLIENT alone does not tell the user why."""
+    if guard is None or not guard.blocked:
+        return message
+    return f"{message} (refused {guard.blocked[-1]}: not on an allowed host, TWINSIM_ALLOWED_HOSTS)"
 
 
 def _reason(trace: TwinTrace) -> str:

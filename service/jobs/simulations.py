@@ -66,7 +66,8 @@ def run_blocking(services: Services, config: SimulationConfig, personas: list[Pe
     """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
-    result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace))
+    result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace,
+                                        allowed=services.settings.host_allow_list))
     reason = start_failure(result.traces)
     if reason is not None:
         raise StartPageFailed(reason)
