@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from agent.allowed_hosts import LOOPBACK
 from fastapi.testclient import TestClient
 from scipy import stats
 from statsmodels.stats.proportion import proportions_ztest
 from typer.testing import CliRunner
 
+from agent.allowed_hosts import LOOPBACK
 from service.api.app import create_app
 from service.cli.main import app
 from service.jobs.experiment_store import ExperimentStore

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from agent.allowed_hosts import LOOPBACK
 from fastapi.testclient import TestClient
 
+from agent.allowed_hosts import LOOPBACK
 from service.api.app import create_app
 from service.demo_shop import create_shop_app
 from service.settings import Settings
