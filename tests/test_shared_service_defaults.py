@@ -3,12 +3,14 @@ more, and calls only its configured LLM provider; local use without keys keeps l
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from fastapi.testclient import TestClient
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from agent.llm.provider_lock import ProviderLock
 from service.api.app import create_app
 from service.settings import Settings
 from tests.conftest import REPO
@@ -67,3 +69,15 @@ def test_deploy_files_default_to_public_hosts():
     deployment = yaml.safe_load((REPO / "deploy" / "kubernetes" / "api-deployment.yaml").read_text())
     env = {e["name"]: e.get("value") for c in deployment["spec"]["template"]["spec"]["containers"] for e in c["env"]}
     assert env["TWINSIM_ALLOWED_HOSTS"] == "public"
+
+
+@pytest.mark.parametrize("configured,base,model,allowed", [
+    ("openai/gpt-4.1", None, "openai/gpt-4.1-mini", True),    # the same provider, its default address
+    ("openai/gpt-4.1", None, "ollama/llama3", False),         # would call localhost:11434
+    ("openai/gpt-4.1", None, "gpt-4.1", False),               # litellm guesses the provider: not ours to guess
+    ("gpt-4.1", None, "gpt-4.1", True),
+    (None, None, "openai/gpt-4.1", False),                    # nothing configured: no provider at all
+    (None, "http://127.0.0.1:8001/v1", "ollama/llama3", True),  # every call goes to the configured base
+])
+def test_the_provider_lock(configured, base, model, allowed):
+    assert (ProviderLock(configured, base).refusal(model) is None) is allowed
