@@ -1,9 +1,14 @@
 """Which hosts the service may fetch from on a caller's behalf (pages of an experiment, where twins browse).
 
+A URL is judged on the host a browser would load, parsed by the WHATWG URL standard (ada-url), never by
+`urllib`: `http://a\\@b/` is host `a` to Chromium and `b` to `urlsplit`, and `0x7f.1` is 127.0.0.1. The same
+judgement is made by the pre-checks (API, CLI) and by the browser for every request it makes (redirects too).
+
 A URL is allowed when its host is named in the list (`shop.example.com`, or `*.example.com` for its subdomains)
-or every address it resolves to lies in a listed network (`127.0.0.0/8`, `10.1.2.3`, `::1`). Anything else,
-and any scheme but http(s), is refused, so a caller cannot make the service reach its own network (cloud
-metadata, databases, admin ports). The service's default admits loopback only: local shops and the demo.
+or every address it resolves to lies in a listed network (`127.0.0.0/8`, `10.1.2.3`, `::1`), or, with the
+`public` entry, is a public address. Anything else, any scheme but http(s), a user name or password in the URL,
+and a URL the standard cannot parse are refused, so a caller cannot make the service reach its own network
+(cloud metadata, databases, admin ports). Local use admits loopback; a shared service admits public hosts only.
 """
 
 from __future__ import annotations
@@ -11,50 +16,100 @@ from __future__ import annotations
 import ipaddress
 import socket
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+
+import ada_url
 
 LOOPBACK = "localhost,127.0.0.0/8,::1"
+PUBLIC = "public"  # every globally routable address: no loopback, private, link-local, CGNAT, multicast, reserved
+
+
+class UrlRefused(ValueError):
+    """The URL is not one a twin may load (unparsable, not http(s), carries credentials); the message says why."""
+
+
+def browser_url(url: str) -> ada_url.URL:
+    """The URL as a browser reads it (tabs and newlines dropped, `\\` as `/`, hosts lower-cased and IPv4 forms
+    normalised); UrlRefused when the browser would not load it as an http(s) page."""
+    try:
+        parsed = ada_url.URL(url)
+    except (ValueError, TypeError):
+        raise UrlRefused(f"'{url}' is not a URL a browser can parse") from None
+    if parsed.protocol not in ("http:", "https:"):
+        raise UrlRefused(f"'{url}' is a {parsed.protocol or 'relative'} address; only http:// and https:// are browsed")
+    if parsed.username or parsed.password:
+        raise UrlRefused(f"'{url}' carries a user name or password; send the URL without them")
+    if not parsed.hostname:
+        raise UrlRefused(f"'{url}' names no host")
+    return parsed
+
+
+def canonical(url: str) -> str:
+    """The serialised URL a browser would request (what our own HTTP client fetches too)."""
+    return browser_url(url).href
+
+
+def _is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
 
 
 @dataclass(frozen=True)
 class HostAllowList:
     names: frozenset[str]
     networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+    public: bool = False
 
     @classmethod
     def parse(cls, text: str) -> "HostAllowList":
-        """Comma-separated host names, `*.domain` wildcards, IP addresses and CIDR networks; ValueError names a bad one."""
-        names, networks = set(), []
+        """Comma-separated host names, `*.domain` wildcards, IP addresses, CIDR networks and `public`;
+        ValueError names a bad one."""
+        names, networks, public = set(), [], False
         for entry in (e.strip().lower() for e in text.split(",")):
             if not entry:
+                continue
+            if entry == PUBLIC:
+                public = True
                 continue
             try:
                 networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
             except ValueError:
                 label = entry.removeprefix("*.")
-                if not label or any(c in label for c in "/:@ ") or label.startswith("."):
-                    raise ValueError(f"'{entry}' is neither a host name, a *.domain, an IP address nor a network") from None
-                names.add(entry)
-        return cls(frozenset(names), tuple(networks))
+                if not label or any(c in label for c in "/:@ \\") or label.startswith("."):
+                    raise ValueError(f"'{entry}' is neither a host name, a *.domain, an IP address, a network "
+                                     "nor 'public'") from None
+                names.add(entry.rstrip("."))
+        return cls(frozenset(names), tuple(networks), public)
 
     def _named(self, host: str) -> bool:
         return host in self.names or any(n.startswith("*.") and host.endswith(n[1:]) for n in self.names)
 
+    def _address_allowed(self, text: str) -> bool:
+        address = ipaddress.ip_address(text.split("%")[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks) or (self.public and _is_public(address))
+
     def allows(self, url: str) -> bool:
-        """True when the URL is http(s) and its host is listed or resolves only into listed networks."""
+        """True when a browser would load the URL over http(s) from a listed host (or one that resolves only into
+        listed networks)."""
         try:
-            parts = urlsplit(url)
-            host = (parts.hostname or "").rstrip(".").lower()
-            port = parts.port
+            parsed = browser_url(url)
+        except UrlRefused:
+            return False
+        host = parsed.hostname.strip("[]").rstrip(".")
+        try:
+            ipaddress.ip_address(host)
+            literal = True
         except ValueError:
-            return False
-        if parts.scheme not in ("http", "https") or not host:
-            return False
+            literal = False
+        if literal:
+            return self._address_allowed(host)
         if self._named(host):
             return True
+        port = int(parsed.port) if parsed.port else (443 if parsed.protocol == "https:" else 80)
         try:
-            addresses = {info[4][0] for info in socket.getaddrinfo(host, port or 80, proto=socket.IPPROTO_TCP)}
+            addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
         except (OSError, UnicodeError):
             return False
-        return bool(addresses) and all(
-            any(ipaddress.ip_address(a.split("%")[0]) in network for network in self.networks) for a in addresses)
+        return bool(addresses) and all(self._address_allowed(a) for a in addresses)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.llm.provider_lock import ProviderLock
 from agent.brains import registry
 from agent.brains.base import Brain
 from agent.experiments.context import ExperimentContext
@@ -28,7 +29,8 @@ class Services:
 
 
 def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMClient:
-    """One client per process; with a cache path, identical prompts are answered from disk (eval, experiments)."""
+    """One client per process; with a cache path, identical prompts are answered from disk (eval, experiments).
+    With API keys set (a shared service) it calls only the configured provider, whatever model a request names."""
     return LLMClient(
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
@@ -36,6 +38,7 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
         retries=settings.llm_retries,
         concurrency=settings.llm_concurrency,
         cache=ResponseCache(cache_path) if cache_path else None,
+        provider_lock=ProviderLock(settings.llm_model, settings.llm_api_base) if settings.api_key is not None else None,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from agent.allowed_hosts import LOOPBACK, HostAllowList
+from agent.allowed_hosts import LOOPBACK, PUBLIC, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
 from agent.llm.answer_schema import StructuredOutput
 from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     rate_limit_per_s: float | None = Field(None, gt=0, description="Requests per second allowed per API key (or client address); unset: no limit.")
     rate_limit_burst: int | None = Field(None, ge=1, description="Bucket size: requests allowed at once before the rate applies; default 2 s worth.")
     shutdown_grace_s: float = Field(20.0, ge=0, le=600, description="On SIGTERM, how long in-flight requests may still take before they are cancelled.")
-    allowed_hosts: str = Field(LOOPBACK, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks, comma-separated; loopback by default.")
+    allowed_hosts: str | None = Field(None, description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks and `public` (every public address), comma-separated. Unset: loopback for local use; public hosts only when API keys are set (a shared service).")
     executor: Literal["inprocess", "ray"] = Field("inprocess", description="Where experiments run embedded-brain twins and live simulations run their twins' sessions: in this process, or as Ray tasks.")
     ray_address: str | None = Field(None, description="With executor=ray: the Ray head (host:port, ray://host:10001 or auto); a local Ray when unset.")
 
@@ -72,13 +72,18 @@ class Settings(BaseSettings):
 
     @field_validator("allowed_hosts")
     @classmethod
-    def _hosts_parse(cls, text: str) -> str:
-        HostAllowList.parse(text)  # a bad entry is a settings error naming it
+    def _hosts_parse(cls, text: str | None) -> str | None:
+        if text is not None:
+            HostAllowList.parse(text)  # a bad entry is a settings error naming it
         return text
 
     @property
     def host_allow_list(self) -> HostAllowList:
-        return HostAllowList.parse(self.allowed_hosts)
+        """The operator's list; else a shared service (API keys set) reaches public hosts only, never its own
+        network (Chroma, Ray's dashboard, metrics), and local use reaches loopback (the demo shop, the README)."""
+        if self.allowed_hosts is not None:
+            return HostAllowList.parse(self.allowed_hosts)
+        return HostAllowList.parse(PUBLIC if self.api_key is not None else LOOPBACK)
 
     @field_validator("behaviour_params")
     @classmethod

@@ -93,3 +93,63 @@ def test_simulations_start_only_on_allowed_hosts(tmp_path):
 def test_a_bad_allowed_hosts_setting_is_a_settings_error(tmp_path):
     with pytest.raises(ValueError, match="neither a host name"):
         Settings(data_dir=tmp_path, allowed_hosts="https://shop.example.com/")
+
+
+# (url, allowed by "127.0.0.2,shop.example.com"): judged on the host Chromium would load (WHATWG URL standard)
+TRICKY = [
+    ("http://127.0.0.3:8000\\@127.0.0.2:8000/start", False),  # backslash: the browser's host is 127.0.0.3
+    ("http://127.0.0.2:8000\\@127.0.0.3:8000/start", True),
+    ("http://127.0.0.3:8000/\\@127.0.0.2:8000/", False),
+    ("http://user@127.0.0.2/", False),                        # credentials in the URL are refused
+    ("http://127.0.0.3:80@127.0.0.2/", False),
+    ("HTTP://SHOP.Example.COM/", True),                       # upper-case scheme and mixed-case host
+    ("http://shop.example.com./", True),
+    ("http://%73hop.example.com/", True),                     # percent-encoded host decodes to the listed name
+    ("http://%31%32%37.0.0.3/", False),
+    ("http://%31%32%37.0.0.2/", True),
+    ("http://2130706434/", True),                             # 127.0.0.2 as one decimal number
+    ("http://2130706435/", False),
+    ("http://0x7f.2/", True),                                 # hex and short IPv4 forms
+    ("http://0x7f.3/", False),
+    ("http://0177.0.0.2/", True),                             # octal
+    ("http://[::1]/", False),
+    ("http://[::ffff:127.0.0.3]/", False),
+    ("http://127.0.0.2.nip.io/", False),                      # a name that embeds the address is a name
+    ("http://127.0.0.\t3/", False),                           # tabs and newlines are dropped by the browser
+    ("http://127.0.0.\n2/", True),
+    ("http://shop.exa\tmple.com/", True),
+    ("javascript:alert(1)", False),
+    ("file:///etc/passwd", False),
+    ("http://[::1/", False),                                  # not parsable
+    ("http://", False),
+]
+
+
+@pytest.mark.parametrize("url,allowed", TRICKY)
+def test_tricky_urls_are_judged_on_the_host_a_browser_loads(url, allowed):
+    assert HostAllowList.parse("127.0.0.2,shop.example.com").allows(url) is allowed
+
+
+def test_ipv6_in_brackets_and_the_list_in_brackets():
+    allowed = HostAllowList.parse("[::1]")
+    assert allowed.allows("http://[::1]:8000/") and allowed.allows("http://[0:0::1]/")
+    assert not allowed.allows("http://[::2]/")
+
+
+def test_public_admits_only_globally_routable_addresses():
+    allowed = HostAllowList.parse("public")
+    assert allowed.allows("http://8.8.8.8/") and allowed.allows("http://[2001:4860::8888]/")
+    for url in ("http://127.0.0.1/", "http://localhost/", "http://0x7f.1/", "http://10.0.0.1/", "http://172.16.0.1/",
+                "http://192.168.0.1/", "http://169.254.169.254/", "http://100.64.0.1/", "http://224.0.0.1/",
+                "http://240.0.0.1/", "http://0.0.0.0/", "http://[::1]/", "http://[fe80::1]/", "http://[fc00::1]/",
+                "http://[::ffff:127.0.0.1]/", "http://[::ffff:10.0.0.1]/"):
+        assert not allowed.allows(url), url
+
+
+def test_the_backslash_probe_is_refused_by_the_simulation_precheck(tmp_path):
+    with serve(Starlette(routes=[Route("/start", lambda r: HTMLResponse(PAGE))])) as url:
+        port = url.rsplit(":", 1)[1]
+        with TestClient(create_app(Settings(data_dir=tmp_path / "a", allowed_hosts="127.0.0.2"))) as client:
+            probe = f"http://127.0.0.1:{port}\\@127.0.0.2:{port}/start"
+            response = client.post("/simulations", json={"url": probe, "personas": ["p1"]})
+            assert response.status_code in (400, 422) and "allowed host" in response.text, response.text

@@ -19,6 +19,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportions_ztest
 from typer.testing import CliRunner
 
+from agent.allowed_hosts import LOOPBACK
 from service.api.app import create_app
 from service.cli.main import app
 from service.jobs.experiment_store import ExperimentStore
@@ -189,7 +190,7 @@ def api(tmp_path_factory, opera_dir, shop_url):
     experiments of the same users (seeds 5 and 6), all finished."""
     csv.field_size_limit(10**9)
     data_dir = tmp_path_factory.mktemp("compare-api")
-    with TestClient(create_app(Settings(data_dir=data_dir, api_key=KEY)), headers={"X-API-Key": KEY}) as client:
+    with TestClient(create_app(Settings(data_dir=data_dir, api_key=KEY, allowed_hosts=LOOPBACK)), headers={"X-API-Key": KEY}) as client:
         with open(opera_dir / "users_sample.csv", newline="") as handle:
             for row in csv.DictReader(handle):
                 assert client.post("/personas", json=row).status_code == 201

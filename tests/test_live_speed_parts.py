@@ -90,7 +90,7 @@ def test_a_tab_handed_on_carries_nothing_of_the_twin_before(site):
         tabs = TwinTabs(browser, reuse=True)
         seen, pages = [], []
         for _ in range(3):
-            async with tabs.tab() as page:
+            async with tabs.tab() as (page, _guard):
                 pages.append(page)
                 await page.goto(url + "/memory")
                 seen.append(await page.text_content("#seen"))

@@ -8,6 +8,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.allowed_hosts import LOOPBACK
 from service.api.app import create_app
 from service.demo_shop import create_shop_app
 from service.settings import Settings
@@ -28,7 +29,7 @@ def client(data_dir, opera_dir):
     import csv
 
     csv.field_size_limit(10**9)
-    app = create_app(Settings(data_dir=data_dir, api_key="sim-key"))
+    app = create_app(Settings(data_dir=data_dir, api_key="sim-key", allowed_hosts=LOOPBACK))
     with TestClient(app, headers={"X-API-Key": "sim-key"}) as test_client:
         with open(opera_dir / "users_sample.csv", newline="") as handle:
             for row in csv.DictReader(handle):

@@ -10,6 +10,7 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from agent.allowed_hosts import LOOPBACK
 from personas.memory_store import open_memory_store
 from personas.sources import persona_from_record
 from service.api.app import create_app
@@ -38,7 +39,7 @@ def client(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("tenants")
     legacy = persona_from_record(persona("Lena", "Written before tenants existed.") | {"id": "lena-old"})
     open_memory_store(path=data_dir / "chroma").put_persona(legacy)  # a store from before tenants
-    with TestClient(create_app(Settings(data_dir=data_dir, api_key=KEYS))) as test_client:
+    with TestClient(create_app(Settings(data_dir=data_dir, api_key=KEYS, allowed_hosts=LOOPBACK))) as test_client:
         yield test_client
 
 

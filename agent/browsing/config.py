@@ -8,8 +8,8 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.brains.names import BrainName, KnownBrain
-from agent.options import GroundingStrategy, VisionPolicy
 from agent.browsing.checkout_details import CheckoutDetails
+from agent.options import GroundingStrategy, VisionPolicy
 from agent.tasks import Task
 
 MAX_STEPS_LIMIT = 100

@@ -16,15 +16,17 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.chromium import VIEWPORT
+from agent.browsing.request_guard import RequestGuard, guarded_context
 
 CONTEXT_OPTIONS = {"viewport": VIEWPORT, "locale": "en-US", "timezone_id": "UTC"}
 _CLEAR_TAB_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }"
 
 
 class _Tab:
-    def __init__(self, context, page, cdp) -> None:
-        self.context, self.page, self.cdp = context, page, cdp
+    def __init__(self, context, page, cdp, guard: RequestGuard | None) -> None:
+        self.context, self.page, self.cdp, self.guard = context, page, cdp, guard
         self.origins: set[str] = set()
         page.on("response", self._seen)
 
@@ -34,27 +36,31 @@ class _Tab:
             self.origins.add(f"{parts.scheme}://{parts.netloc}")
 
 
-async def _open_tab(browser, reuse: bool) -> _Tab:
-    context = await browser.new_context(**CONTEXT_OPTIONS)
-    page = await context.new_page()
-    return _Tab(context, page, await context.new_cdp_session(page) if reuse else None)
+async def _open_tab(browser, reuse: bool, allowed: HostAllowList | None) -> _Tab:
+    context, page, guard = await guarded_context(browser, allowed, **CONTEXT_OPTIONS)
+    return _Tab(context, page, await context.new_cdp_session(page) if reuse else None, guard)
 
 
 class TwinTabs:
-    """Tabs for twins: `async with tabs.tab() as page` gives a twin a page of its own for its whole session.
-    `reuse`: hand a wiped tab on to the next twin (at most as many kept as twins ran at once)."""
+    """Tabs for twins: `async with tabs.tab() as (page, guard)` gives a twin a page of its own for its whole
+    session, and the guard that judges its requests (None without an allow list).
+    `reuse`: hand a wiped tab on to the next twin (at most as many kept as twins ran at once). `allowed`: every
+    request of every tab (redirect hops too) must be on an allowed host (agent/browsing/request_guard.py)."""
 
-    def __init__(self, browser, *, reuse: bool) -> None:
+    def __init__(self, browser, *, reuse: bool, allowed: HostAllowList | None = None) -> None:
         self.browser = browser
         self.reuse = reuse
+        self.allowed = allowed
         self._kept: list[_Tab] = []
 
     @asynccontextmanager
     async def tab(self):
-        tab = self._kept.pop() if self._kept else await _open_tab(self.browser, self.reuse)
+        tab = self._kept.pop() if self._kept else await _open_tab(self.browser, self.reuse, self.allowed)
+        if tab.guard is not None:
+            tab.guard.blocked.clear()  # what the twin before was refused is not this twin's
         clean = False
         try:
-            yield tab.page
+            yield tab.page, tab.guard
             clean = self.reuse and await _wipe(tab)
         finally:
             if clean:

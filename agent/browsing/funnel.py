@@ -7,8 +7,8 @@ page (agent.page.page_types.is_order_confirmation), so a click the shop refused 
 
 from __future__ import annotations
 
-import re
 import math
+import re
 from collections import Counter
 from statistics import NormalDist
 

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
 from agent.graph import RecallRequest, TwinGraph
@@ -101,8 +102,8 @@ def _answer_recalls(ray, broker, graph: TwinGraph, done: threading.Event) -> Non
             broker.answer.remote(answers)
 
 
-def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationConfig,
-                     screenshots: bool) -> tuple[TwinTrace, dict[str, bytes]]:
+def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationConfig, screenshots: bool,
+                     allowed: HostAllowList | None = None) -> tuple[TwinTrace, dict[str, bytes]]:
     """One twin's whole session on this worker, with a Chromium of its own; the trace (which node ran it) and the
     screenshots it took, as bytes by their path in the run's directory."""
     import ray
@@ -119,7 +120,7 @@ def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationC
             async with async_playwright() as playwright:
                 browser = await launch(playwright, pictures=takes_pictures(graph, config, out_dir))
                 try:
-                    return await run_twin(browser, graph, persona, config, out_dir)
+                    return await run_twin(browser, graph, persona, config, out_dir, allowed)
                 finally:
                     await browser.close()
 
@@ -139,8 +140,8 @@ def _head_node(ray) -> str:
 
 
 def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: list[Persona], graph: TwinGraph,
-                     out_dir: Path | None = None,
-                     on_trace: Callable[[TwinTrace], None] | None = None) -> list[TwinTrace]:
+                     out_dir: Path | None = None, on_trace: Callable[[TwinTrace], None] | None = None,
+                     allowed: HostAllowList | None = None) -> list[TwinTrace]:
     """Every persona's session as a Ray task; traces in the order of `personas` (on_trace too, as they arrive)."""
     ray = executor.connect()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -162,7 +163,7 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
     try:
         while submitted < len(personas) or pending:
             while submitted < len(personas) and len(pending) < window:
-                pending.append(remote.remote(brains, broker, personas[submitted], config, screenshots))
+                pending.append(remote.remote(brains, broker, personas[submitted], config, screenshots, allowed))
                 submitted += 1
             trace, pictures = ray.get(pending.popleft())
             for relative, data in pictures.items():

@@ -14,11 +14,12 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 from pydantic import BaseModel, Field
 
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.chromium import launch
 from agent.browsing.config import SimulationConfig
+from agent.browsing.context_pool import TwinTabs
 from agent.browsing.funnel import Funnel, summarise
 from agent.browsing.trace import TwinTrace
-from agent.browsing.context_pool import TwinTabs
 from agent.browsing.twin_session import run_twin, takes_pictures
 from agent.tasks import task_success
 from personas.persona import Persona
@@ -44,9 +45,11 @@ class SimulationResult(BaseModel):
 
 
 async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None) -> SimulationResult:
+                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None,
+                         allowed: HostAllowList | None = None) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: a
-    RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process."""
+    RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process.
+    With `allowed`, the browser requests only allowed hosts (agent/browsing/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
@@ -55,9 +58,10 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
     if executor is not None:
         from agent.browsing.ray_twins import run_twins_on_ray
 
-        traces = await asyncio.to_thread(run_twins_on_ray, executor, config, personas, graph, out_dir, on_trace)
+        traces = await asyncio.to_thread(run_twins_on_ray, executor, config, personas, graph, out_dir, on_trace,
+                                         allowed)
     else:
-        traces = await _run_here(config, personas, graph, out_dir, on_trace)
+        traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
                             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                             seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
@@ -67,12 +71,12 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
 
 
 async def _run_here(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
-                    on_trace: Callable[[TwinTrace], None] | None) -> list[TwinTrace]:
+                    on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
     gate = asyncio.Semaphore(config.concurrency)
     async with async_playwright() as playwright:
         pictures = takes_pictures(graph, config, out_dir)
         browser = await launch(playwright, pictures=pictures)
-        tabs = TwinTabs(browser, reuse=not pictures)
+        tabs = TwinTabs(browser, reuse=not pictures, allowed=allowed)
         try:
             async def one(persona: Persona) -> TwinTrace:
                 async with gate:

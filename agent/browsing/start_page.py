@@ -10,11 +10,10 @@ the twins' traces would show them in any case.
 from __future__ import annotations
 
 import socket
-from urllib.parse import urlsplit
 
 import httpx
 
-from agent.allowed_hosts import HostAllowList
+from agent.allowed_hosts import HostAllowList, UrlRefused, browser_url
 from agent.browsing.trace import TwinTrace
 
 MAX_REDIRECTS = 5
@@ -31,10 +30,10 @@ def check_start_url(url: str, allowed: HostAllowList | None = None, timeout_s: f
     with httpx.Client(timeout=timeout_s, follow_redirects=False,
                       headers={"user-agent": "twinsim-simulations/0.1"}) as client:
         for _ in range(MAX_REDIRECTS + 1):
-            scheme = urlsplit(hop).scheme.lower()
-            if scheme not in ("http", "https"):  # a redirect to file:, data:, ftp: ... leaves the web
-                raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop) or 'it '}is a {scheme or 'relative'}: "
-                                           "address; twins browse http:// and https:// pages only")
+            try:  # the URL as Chromium reads it; a redirect to file:, data:, ftp: ... leaves the web
+                hop = browser_url(hop).href
+            except UrlRefused as error:
+                raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop)}{error}") from None
             _resolve(url, hop)
             if allowed is not None and not allowed.allows(hop):
                 raise StartPageUnreachable(f"cannot browse {url}: {_where(url, hop) or 'it '}is not on an allowed "
@@ -66,11 +65,12 @@ def start_failure(traces: list[TwinTrace]) -> str | None:
 
 
 def _resolve(url: str, hop: str) -> None:
-    parts = urlsplit(hop)
+    parts = browser_url(hop)
+    host = parts.hostname.strip("[]")
     try:
-        socket.getaddrinfo(parts.hostname or "", parts.port or 80, proto=socket.IPPROTO_TCP)
+        socket.getaddrinfo(host, int(parts.port or 80), proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError, ValueError):
-        raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop)}the host name '{parts.hostname}' does "
+        raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop)}the host name '{host}' does "
                                    "not resolve (DNS)") from None
 
 

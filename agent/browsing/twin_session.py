@@ -16,6 +16,7 @@ from pathlib import Path
 from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import ClickAction
+from agent.allowed_hosts import HostAllowList
 from agent.browsing.actuator import perform
 from agent.browsing.checkout_form import fill_checkout_form
 from agent.browsing.chromium import VIEWPORT
@@ -58,16 +59,19 @@ def takes_pictures(graph, config: SimulationConfig, out_dir: Path | None) -> boo
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
-async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None) -> TwinTrace:
+async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
+                   allowed: HostAllowList | None = None) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
-    (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone."""
+    (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
+    (a browser given), every request the browser makes (redirect hops too) must be on an allowed host; a TwinTabs
+    carries its own list."""
     if not isinstance(tabs, TwinTabs):
-        tabs = TwinTabs(tabs, reuse=False)
-    async with tabs.tab() as page:
-        return await _browse(page, graph, persona, config, out_dir)
+        tabs = TwinTabs(tabs, reuse=False, allowed=allowed)
+    async with tabs.tab() as (page, guard):
+        return await _browse(page, guard, graph, persona, config, out_dir)
 
 
-async def _browse(page, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
+async def _browse(page, guard, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
@@ -127,9 +131,9 @@ async def _browse(page, graph, persona: Persona, config: SimulationConfig, out_d
             elif reached and trace.outcome == "max_steps":
                 trace.outcome = "task_reached"
     except StepFailure as failure:
-        _fail(trace, failure.kind, failure.message, step_number, page)
+        _fail(trace, failure.kind, _blocked_note(failure.message, guard), step_number, page)
     except PlaywrightError as error:
-        _fail(trace, "browser_error", str(error).splitlines()[0], step_number, page)
+        _fail(trace, "browser_error", _blocked_note(str(error).splitlines()[0], guard), step_number, page)
     finally:
         watch.detach()
     trace.stages = stages_reached(page_types, trace.outcome == "purchased", ordered)
@@ -228,6 +232,13 @@ def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
         trace.final_url = None
     if trace.steps and trace.steps[-1].step == step_number:
         trace.final_page_type = trace.steps[-1].page_type
+
+
+def _blocked_note(message: str, guard) -> str:
+    """Say which request the allow-list refused: ERR_BLOCKED_BY_CLIENT alone does not tell the user why."""
+    if guard is None or not guard.blocked:
+        return message
+    return f"{message} (refused {guard.blocked[-1]}: not on an allowed host, TWINSIM_ALLOWED_HOSTS)"
 
 
 def _reason(trace: TwinTrace) -> str:

@@ -85,7 +85,7 @@ async def chromium():
 
 
 async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
-                 instance_seed: int) -> tuple[TwinTrace, Usage, list[Sight]]:
+                 instance_seed: int, allowed: HostAllowList | None = None) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
     from agent.browsing.twin_session import run_twin
 
@@ -93,7 +93,7 @@ async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: E
                               brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1,
                               task=spec.task)
     meter = UsageMeter(graph, str(spec.brain))
-    trace = await run_twin(browser, meter, persona, config)
+    trace = await run_twin(browser, meter, persona, config, allowed=allowed)
     return trace, meter.usage, meter.sights
 
 

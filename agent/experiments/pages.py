@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from agent.allowed_hosts import HostAllowList
+from agent.allowed_hosts import HostAllowList, canonical
 from agent.experiments.spec import ExperimentSpec, PageSpec, SpecError
 from agent.exports.decision_record import page_sha256
 from agent.page.observation import Observation
@@ -63,8 +63,8 @@ def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT
     for _ in range(MAX_REDIRECTS + 1):
         if not allowed.allows(hop):
             break
-        try:
-            response, text = _get(hop, timeout_s, max_bytes, follow_redirects=False)
+        try:  # what a browser would request, not what urllib would read
+            response, text = _get(canonical(hop), timeout_s, max_bytes, follow_redirects=False)
         except SpecError as error:
             log.info("fetch of %s refused: %s", hop, error)
             break

@@ -102,6 +102,7 @@ class PreparedExperiment:
     memories: dict[tuple[str, str], list[Memory]] = field(default_factory=dict)
     segments: dict[str, dict[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what could not be checked before the run (targets on live pages)
+    allowed_hosts: HostAllowList | None = None  # live variants' browsers request only these
 
     def units(self) -> list[WorkUnit]:
         """In a fixed order: persona, instance, then variant (a twin instance's variants run side by side)."""
@@ -132,7 +133,8 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
         raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
                         f"samples x pages); max_predictions is {spec.max_predictions}")
     prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
-                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas}, notes=notes)
+                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas}, notes=notes,
+                                  allowed_hosts=allowed_hosts)
     if memory is not None:
         unique = {page.key: page for variant_pages in pages.values() for page in variant_pages}
         for persona in personas:
@@ -262,7 +264,8 @@ async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: Work
     spec = prepared.spec
     variant = spec.live_variants[unit.variant]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
-    trace, usage, shown = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed)
+    trace, usage, shown = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed,
+                                       prepared.allowed_hosts)
     if sights is not None:
         sights[(unit.variant, unit.persona_id, unit.instance)] = shown
     return trace_to_sample(trace, variant=unit.variant, instance=unit.instance, targets=spec.targets,

@@ -23,6 +23,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from agent.decision import Usage
 from agent.llm.cache import CachedResponse, ResponseCache, cache_key
 from agent.llm.offline_litellm import litellm_loaded, load_litellm
+from agent.llm.provider_lock import ProviderLock
 
 # A key for keyless local servers: the OpenAI SDK refuses to send a request without one.
 _PLACEHOLDER_KEY = "sk-no-key-required"
@@ -127,6 +128,7 @@ class LLMClient:
     max_tokens: int | None = 1024
     cache: ResponseCache | None = None
     extra_params: dict = field(default_factory=dict)
+    provider_lock: ProviderLock | None = None  # a shared service: only the configured provider (provider_lock.py)
     totals: LLMTotals = field(default_factory=LLMTotals)
 
     def __post_init__(self) -> None:
@@ -156,6 +158,10 @@ class LLMClient:
         bad answer is asked again on the next run instead of being replayed forever. `response_format` asks
         for a schema-constrained answer (agent/llm/answer_schema.py); `max_tokens` lowers the client's cap.
         """
+        refused = self.provider_lock.refusal(model) if self.provider_lock is not None else None
+        if refused is not None:  # never reaches litellm, so no address a request names is called
+            self.totals.failures += 1
+            raise LLMCallError(refused, attempts=0, retryable=False)
         key = cache_key(model, messages, temperature, seed, response_format) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)

@@ -7,9 +7,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.allowed_hosts import HostAllowList
 from agent.browsing import SimulationConfig, SimulationResult, run_simulation
 from agent.browsing.chromium import chromium_path
-from agent.allowed_hosts import HostAllowList
 from agent.browsing.output import write_outputs
 from agent.browsing.start_page import StartPageUnreachable, check_start_url, start_failure
 from agent.browsing.trace import TwinTrace
@@ -78,7 +78,8 @@ def run_blocking(services: Services, config: SimulationConfig, personas: list[Pe
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
     try:
-        result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor))
+        result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor,
+                                            allowed=services.settings.host_allow_list))
     except RayUnavailable as error:
         raise SimulationRequestError(str(error)) from None
     reason = start_failure(result.traces)
