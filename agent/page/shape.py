@@ -99,8 +99,11 @@ def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LI
             raise PageTooComplex(f"the page has more than {limits.max_elements} elements "
                                  f"(TWINSIM_MAX_PAGE_ELEMENTS); no shop page needs that many")
         if match.end(2) < match.end() - 1:  # the tag has more than its name: count its attributes
-            here = _count_attributes(html, match.end(2), match.end() - 1 - len(self_closing),
-                                     limits.max_element_attributes)
+            if match.end() - match.end(2) > _COUNT_EXACTLY_FROM:
+                here = _count_attributes(html, match.end(2), match.end() - 1 - len(self_closing),
+                                         limits.max_element_attributes)
+            else:  # a short tag holds too few attributes to cost much: its values are counted, in C
+                here = html.count("=", match.end(2), match.end())
             attributes += here
             if here > limits.max_element_attributes:
                 raise PageTooComplex(f"a <{name}> element has more than {limits.max_element_attributes} attributes "
@@ -123,6 +126,11 @@ def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LI
         if len(stack) + carried.total() > limits.max_depth:
             raise PageTooComplex(f"the page nests elements more than {limits.max_depth} deep "
                                  f"(TWINSIM_MAX_PAGE_DEPTH); no shop page nests that deep")
+
+
+# A tag shorter than this holds at most ~128 attributes (each a name and a space), whose parse cost is small:
+# those are estimated by their values (`=`), in C; longer ones are counted exactly.
+_COUNT_EXACTLY_FROM = 256
 
 
 def _count_attributes(html: str, start: int, stop: int, cap: int) -> int:
