@@ -31,11 +31,6 @@ _PRICE_SPLIT_DECIMAL = re.compile(r"(\d)\s*([.,])\s*(\d\d)(?!\d)")
 MAX_TEXT = 300
 
 
-def parse_clean(raw_html: str) -> LexborHTMLParser:
-    """Parse (lexbor is forgiving of broken markup) and remove invisible and hidden parts."""
-    return clean(LexborHTMLParser(raw_html or ""))
-
-
 def clean(tree: LexborHTMLParser) -> LexborHTMLParser:
     """Remove the invisible and hidden parts of a parsed raw page (once its declarations have been read)."""
     # Reverse document order removes nested matches before their ancestors, so no node is touched
