@@ -50,3 +50,19 @@ def test_an_author_link_in_a_card_is_not_its_title():
     products = observe_page(listing(items), url="https://shop.example/dvd", simplified=False).facts.products
     assert [(p.title, p.price, p.currency, p.availability) for p in products] == [
         ("DVD Between the folds", 19.95, "EUR", "in_stock"), ("DVD Mise en Plis", 24.95, "EUR", "in_stock")]
+
+
+def test_a_product_page_with_a_breadcrumb_and_a_details_table_is_one_product_not_a_list():
+    """The breadcrumb's last link is followed by the product's title and price, a review link by the price again in
+    a details table: neither is a card, so the page is the product's own."""
+    page = ("<html><head><title>Merino socks | Shop</title></head><body><header><a href='/'>Shop</a></header>"
+            "<ul class='breadcrumb'><li><a href='/'>Home</a></li><li><a href='/c/footwear'>Footwear</a></li>"
+            "<li>Merino socks (3 pack)</li></ul><article><h1>Merino socks (3 pack)</h1><p>£18.50</p>"
+            "<p>In stock (60 available)</p><a href='/p/3/reviews/add'>Write a review</a>"
+            "<form action='/basket/add/3' method='post'><button type='submit'>Add to basket</button></form>"
+            "<table><tr><th>Price (incl. tax)</th><td>£18.50</td></tr><tr><th>Availability</th>"
+            "<td>In stock (60 available)</td></tr></table></article></body></html>")
+    observation = observe_page(page, url="https://shop.example/catalogue/merino-socks_3/", simplified=False)
+    assert observation.page_type == "product"
+    own = observation.facts.products[observation.facts.focus]
+    assert (own.title, own.price, own.currency, own.availability) == ("Merino socks (3 pack)", 18.5, "GBP", "in_stock")

@@ -34,7 +34,8 @@ _NOT_THE_PRICE_BEFORE = re.compile(r"(?:save|saving|you save|sparen|économisez|
 
 def flat_listing(tree: LexborHTMLParser, by_name: dict[str, Candidate], hint: str | None) -> list[ProductFacts]:
     """The products of a page that lists them as title links followed by their prices (or as a buy button followed by
-    the product's name and price, where the title is no link)."""
+    the product's name and price, where the title is no link). The page's heading ends a run of titles: a product page's
+    breadcrumb link followed by its heading and price is no card."""
     body = tree.body
     if body is None:
         return []
@@ -43,6 +44,9 @@ def flat_listing(tree: LexborHTMLParser, by_name: dict[str, Candidate], hint: st
         if node.tag == "-text":
             if not _inside_link(node):
                 reader.text(fold(node.text(deep=False)))
+            continue
+        if node.tag == "h1":  # the page's own heading is in no card: a link before it (a breadcrumb) titles none
+            reader.close()
             continue
         name = node.attributes.get("name")
         candidate = by_name.get(name) if name else None
