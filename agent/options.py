@@ -20,10 +20,10 @@ class PredictOptions(BaseModel):
     ablate_persona: bool = Field(False, description="Predict without the persona (OPeRA ablation 'w/o persona').")
     ablate_rationale: bool = Field(False, description="Drop the rationales of past steps (OPeRA ablation 'w/o rationale').")
     ablate_memory: bool = Field(False, description="Skip memory recall; the persona core profile is still given.")
-    memories_k: int = Field(5, ge=0, le=50, description="How many memories to recall.")
+    memories_k: int = Field(5, ge=0, le=50, strict=True, description="How many memories to recall.")
     mode: Literal["most_likely", "sample"] = Field("most_likely", description="Take the most likely action or sample one.")
-    seed: int | None = Field(None, description="Seed for mode='sample'; the same seed gives the same draw.")
-    max_retries: int = Field(1, ge=0, le=3, description="Grounding retries before falling back to the embedded brain.")
+    seed: int | None = Field(None, strict=True, description="Seed for mode='sample'; the same seed gives the same draw.")
+    max_retries: int = Field(1, ge=0, le=3, strict=True, description="Grounding retries before falling back to the embedded brain.")
     prompt_style: PromptStyle | None = Field(
         None, description="LLM brain: 'twinsim' (profile, memories, page facts and elements) or the OPeRA paper's "
         "protocol, 'opera_protocol' (next action only) or 'opera_protocol_rationale' (rationale and action): persona, "

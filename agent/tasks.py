@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, field_validator, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from agent.page.observation import Observation
 
@@ -68,6 +70,13 @@ class Task(BaseModel):
     @classmethod
     def _goal_shorthand(cls, data):
         return {"goal": data} if isinstance(data, str) else data
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The published schema says what the validator takes: a bare string (the goal) or the object."""
+        as_object = handler(core_schema)
+        goal = {"type": "string", "minLength": 1, "maxLength": MAX_TASK_CHARS, "description": "The goal in words."}
+        return {"anyOf": [goal, as_object]}
 
     @field_validator("goal")
     @classmethod

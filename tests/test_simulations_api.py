@@ -62,7 +62,6 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
 @pytest.mark.parametrize("body, fragment", [
     ({"url": "ftp://example.com/", "personas": [OPERA_USER]}, "http:// or https://"),
     ({"url": "javascript:alert(1)", "personas": [OPERA_USER]}, "http:// or https://"),
-    ({"url": "http://127.0.0.1:9/", "personas": ["nobody-here"]}, "unknown persona(s): nobody-here"),
     ({"url": "http://127.0.0.1:9/", "personas": []}, "name personas"),
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 0}, "greater than or equal to 1"),
     ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),
@@ -77,6 +76,13 @@ def test_bad_requests_are_refused_before_any_work(client, body, fragment):
     before = len(client.get("/simulations").json())
     response = client.post("/simulations", json=body)
     assert response.status_code == 422 and fragment in response.text
+    assert len(client.get("/simulations").json()) == before
+
+
+def test_an_unknown_persona_is_not_found_before_any_work(client):
+    before = len(client.get("/simulations").json())
+    response = client.post("/simulations", json={"url": "http://127.0.0.1:9/", "personas": ["nobody-here"]})
+    assert response.status_code == 404 and "unknown persona(s): nobody-here" in response.json()["detail"]
     assert len(client.get("/simulations").json()) == before
 
 

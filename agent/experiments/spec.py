@@ -58,6 +58,12 @@ def _page_shorthand_in_schema(schema: dict) -> None:
     """`page:` is read as `pages: [page]` before validation (below); the schema says so, so clients may send it."""
     schema["properties"]["page"] = {**schema["properties"]["pages"]["items"],
                                     "description": "One page: shorthand for `pages: [page]`."}
+    # and what the validator below holds a variant to: a page, pages or a live site, exactly one of them
+    page, pages, live = ({"required": ["page"], "properties": {"page": {"type": "object"}}},
+                         {"required": ["pages"], "properties": {"pages": {"type": "array", "minItems": 1}}},
+                         {"required": ["live_url"], "properties": {"live_url": {"type": "string"}}})
+    schema["anyOf"] = [page, pages, live]
+    schema["not"] = {"anyOf": [{"required": ["page", "pages"]}, {"allOf": [live, pages]}, {"allOf": [live, page]}]}
 
 
 class VariantSpec(BaseModel):

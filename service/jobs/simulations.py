@@ -23,6 +23,10 @@ class SimulationRequestError(ValueError):
     """The request cannot run as asked (unknown persona or brain, no browser); the message says why."""
 
 
+class UnknownPersonas(SimulationRequestError):
+    """Personas named that the store does not hold: not found, like an unknown persona in /predict."""
+
+
 class StartPageFailed(SimulationRequestError):
     """The start URL cannot be loaded (checked up front, or every twin failed to open it): the run measured nothing."""
 
@@ -54,7 +58,7 @@ def check_and_load(services: Services, config: SimulationConfig) -> list[Persona
         except (PersonaNotFound, ValueError):
             missing.append(persona_id)
     if missing:
-        raise SimulationRequestError(f"unknown persona(s): {', '.join(missing)}")
+        raise UnknownPersonas(f"unknown persona(s): {', '.join(missing)}")
     try:
         chromium_path()
     except RuntimeError as error:

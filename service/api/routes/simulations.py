@@ -17,6 +17,7 @@ from service.api.screenshot_input import simulation_screenshot_file
 from service.jobs.simulations import (
     SimulationRequestError,
     StartPageFailed,
+    UnknownPersonas,
     check_and_load,
     check_start_page,
     persona_ids_for,
@@ -26,7 +27,8 @@ router = APIRouter(prefix="/simulations", tags=["simulations"])
 
 
 @router.post("", status_code=status.HTTP_202_ACCEPTED,
-             responses={503: error("Chromium is not installed where the service runs.")})
+             responses={404: error("A persona named is not stored."),
+                        503: error("Chromium is not installed where the service runs.")})
 async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs: SimulationJobsDep) -> dict:
     if not body.all and not body.personas:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "name personas, or set all: true")
@@ -42,6 +44,8 @@ async def start_simulation(body: SimulationRequest, services: ServicesDep, jobs:
         await asyncio.to_thread(check_start_page, config, services.settings.host_allow_list)
     except ValidationError as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, validation_detail(error)) from None
+    except UnknownPersonas as error:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(error)) from None
     except StartPageFailed as error:  # a dead start URL is bad input like an unknown persona: 422 with the reason
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     except SimulationRequestError as error:
