@@ -9,14 +9,9 @@ import pytest
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.cost import check_budget, estimate_cost
-from agent.experiments.runner import (
-    RunInterrupted,
-    instance_seed,
-    prepare,
-    run_experiment,
-    run_unit,
-    sample_key,
-)
+from agent.experiments.prepared import instance_seed, prepare, sample_key
+from agent.experiments.runner import RunInterrupted, run_experiment
+from agent.experiments.unit_loop import run_unit
 from agent.experiments.spec import ExperimentSpec, SpecError, load_spec, parse_spec
 from personas.population import PopulationError
 from personas.sources import load_personas
