@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.experiments.report import render_report
 from agent.experiments.results import experiment_results
 from agent.experiments.runner import prepare, run_experiment
 from agent.experiments.spec import ExperimentSpec
+from agent.reporting.experiment_report import render_report
 from personas.sources import load_personas
 from tests.conftest import PAGES
 

@@ -16,7 +16,7 @@ import pytest
 from scipy.stats import binomtest
 
 from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.report import render_simulation_html
+from agent.reporting.simulation_report import render_simulation_html
 from agent.tasks import Task, url_matches
 from personas.sources import load_personas
 from service.container import build_services
