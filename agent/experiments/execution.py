@@ -12,11 +12,11 @@ from typing import Callable
 
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
-from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.planning import CheckedExperiment
 from agent.experiments.results import experiment_results
 from agent.experiments.runner import Executor, InProcessExecutor, Progress, run_experiment
 from agent.experiments.samples import Sample
+from agent.exports.experiment_export import ExperimentExport
 from agent.graph import TwinGraph
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
 from agent.experiments.spec import ExperimentSpec, load_spec
+from agent.exports.experiment_export import ExperimentExport
 from agent.reporting.experiment_report import render_report
 from service.container import Services, experiment_context
 

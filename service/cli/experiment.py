@@ -70,11 +70,11 @@ def run(
         TimeRemainingColumn,
     )
 
-    from agent.experiments.decision_export import ExperimentExport
     from agent.experiments.execution import ExperimentExecutor
     from agent.experiments.planning import ExperimentRejected, check_experiment
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
+    from agent.exports.experiment_export import ExperimentExport
     from agent.exports.run_export import ExportFormatError
     from agent.ray_executor import RayUnavailable
     from agent.reporting.experiment_report import render_report
