@@ -12,7 +12,7 @@ import time
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.ray_executor import RayExecutor
+from agent.executors.ray_units import RayExecutor
 from agent.experiments.runner import InProcessExecutor, RunInterrupted, prepare, run_experiment
 from personas.sources import load_personas
 from tests.conftest import ray_batches_run

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from playwright.async_api import async_playwright
 from pydantic import BaseModel, Field
@@ -44,11 +45,18 @@ class SimulationResult(BaseModel):
         "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
 
+class TwinsElsewhere(Protocol):
+    """Runs the twins' sessions outside this process (agent/executors/ray_twins.py: RayTwins, one Ray task each)."""
+
+    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]: ...
+
+
 async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None,
+                         on_trace: Callable[[TwinTrace], None] | None = None, executor: TwinsElsewhere | None = None,
                          allowed: HostAllowList | None = None) -> SimulationResult:
-    """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: a
-    RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process.
+    """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the
+    sessions run instead of this process (RayTwins: each a Ray task); None: here.
     With `allowed`, the browser requests only allowed hosts (agent/browsing/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
@@ -56,10 +64,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
         out_dir.mkdir(parents=True, exist_ok=True)
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     if executor is not None:
-        from agent.browsing.ray_twins import run_twins_on_ray
-
-        traces = await asyncio.to_thread(run_twins_on_ray, executor, config, personas, graph, out_dir, on_trace,
-                                         allowed)
+        traces = await asyncio.to_thread(executor.run_twins, config, personas, graph, out_dir, on_trace, allowed)
     else:
         traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),

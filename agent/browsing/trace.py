@@ -105,4 +105,4 @@ class TwinTrace(BaseModel):
     reason: str = Field("", description="Why the run ended, in the twin's words or the failure's.")
     task: TaskProgress | None = Field(None, description="Only when the twin was given a task.")
     node: str | None = Field(None, description="The Ray node that ran this twin's session (TWINSIM_EXECUTOR=ray, "
-                             "agent/browsing/ray_twins.py); None in process.")
+                             "agent/executors/ray_twins.py); None in process.")

@@ -65,7 +65,7 @@ class EvalConfig:
 
 
 class StepExecutor(Protocol):
-    """Runs a function over units elsewhere (agent.ray_executor.RayExecutor) and yields results in unit order."""
+    """Runs a function over units elsewhere (agent.executors.ray_units.RayExecutor) and yields results in unit order."""
 
     def map(self, work: Callable[[StepUnit], StepOutcome], units: Sequence[StepUnit]) -> Iterator[StepOutcome]: ...
 

@@ -31,7 +31,7 @@ class ExperimentExecutor:
         with self._lock:
             if self._units is None:
                 if self.context.executor == "ray":
-                    from agent.ray_executor import RayExecutor
+                    from agent.executors.ray_units import RayExecutor
 
                     self._units = RayExecutor(self.context.ray_address)
                 else:

@@ -70,13 +70,13 @@ def run(
         TimeRemainingColumn,
     )
 
+    from agent.executors.ray_units import RayUnavailable
     from agent.experiments.execution import ExperimentExecutor
     from agent.experiments.planning import ExperimentRejected, check_experiment
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
     from agent.exports.experiment_export import ExperimentExport
     from agent.exports.run_export import ExportFormatError
-    from agent.ray_executor import RayUnavailable
     from agent.reporting.experiment_report import render_report
     from service.container import build_services, experiment_context
     from service.settings import Settings

@@ -413,7 +413,7 @@ def _check_ray_head() -> None:
     """With TWINSIM_EXECUTOR=ray, a head that does not answer is a message in seconds, before the store opens."""
     settings = Settings()
     if settings.executor == "ray" and settings.ray_address:
-        from agent.ray_executor import RayUnavailable, check_reachable
+        from agent.executors.ray_units import RayUnavailable, check_reachable
 
         try:
             check_reachable(settings.ray_address)

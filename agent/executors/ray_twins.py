@@ -26,8 +26,8 @@ from pathlib import Path
 from agent.allowed_hosts import HostAllowList
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
+from agent.executors.ray_units import RayExecutor
 from agent.graph import RecallRequest, TwinGraph
-from agent.ray_executor import RayExecutor
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -179,3 +179,15 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
         answering.join(timeout=POLL_S * 4)
         ray.kill(broker)
     return traces
+
+
+class RayTwins:
+    """A simulation's twins as Ray tasks: run_simulation's `executor` (agent/browsing/simulation.py), which calls
+    `run_twins` instead of running the sessions in its own process."""
+
+    def __init__(self, executor: RayExecutor) -> None:
+        self.executor = executor
+
+    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
+                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
+        return run_twins_on_ray(self.executor, config, personas, graph, out_dir, on_trace, allowed)
