@@ -14,10 +14,10 @@ from agent.browsing.chromium import ChromiumMissing, chromium_path
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
 from agent.decision import Usage
-from agent.experiments.live_sights import Sight, sight_of
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
+from agent.experiments.visibility import Sight, sight_of
 from personas.persona import Persona
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
@@ -50,7 +50,7 @@ def browsing_seed(instance_seed: int) -> int:
 
 class UsageMeter:
     """The twin graph, counting what its predictions cost (the browsing trace does not keep usage) and keeping
-    what the brain was shown at each (agent/experiments/live_sights.py: could the twins see the difference)."""
+    what the brain was shown at each (agent/experiments/visibility.py: could the twins see the difference)."""
 
     def __init__(self, graph, brain: str) -> None:
         self.graph = graph
