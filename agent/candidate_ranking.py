@@ -27,7 +27,7 @@ import numpy as np
 from agent.behaviour.text_relevance import relevance, static_embedder, words
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
-from agent.per_observation import PerObservation
+from agent.per_page_cache import PerObservation
 
 Encoder = Literal["static", "minilm", "hybrid"]
 ENCODERS: tuple[str, ...] = ("static", "minilm", "hybrid")

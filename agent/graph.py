@@ -20,8 +20,8 @@ from agent.brains.names import BrainName
 from agent.decision import BrainError, MemorySource, TwinContext, Usage
 from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.observation import EMPTY_OBSERVATION, Observation
+from agent.predict_options import PredictOptions
 from agent.prediction import Prediction
 from agent.recall_query import recall_query
 from agent.screenshots import Screenshot

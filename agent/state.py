@@ -7,8 +7,8 @@ from typing import TypedDict
 from agent.actions import Action
 from agent.decision import Decision, Usage
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.observation import Observation
+from agent.predict_options import PredictOptions
 from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.memory_types import Memory

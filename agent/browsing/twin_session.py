@@ -39,9 +39,9 @@ from agent.browsing.trace import (
 )
 from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.observation import Observation
 from agent.page.page_types import is_order_confirmation
+from agent.predict_options import PredictOptions
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona

@@ -19,9 +19,9 @@ from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
 from agent.graph import RecallRequest, TwinGraph
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.observation import EMPTY_OBSERVATION, Observation
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
 from agent.recorded_sessions import RecordedSession
 from agent.screenshots import Screenshot, ScreenshotRefused, read_screenshot
 from personas.memory_types import Memory

@@ -12,11 +12,11 @@ from typing import Callable
 import numpy as np
 
 from agent.experiments.flips import persona_flips
-from agent.experiments.paths import step_paths
 from agent.experiments.runner import PreparedExperiment, RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
 from agent.experiments.statistics import analyse
+from agent.experiments.step_paths import step_paths
 from agent.experiments.themes import rationale_themes
 from agent.experiments.visibility import live_visibility, visibility
 from agent.tasks import task_success

@@ -36,9 +36,9 @@ from agent.experiments.targets import check_targets
 from agent.exports.decision_record import DecisionRecord, MemoryRef, evidence_of
 from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from agent.predict_options import PredictOptions
 from agent.recall_query import recall_query
 from agent.tasks import judge
 from personas.memory_types import Memory

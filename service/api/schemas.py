@@ -14,7 +14,7 @@ from agent.browsing.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS
-from agent.options import GroundingStrategy, PredictOptions, VisionPolicy
+from agent.predict_options import GroundingStrategy, PredictOptions, VisionPolicy
 from agent.tasks import Task
 from personas.persona import PersonaId
 

@@ -14,7 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
 from agent.brains.names import BRAIN_NAMES, known_brain
-from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
+from agent.predict_options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.cli.failure import fail
 from service.cli.interview import interview_command
@@ -242,9 +242,9 @@ def predict(
         "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
-    from agent.options import PredictOptions
     from agent.page.observation import EMPTY_OBSERVATION
     from agent.page.read_page import PageRefused, read_page
+    from agent.predict_options import PredictOptions
     from personas.memory_store import PersonaNotFound
 
     given_task = _task(task)
