@@ -25,9 +25,9 @@ def main() -> None:
     import ray
     from ray.cluster_utils import Cluster
 
-    from agent.browsing import SimulationConfig, run_simulation
     from agent.executors.ray_twins import RayTwins
     from agent.executors.ray_units import RayExecutor
+    from agent.simulation import SimulationConfig, run_simulation
     from service.container import build_services
     from service.settings import Settings
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.browsing import SimulationConfig, run_simulation
 from agent.executors.ray_twins import RayTwins
 from agent.executors.ray_units import RayExecutor
+from agent.simulation import SimulationConfig, run_simulation
 from tests.support.sample_twins import services_with_opera_personas
 
 pytestmark = pytest.mark.integration

@@ -7,7 +7,7 @@ cart by after_add_to_cart.py; Proceed to checkout; Continue) is on its way to th
 page it either abandons the order here or goes on. It leaves with the model's probability of ending the session
 by leaving now (its `terminate`, with the page's terms: an order total over the person's budget, a delivery fee);
 anything else the person might do there (click into a field, type, press Continue) is part of filling in the
-step and going on, which the simulation's test details (agent/browsing/checkout_form.py) and the step's own
+step and going on, which the simulation's test details (agent/simulation/checkout_form.py) and the step's own
 purchase-type control (Proceed to checkout, Continue, Place order) do for it. Each step is decided again, so a
 long checkout loses more twins than a short one.
 """

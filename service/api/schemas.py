@@ -9,8 +9,8 @@ from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.brains.names import BrainName, KnownBrain
-from agent.browsing.checkout_details import CheckoutDetails
-from agent.browsing.config import MAX_STEPS_LIMIT, default_concurrency
+from agent.simulation.checkout_details import CheckoutDetails
+from agent.simulation.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS

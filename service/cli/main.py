@@ -459,7 +459,7 @@ def simulate(
                                        "(listed in report.json's test_details); off: they stop at such a form."),
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
-    from agent.browsing import SimulationConfig
+    from agent.simulation import SimulationConfig
     from service.jobs.simulations import (
         SimulationRequestError,
         StartPageFailed,

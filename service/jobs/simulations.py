@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing import SimulationConfig, SimulationResult, run_simulation
-from agent.browsing.chromium import chromium_path
-from agent.browsing.output import write_outputs
-from agent.browsing.start_page import StartPageUnreachable, check_start_url, start_failure
-from agent.browsing.trace import TwinTrace
+from agent.simulation import SimulationConfig, SimulationResult, run_simulation
+from agent.browser.chromium import chromium_path
+from agent.simulation.output import write_outputs
+from agent.simulation.start_page import StartPageUnreachable, check_start_url, start_failure
+from agent.simulation.trace import TwinTrace
 from agent.executors.ray_twins import RayTwins
 from agent.executors.ray_units import RayExecutor, RayUnavailable
 from personas.memory_store import PersonaNotFound
