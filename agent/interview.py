@@ -31,7 +31,7 @@ from agent.behaviour.rationale import memory_words
 from agent.decision import Usage
 from agent.exports.decision_lookup import find_decision
 from agent.exports.decision_record import DriverReason
-from agent.exports.run_export import read_page, read_rows
+from agent.exports.run_export import read_rows, stored_page_html
 from agent.llm.client import LLMCallError, LLMClient
 from agent.llm.interview_prompts import decision_block, interview_messages
 from agent.llm.prompts import action_text
@@ -231,5 +231,5 @@ def decision_in_run(directory: Path, persona_id: str, question: str | None = Non
     reference means), and its page's stored HTML. Raises ExportMissing, ExportFormatError or DecisionNotFound."""
     row = find_decision(read_rows(directory, persona_id), persona_id, decision_id=decision_id, variant=variant,
                         instance=instance, step=step, question=question, embed=embed)
-    html = read_page(directory, row["page_sha256"]) if row.get("page_sha256") else None
+    html = stored_page_html(directory, row["page_sha256"]) if row.get("page_sha256") else None
     return DecisionAsked.from_row(row), html

@@ -12,7 +12,7 @@ from typing import Mapping, NamedTuple
 from agent.brains.base import Brain
 from agent.decision import MemorySource
 from agent.history import Step
-from agent.options import PredictOptions
+from agent.predict_options import PredictOptions
 from agent.page.observation import Observation
 from agent.recall_query import recall_query
 from agent.tasks import Task

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from agent.brains.names import BrainName
 from agent.history import Step
-from agent.options import PredictOptions
+from agent.predict_options import PredictOptions
 from agent.page.observation import EMPTY_OBSERVATION, Observation
 from agent.screenshots import Screenshot
 from agent.tasks import Task

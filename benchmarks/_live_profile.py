@@ -65,9 +65,9 @@ def timed_twin(function):
 def instrument() -> None:
     from playwright.async_api import Page
 
-    import agent.browsing.simulation as simulation
-    import agent.browsing.snapshot as snapshot
-    import agent.browsing.twin_session as session
+    import agent.simulation.run as simulation
+    import agent.browser.snapshot as snapshot
+    import agent.simulation.twin_session as session
 
     for name, phase in (("open_page", "open"), ("perform", "action"), ("settle", "settle"), ("_decide", "decision"),
                         ("_screenshot", "screenshot"), ("target_box", "screenshot"),
@@ -149,7 +149,7 @@ class MemorySampler(threading.Thread):
 def main() -> None:
     data_dir, url, ids, steps, seed, concurrency = sys.argv[1:7]
     os.environ["TWINSIM_DATA_DIR"] = data_dir
-    from agent.browsing import SimulationConfig, run_simulation
+    from agent.simulation import SimulationConfig, run_simulation
     from service.container import build_services
     from service.settings import Settings
 

@@ -25,8 +25,9 @@ def main() -> None:
     import ray
     from ray.cluster_utils import Cluster
 
-    from agent.browsing import SimulationConfig, run_simulation
-    from agent.ray_executor import RayExecutor
+    from agent.executors.ray_twins import RayTwins
+    from agent.executors.ray_units import RayExecutor
+    from agent.simulation import SimulationConfig, run_simulation
     from service.container import build_services
     from service.settings import Settings
 
@@ -48,7 +49,8 @@ def main() -> None:
     cluster_start_s = time.perf_counter() - started
     try:
         started = time.perf_counter()
-        there = asyncio.run(run_simulation(config, personas, services.graph, executor=RayExecutor(cluster.address)))
+        there = asyncio.run(run_simulation(config, personas, services.graph,
+                                           executor=RayTwins(RayExecutor(cluster.address))))
         there_s = time.perf_counter() - started
     finally:
         ray.shutdown()

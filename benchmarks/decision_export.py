@@ -27,8 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
 from agent.experiments import runner  # noqa: E402
-from agent.experiments.decision_export import ExperimentExport  # noqa: E402
 from agent.experiments.spec import ExperimentSpec  # noqa: E402
+from agent.exports.experiment_export import ExperimentExport  # noqa: E402
 from agent.sample_pages import sample_page  # noqa: E402
 from personas.memory_texts import persona_memory_texts  # noqa: E402
 from personas.memory_types import Memory  # noqa: E402

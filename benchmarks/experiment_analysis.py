@@ -12,11 +12,11 @@ import numpy as np
 from _common import write_result
 
 from agent.experiments.flips import persona_flips
-from agent.experiments.paths import step_paths
-from agent.experiments.report import render_report
 from agent.experiments.samples import Sample
 from agent.experiments.statistics import analyse
+from agent.experiments.step_paths import step_paths
 from agent.experiments.themes import rationale_themes
+from agent.reporting.experiment_report import render_report
 
 VARIANTS = ["control", "banner", "price_first"]
 TARGETS = ["deal_banner", "add_to_cart_button", "reviews.see_all"]

@@ -31,10 +31,10 @@ from pathlib import Path
 
 from _common import REPO, SHARED_OPERA, percentile, write_result
 
-from agent.browsing import SimulationConfig, run_simulation
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
 from agent.experiments.spec import parse_spec
+from agent.simulation import SimulationConfig, run_simulation
 from agent.tasks import Task
 from service.container import experiment_context
 from tests.support.oscar_shop import install, start, stop

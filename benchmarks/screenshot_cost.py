@@ -30,8 +30,8 @@ import time
 from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
 
 from agent.brains.llm import LLMBrain  # noqa: E402
-from agent.browsing.chromium import launch  # noqa: E402
-from agent.browsing.snapshot import SnapshotTaker, selector_for  # noqa: E402
+from agent.browser.chromium import launch  # noqa: E402
+from agent.browser.snapshot import SnapshotTaker, selector_for  # noqa: E402
 from agent.decision import TwinContext  # noqa: E402
 from agent.llm.client import LLMClient  # noqa: E402
 from agent.llm.offline_litellm import load_litellm  # noqa: E402

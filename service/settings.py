@@ -12,7 +12,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.allowed_hosts import LOOPBACK, PUBLIC, HostAllowList
 from agent.brains.names import BrainName, KnownBrain
 from agent.llm.answer_schema import StructuredOutput
-from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page.shape import (
     DEFAULT_MAX_ATTRIBUTES,
     DEFAULT_MAX_DEPTH,
@@ -20,6 +19,7 @@ from agent.page.shape import (
     DEFAULT_MAX_ELEMENTS,
     PageShapeLimits,
 )
+from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.screenshots import (
     DEFAULT_MAX_SCREENSHOT_BYTES,
     DEFAULT_MAX_SCREENSHOT_PIXELS,

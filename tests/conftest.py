@@ -84,7 +84,7 @@ def ray_head():
 
 def ray_batches_run(ray) -> int:
     """Batches of units that Ray has recorded as run (task events reach the head about once a second)."""
-    return sum(1 for event in ray.timeline() if event.get("name") == "agent.ray_executor._run_batch")
+    return sum(1 for event in ray.timeline() if event.get("name") == "agent.executors.ray_units._run_batch")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The twin's browser requests only allowed hosts, redirect hops included (agent/browsing/request_guard.py):
+"""The twin's browser requests only allowed hosts, redirect hops included (agent/browser/request_guard.py):
 an allowed page on 127.0.0.1 that redirects to 127.0.0.2 (off the list) never reaches 127.0.0.2, whether the
 redirect is the start page itself or an image on an allowed page, and the run fails with the reason, not a hang."""
 
@@ -12,7 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing import SimulationConfig, run_simulation
+from agent.simulation import SimulationConfig, run_simulation
 from personas.sources import load_personas
 from service.container import build_services
 from service.settings import Settings

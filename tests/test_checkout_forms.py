@@ -17,10 +17,10 @@ from agent.behaviour.checkout_steps import checkout_step
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.model import LabelDistribution
 from agent.brains.embedded import EmbeddedBrain
-from agent.browsing import SimulationConfig
-from agent.browsing.checkout_details import CheckoutDetails, short_id
-from agent.browsing.form_fields import field_kind
-from agent.browsing.funnel import is_purchase, stages_reached
+from agent.simulation import SimulationConfig
+from agent.simulation.checkout_details import CheckoutDetails, short_id
+from agent.browser.form_fields import field_kind
+from agent.simulation.funnel import is_purchase, stages_reached
 from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.page_types import is_order_confirmation
@@ -177,9 +177,9 @@ def test_a_checkout_form_on_another_platform_gets_test_details_in_its_required_f
     required field nothing explains are left empty and listed."""
     from playwright.async_api import async_playwright
 
-    from agent.browsing.checkout_form import fill_checkout_form
-    from agent.browsing.chromium import launch
-    from agent.browsing.snapshot import SnapshotTaker
+    from agent.simulation.checkout_form import fill_checkout_form
+    from agent.browser.chromium import launch
+    from agent.browser.snapshot import SnapshotTaker
 
     person = Persona(id="ab12cd34-ffff", demographics=Demographics(city="Boston"))
 

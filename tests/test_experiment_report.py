@@ -9,11 +9,11 @@ import re
 import pytest
 
 from agent.experiments.flips import persona_flips
-from agent.experiments.paths import step_paths
-from agent.experiments.report import render_report
 from agent.experiments.samples import Sample
 from agent.experiments.statistics import analyse
+from agent.experiments.step_paths import step_paths
 from agent.experiments.themes import rationale_themes
+from agent.reporting.experiment_report import render_report
 from personas.persona import Persona
 from personas.persona_card import persona_card
 from tests.support.report_pages import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.browsing import chromium as chromium_module
+from agent.browser import chromium as chromium_module
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import ExperimentRejected, check_experiment

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.browsing import SimulationConfig, run_simulation
-from agent.ray_executor import RayExecutor
+from agent.executors.ray_twins import RayTwins
+from agent.executors.ray_units import RayExecutor
+from agent.simulation import SimulationConfig, run_simulation
 from tests.support.sample_twins import services_with_opera_personas
 
 pytestmark = pytest.mark.integration
@@ -76,7 +77,7 @@ def here(twins, shop_url):
 def test_a_live_simulation_on_a_two_node_cluster_equals_the_in_process_run(cluster, twins, shop_url, here):
     head_cluster, worker = cluster
     arrived = []
-    there = simulate(twins, shop_url + "/", RayExecutor(head_cluster.address), on_trace=arrived.append)
+    there = simulate(twins, shop_url + "/", RayTwins(RayExecutor(head_cluster.address)), on_trace=arrived.append)
 
     assert signature(there) == signature(here)
     assert there.funnel.model_dump() == here.funnel.model_dump()
@@ -91,7 +92,7 @@ def test_a_worker_node_killed_mid_run_loses_no_twin_and_doubles_none(cluster, tw
     outcome: dict = {}
 
     def run() -> None:
-        outcome["result"] = simulate(twins, shop_url + "/", RayExecutor(head_cluster.address))
+        outcome["result"] = simulate(twins, shop_url + "/", RayTwins(RayExecutor(head_cluster.address)))
 
     runner = threading.Thread(target=run)
     runner.start()

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.output import write_outputs
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.output import write_outputs
 from tests.support.broken_site import create_broken_site
 from tests.support.live_server import serve
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins

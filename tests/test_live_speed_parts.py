@@ -12,10 +12,10 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
-from agent.browsing.chromium import launch
-from agent.browsing.context_pool import TwinTabs
-from agent.browsing.funnel import wilson_interval
-from agent.browsing.navigation import NavigationWatch, Timeouts, open_page
+from agent.browser.chromium import launch
+from agent.browser.context_pool import TwinTabs
+from agent.simulation.funnel import wilson_interval
+from agent.browser.navigation import NavigationWatch, Timeouts, open_page
 from tests.support.live_server import serve
 
 pytestmark = pytest.mark.integration

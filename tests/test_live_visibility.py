@@ -5,7 +5,7 @@ tests/test_real_shop_experiment.py.)"""
 
 from __future__ import annotations
 
-from agent.experiments.live_sights import address_of, live_visibility, sight_of
+from agent.experiments.visibility import address_of, live_visibility, sight_of
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 

@@ -20,9 +20,9 @@ from agent.graph import TwinGraph
 from agent.llm.client import LLMClient
 from agent.llm.prompts import SYSTEM_PROMPT, SYSTEM_PROMPTS
 from agent.llm.set_of_marks import OUTLINE_PX, mark_colour
-from agent.options import PredictOptions
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, decode_base64, read_screenshot
 from personas.persona import Persona

@@ -24,12 +24,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.browsing import SimulationConfig, run_simulation
 from agent.experiments.prepared import prepare
 from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec
 from agent.graph import TwinGraph
 from agent.page.parse import parse_page
+from agent.simulation import SimulationConfig, run_simulation
 from personas.sources import load_personas
 from service.api.app import create_app
 from service.container import build_brains, build_llm_client, build_services

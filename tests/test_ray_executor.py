@@ -12,7 +12,7 @@ import time
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.ray_executor import RayExecutor
+from agent.executors.ray_units import RayExecutor
 from agent.experiments.prepared import prepare
 from agent.experiments.runner import InProcessExecutor, RunInterrupted, run_experiment
 from personas.sources import load_personas

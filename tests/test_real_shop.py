@@ -16,13 +16,13 @@ import json
 import pytest
 
 from agent.actions import ClickAction
-from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.actuator import perform
-from agent.browsing.checkout_details import CheckoutDetails, short_id
-from agent.browsing.chromium import launch
-from agent.browsing.navigation import Timeouts
-from agent.browsing.output import write_outputs
-from agent.browsing.snapshot import SnapshotTaker
+from agent.simulation import SimulationConfig, run_simulation
+from agent.browser.actuator import perform
+from agent.simulation.checkout_details import CheckoutDetails, short_id
+from agent.browser.chromium import launch
+from agent.browser.navigation import Timeouts
+from agent.simulation.output import write_outputs
+from agent.browser.snapshot import SnapshotTaker
 from agent.page.click_types import CLICK_TYPES
 from agent.tasks import Task
 from tests.support.oscar_shop import start, stop

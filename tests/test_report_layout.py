@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.funnel import STAGES
-from agent.browsing.output import inline_screenshots
-from agent.browsing.report import render_simulation_html
-from agent.experiments.report import render_report
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.funnel import STAGES
+from agent.simulation.output import inline_screenshots
+from agent.reporting.experiment_report import render_report
+from agent.reporting.simulation_report import render_simulation_html
 from tests.conftest import PAGES, REPO
 from tests.support.report_pages import (
     CHART_MARKS,

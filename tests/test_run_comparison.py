@@ -9,9 +9,9 @@ from math import erfc, sqrt
 
 import pytest
 
-from agent.browsing import SimulationConfig, SimulationResult, summarise
-from agent.browsing.funnel import STAGES
-from agent.browsing.trace import TwinTrace
+from agent.simulation import SimulationConfig, SimulationResult, summarise
+from agent.simulation.funnel import STAGES
+from agent.simulation.trace import TwinTrace
 from agent.comparison.run_comparison import ComparisonError, compare_runs, run_kind
 from agent.experiments.samples import Sample
 from agent.experiments.statistics import analyse

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from agent.browsing.trace import Failure, TwinTrace
+from agent.simulation.trace import Failure, TwinTrace
 from service.cli.main import app
 from tests.conftest import REPO
 from tests.support.service_process import free_port
@@ -48,7 +48,7 @@ def test_simulate_outside_the_allowed_hosts_is_refused_before_any_request(env, m
 
 
 def test_a_live_start_page_passes_the_check(shop_url):
-    from agent.browsing.start_page import StartPageUnreachable, check_start_url
+    from agent.simulation.start_page import StartPageUnreachable, check_start_url
 
     check_start_url(shop_url + "/")  # the demo shop answers 200
     with pytest.raises(StartPageUnreachable, match="does not resolve"):
@@ -61,7 +61,7 @@ def trace(persona: str, failure: Failure | None) -> TwinTrace:
 
 
 def test_a_run_where_no_twin_opened_the_start_page_is_a_failure_not_a_funnel():
-    from agent.browsing.start_page import start_failure
+    from agent.simulation.start_page import start_failure
 
     refused = Failure(kind="navigation_failed", message="net::ERR_CONNECTION_REFUSED", step=0)
     assert "no twin could open it" in start_failure([trace("a", refused), trace("b", refused)])
@@ -76,7 +76,7 @@ def test_a_redirect_off_the_web_is_refused_naming_it():
     from starlette.responses import RedirectResponse
     from starlette.routing import Route
 
-    from agent.browsing.start_page import StartPageUnreachable, check_start_url
+    from agent.simulation.start_page import StartPageUnreachable, check_start_url
     from tests.support.live_server import serve
 
     app = Starlette(routes=[Route("/", lambda request: RedirectResponse("file:///etc/passwd", status_code=302))])

@@ -11,8 +11,8 @@ import json
 import pandas as pd
 import pytest
 
-from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.output import write_outputs
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.output import write_outputs
 from agent.exports.decision_table import COLUMN_NAMES
 from agent.interview import decision_in_run
 from agent.page.parse import parse_page

@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.browsing import SimulationConfig
+from agent.simulation import SimulationConfig
 from service.api.app import create_app
 from service.jobs import simulation_jobs
 from service.jobs.simulation_jobs import SimulationJobs

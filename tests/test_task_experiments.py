@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.experiments.report import render_report
 from agent.experiments.results import experiment_results
 from agent.experiments.prepared import prepare
 from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
+from agent.reporting.experiment_report import render_report
 from personas.sources import load_personas
 from tests.conftest import PAGES
 

@@ -1,7 +1,7 @@
 """Twins given a task reach it more often than the same twins without it, on the demo shop in headless Chromium.
 
 Paired design: 24 real OPeRA personas (the first of personas.jsonl), one instance each, the same simulation seed
-(so each twin draws the same per-step seeds, agent/browsing/seeds.py), at most 6 actions, with and without the
+(so each twin draws the same per-step seeds, agent/simulation/seeds.py), at most 6 actions, with and without the
 task "buy the Voltix USB-C wall charger". Reached means a page whose address contains /dp/B0TWIN0006 (its product
 page) after an action: judged by agent.tasks.judge in the task run, and by the same URL rule on the pages the
 task-free twins came to. The sign test on the discordant pairs is one-sided (a task should help, not hurt),
@@ -15,8 +15,8 @@ import asyncio
 import pytest
 from scipy.stats import binomtest
 
-from agent.browsing import SimulationConfig, run_simulation
-from agent.browsing.report import render_simulation_html
+from agent.reporting.simulation_report import render_simulation_html
+from agent.simulation import SimulationConfig, run_simulation
 from agent.tasks import Task, url_matches
 from personas.sources import load_personas
 from service.container import build_services

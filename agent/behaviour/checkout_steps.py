@@ -3,11 +3,11 @@
 OPeRA's sessions end at the first purchase click, Add to Cart included, and count the session as bought (Wang et
 al. 2025, arXiv 2506.05606, CC-BY-4.0): the behaviour model has never seen what follows that decision. On a shop
 that does not stop there, a twin that has just made a purchase-type decision (Add to cart, then taken to its
-cart by follow_through.py; Proceed to checkout; Continue) is on its way to the order: on the cart or a checkout
+cart by after_add_to_cart.py; Proceed to checkout; Continue) is on its way to the order: on the cart or a checkout
 page it either abandons the order here or goes on. It leaves with the model's probability of ending the session
 by leaving now (its `terminate`, with the page's terms: an order total over the person's budget, a delivery fee);
 anything else the person might do there (click into a field, type, press Continue) is part of filling in the
-step and going on, which the simulation's test details (agent/browsing/checkout_form.py) and the step's own
+step and going on, which the simulation's test details (agent/simulation/checkout_form.py) and the step's own
 purchase-type control (Proceed to checkout, Continue, Place order) do for it. Each step is decided again, so a
 long checkout loses more twins than a short one.
 """
@@ -24,7 +24,7 @@ from agent.behaviour.model import LabelDistribution
 from agent.behaviour.page_index import PageIndex
 from agent.page.observation import Observation
 
-_TO_CART = "cart_side_bar"  # the click follow_through.py makes after an add-to-cart that stays on the page
+_TO_CART = "cart_side_bar"  # the click after_add_to_cart.py makes after an add-to-cart that stays on the page
 # Purchase controls that buy one product (add it, buy it now), not ones that take the order on.
 _BUYS_A_PRODUCT = re.compile(r"add_to_|buy_now|subscribe")
 # A form's fields are filled, not pressed, even when their names say "checkout" (checkout[country], a

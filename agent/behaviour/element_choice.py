@@ -20,13 +20,13 @@ import numpy as np
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT
 from agent.behaviour.page_index import PageIndex
-from agent.behaviour.text_relevance import overlap, static_embedder, words
+from agent.behaviour.text_relevance import EMBEDDING_WEIGHT, OVERLAP_WEIGHT, overlap, static_embedder, words
 from agent.page.candidate import Candidate
 
 ELEMENT_FEATURES: tuple[str, ...] = ("relevance", "overlap", "position", "same_as_last", "used_before", "appeal")
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "relevance": 3.0,
-    "overlap": 2.0,
+    "relevance": EMBEDDING_WEIGHT,
+    "overlap": OVERLAP_WEIGHT,
     "position": 0.8,
     "same_as_last": 1.5,
     "used_before": 0.5,

@@ -16,14 +16,14 @@ from collections import OrderedDict
 import numpy as np
 
 from agent.actions import Action, ClickAction, InputAction, TerminateAction
+from agent.behaviour.after_add_to_cart import follow_through
 from agent.behaviour.checkout_steps import checkout_step, not_next_steps, offers_next_step, on_the_way_to_order
 from agent.behaviour.element_choice import build_intent, choose_element
 from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
-from agent.behaviour.follow_through import follow_through
 from agent.behaviour.history_view import PastAction, view_history
-from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, click_type_of
+from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, click_type_of_label
 from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
-from agent.behaviour.page_free_names import name_click, name_input
+from agent.behaviour.names_without_page import name_click, name_input
 from agent.behaviour.page_index import candidate_text, page_index
 from agent.behaviour.page_reasons import page_reasons, purpose
 from agent.behaviour.page_terms import NO_EFFECT, PageEffect, apply_effect, page_effect
@@ -268,7 +268,7 @@ class BehaviourEngine:
             "mode": ctx.mode,
             "seed": ctx.seed,
             "label": label,
-            "click_type": click_type_of(label),
+            "click_type": click_type_of_label(label),
             "page_free": page_free,
             "persona_terms": ctx.persona is not None,
             "probabilities": distribution.as_dict(),

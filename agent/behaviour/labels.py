@@ -30,7 +30,7 @@ def action_type_of(label: str) -> str:
     return "click"
 
 
-def click_type_of(label: str) -> str | None:
+def click_type_of_label(label: str) -> str | None:
     """The click type a label stands for, None for input and terminate."""
     return None if label in (INPUT, TERMINATE) else label
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
-from agent.behaviour.linear import LinearSoftmax
+from agent.behaviour.linear_softmax import LinearSoftmax
 from agent.behaviour.person_chain import PersonChain
 
 END = "END"  # the action model's class for "the session ends now" (purchase click or terminate)

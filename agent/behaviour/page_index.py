@@ -16,7 +16,7 @@ from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, TERMINATE
 from agent.behaviour.text_relevance import static_embedder, words
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
-from agent.per_observation import PerObservation
+from agent.per_page_cache import PerObservation
 
 _CACHE_SIZE = 128
 # Boxes a twin's typed text (a search query) does not go into: it clicks them, as any element, but never types.

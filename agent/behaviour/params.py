@@ -12,13 +12,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS
 from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABELS, bias_vector
-from agent.behaviour.linear import LinearSoftmax
+from agent.behaviour.linear_softmax import LinearSoftmax
 from agent.behaviour.model import BehaviourModel, BehaviourVariant
-from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.names_without_page import NamingTables
 from agent.behaviour.page_terms import PRIORS, PageTermCoefficients
 from agent.behaviour.person_chain import PersonChain
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from agent.behaviour.text_relevance import overlap, static_embedder, words
+from agent.behaviour.text_relevance import relevance, static_embedder, words
 
 _LEADING = re.compile(
     r"^(?:please\s+|can you\s+|help me\s+|i\s+(?:want|need|would like|'d like)\s+to\s+|let's\s+|go\s+and\s+)*"
@@ -70,11 +70,8 @@ def best_option(options: Sequence[str], goal: str, rng: np.random.Generator | No
     choices = [o for o in options if o.strip()]
     if not choices:
         raise ValueError("no option to choose from")
-    wanted = words(goal)
-    scores = np.asarray([2.0 * overlap(wanted, words(o)) for o in choices])
     embedder = static_embedder()
-    if embedder is not None:
-        scores = scores + 3.0 * (embedder.embed(choices) @ embedder.embed_one(goal))
+    scores = relevance(goal, [words(o) for o in choices], embedder.embed(choices) if embedder is not None else None)
     if rng is None:
         return choices[int(np.argmax(scores))]
     probabilities = np.exp(scores - scores.max())

@@ -1,4 +1,7 @@
-"""Cheap text relevance: how well an element's text matches what the person is after.
+"""Cheap text relevance: how well an element's text matches what the person is after. The one home of the idea:
+the embedded brain's element choice weighs the two signals with its calibrated weights, and `relevance` scores
+texts with the default weights wherever one number is wanted (the LLM prompt's candidate ranking, a drop-down's
+option toward the task).
 
 Two signals, both fast enough for hundreds of candidates per page: word overlap with the intent, and
 cosine similarity of static token embeddings (the input-embedding matrix of all-MiniLM-L6-v2, which
@@ -15,6 +18,10 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
+
+OVERLAP_WEIGHT = 2.0    # the element choice's default weights of the two signals (element_choice.DEFAULT_WEIGHTS)
+EMBEDDING_WEIGHT = 3.0
+MAX_QUERY_CHARS = 1000  # the embedding reads 64 word pieces at most: a longer query need not be tokenised
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -95,3 +102,14 @@ def static_embedder() -> StaticEmbedder | None:
             except Exception:  # noqa: BLE001 - relevance degrades to word overlap, never breaks a prediction
                 _failed = True
     return _embedder
+
+
+def relevance(query: str, word_sets: Sequence[frozenset[str]], vectors: np.ndarray | None = None) -> np.ndarray:
+    """How relevant each text is to `query`, given the texts' `words` and (if embedded) their unit vectors
+    (StaticEmbedder.embed): the weighted word overlap plus the weighted cosine, when the embedder loads."""
+    wanted = words(query)
+    scores = OVERLAP_WEIGHT * np.asarray([overlap(wanted, w) for w in word_sets])
+    embedder = static_embedder()
+    if vectors is not None and embedder is not None:
+        scores = scores + EMBEDDING_WEIGHT * (vectors @ embedder.embed_one(query[:MAX_QUERY_CHARS]))
+    return scores

@@ -7,7 +7,7 @@ repaired by the embedded brain would no longer be the baseline.
 from __future__ import annotations
 
 from agent.actions import ClickAction
-from agent.behaviour.page_free_names import name_click
+from agent.behaviour.names_without_page import name_click
 from agent.behaviour.params import load_params
 from agent.brains.names import BrainName
 from agent.decision import Decision, TwinContext

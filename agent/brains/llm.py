@@ -27,7 +27,7 @@ from agent.llm.prompts import build_messages, ranking_query
 from agent.llm.set_of_marks import draw_marks
 from agent.llm.token_count import TokenCounter
 from agent.llm.vision import shows_screenshot, with_image
-from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
+from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 
 SCREENSHOT_CAPTION = "The screenshot of the page in front of you:"
 MARKED_CAPTION = "The screenshot of the page in front of you, with numbered boxes around the elements you can choose:"

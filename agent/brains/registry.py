@@ -10,7 +10,7 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
 from agent.llm.answer_schema import StructuredOutput
 from agent.llm.client import LLMClient
-from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
+from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 
 
 def build_brains(llm: LLMClient, *, behaviour_params: Path | None = None, default_model: str | None = None,

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from agent.behaviour.labels import LABEL_INDEX, PURCHASE
-from agent.behaviour.page_free_names import NamingTables
+from agent.behaviour.names_without_page import NamingTables
 from agent.behaviour.page_terms import PRIORS
 from agent.behaviour.params import DEFAULT_NAME_PRIORS
 from agent.calibration.naming_learning import learn_name_priors, learn_naming

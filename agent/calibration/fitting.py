@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 
 from agent.behaviour.label_chain import LabelChain, context_feature
 from agent.behaviour.labels import LABELS, PURCHASE, TERMINATE
-from agent.behaviour.linear import LinearSoftmax
+from agent.behaviour.linear_softmax import LinearSoftmax
 from agent.behaviour.model import ACTION_CLASSES, END, OUTCOME_CLASSES, BehaviourVariant
 from agent.behaviour.person_chain import PersonChain
 from agent.behaviour.persona_features import PERSON_PREFIX, is_persona_feature, person_feature

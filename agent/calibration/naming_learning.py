@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from agent.behaviour.labels import INPUT, LABELS, TERMINATE
-from agent.behaviour.page_free_names import STANDARD_NAMES, NamingTables
+from agent.behaviour.names_without_page import STANDARD_NAMES, NamingTables
 from agent.calibration.sessions import BehaviourSession, BehaviourStep
 
 MIN_NAME_COUNT = 3

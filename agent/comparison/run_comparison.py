@@ -1,7 +1,7 @@
 """Two runs side by side: what differs in how they were set up, and whether their outcomes differ beyond noise.
 
 Pure functions on two run documents of the same kind: experiments' results.json (agent/experiments/results.py)
-or simulations' report.json (agent/browsing/simulation.py). Each outcome is a share of twins: a funnel stage
+or simulations' report.json (agent/simulation/run.py). Each outcome is a share of twins: a funnel stage
 reached, a way the run ended, the task reached (simulations); a variant's purchase, leave, target or task rate,
 variants matched by name (experiments). Each share comes with its Wilson interval in each run, the difference
 B - A with a percentile bootstrap interval, and a test from agent/experiments/statistics.py: McNemar on pairs
@@ -33,7 +33,7 @@ from agent.experiments.statistics import (
 
 ALPHA = 0.05
 N_BOOTSTRAP = 2000
-OUTCOME_ORDER = ("left", "purchased", "task_reached", "max_steps", "error")  # agent/browsing/trace.py Outcome
+OUTCOME_ORDER = ("left", "purchased", "task_reached", "max_steps", "error")  # agent/simulation/trace.py Outcome
 UNPAIRED_TEST = "two-proportion z-test, or Fisher's exact test when an expected count is below 5"
 PAIRED_TEST = "McNemar on the pairs (exact binomial when fewer than 25 pairs disagree)"
 

@@ -39,7 +39,7 @@ def experiment_settings(spec: dict) -> dict:
 
 
 def simulation_settings(config: dict) -> dict:
-    """The settings of a simulation's config (agent/browsing/config.py) that shape its outcomes."""
+    """The settings of a simulation's config (agent/simulation/config.py) that shape its outcomes."""
     ids = list(config.get("persona_ids") or [])
     return {
         "start page": config.get("url"),

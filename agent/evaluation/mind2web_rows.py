@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from agent.json_cells import json_object
+from agent.json_object_cell import json_object
 from agent.page.node_pages import NodeCandidate, node_candidates
 from agent.screenshots import cell_bytes
 

@@ -33,11 +33,11 @@ from agent.evaluation.mind2web_rows import Mind2WebStep
 from agent.graph import TwinGraph
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.history import Step
-from agent.options import PredictOptions
 from agent.page.node_pages import parse_node_page
 from agent.page.observation import Observation
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 from agent.page.simplifier.slug import slugify
+from agent.predict_options import PredictOptions
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import Task
 

@@ -28,7 +28,7 @@ from agent.recorded_sessions import RecordedSession, user_id_from_session_id
 from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
                                     predict_step, step_record)
 from agent.graph import TwinGraph
-from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
+from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")
@@ -65,7 +65,7 @@ class EvalConfig:
 
 
 class StepExecutor(Protocol):
-    """Runs a function over units elsewhere (agent.ray_executor.RayExecutor) and yields results in unit order."""
+    """Runs a function over units elsewhere (agent.executors.ray_units.RayExecutor) and yields results in unit order."""
 
     def map(self, work: Callable[[StepUnit], StepOutcome], units: Sequence[StepUnit]) -> Iterator[StepOutcome]: ...
 

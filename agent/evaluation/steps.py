@@ -18,12 +18,12 @@ from agent.brains.base import Brain
 from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
 from agent.graph import TwinGraph
-from agent.memory_recall import RecallRequest
 from agent.history import Step
-from agent.options import PredictOptions
+from agent.memory_recall import RecallRequest
 from agent.page.observation import EMPTY_OBSERVATION, Observation
 from agent.page.parse import parse_page
 from agent.page.read_page import ReadPage
+from agent.predict_options import PredictOptions
 from agent.predict_use_case import PredictionServices, predict
 from agent.prediction_input import Page, PredictionInput
 from agent.recorded_sessions import RecordedSession

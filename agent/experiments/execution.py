@@ -12,11 +12,11 @@ from typing import Callable
 
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
-from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.planning import CheckedExperiment
 from agent.experiments.results import experiment_results
 from agent.experiments.runner import Executor, InProcessExecutor, Progress, run_experiment
 from agent.experiments.samples import Sample
+from agent.exports.experiment_export import ExperimentExport
 from agent.graph import TwinGraph
 
 
@@ -31,7 +31,7 @@ class ExperimentExecutor:
         with self._lock:
             if self._units is None:
                 if self.context.executor == "ray":
-                    from agent.ray_executor import RayExecutor
+                    from agent.executors.ray_units import RayExecutor
 
                     self._units = RayExecutor(self.context.ray_address)
                 else:

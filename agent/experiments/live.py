@@ -1,5 +1,5 @@
 """Live variants of an experiment: each twin instance browses the variant's `live_url` in headless Chromium
-through the same twin session as a live simulation (agent.browsing), and its trace becomes one Sample.
+through the same twin session as a live simulation (agent.simulation), and its trace becomes one Sample.
 
 The twin's browsing seed is its instance seed (folded to the simulation's 32-bit range), so a twin instance
 draws the same way on every variant (the comparison stays paired) and a re-run on the same site repeats.
@@ -10,16 +10,16 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing.chromium import ChromiumMissing, chromium_path
-from agent.browsing.config import SimulationConfig
-from agent.browsing.trace import TwinTrace
+from agent.browser.chromium import ChromiumMissing, chromium_path
 from agent.decision import Usage
-from agent.experiments.live_sights import Sight, sight_of
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
+from agent.experiments.visibility import Sight, sight_of
 from agent.prediction import Prediction
 from agent.prediction_input import PredictionInput, ResolvedInput
+from agent.simulation.config import SimulationConfig
+from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
@@ -52,7 +52,7 @@ def browsing_seed(instance_seed: int) -> int:
 
 class UsageMeter:
     """The twin graph, counting what its predictions cost (the browsing trace does not keep usage) and keeping
-    what the brain was shown at each (agent/experiments/live_sights.py: could the twins see the difference)."""
+    what the brain was shown at each (agent/experiments/visibility.py: could the twins see the difference)."""
 
     def __init__(self, graph, brain: str) -> None:
         self.graph = graph
@@ -76,7 +76,7 @@ async def chromium():
     """One headless browser for all the live units of a run; each twin gets its own context (cookies, cart)."""
     from playwright.async_api import async_playwright
 
-    from agent.browsing.chromium import launch
+    from agent.browser.chromium import launch
 
     async with async_playwright() as playwright:
         browser = await launch(playwright)
@@ -89,7 +89,7 @@ async def chromium():
 async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
                  instance_seed: int, allowed: HostAllowList | None = None) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
-    from agent.browsing.twin_session import run_twin
+    from agent.simulation.twin_session import run_twin
 
     config = SimulationConfig(url=variant.live_url, persona_ids=[persona.id], max_steps=variant.max_steps,
                               brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1,

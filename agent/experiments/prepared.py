@@ -24,7 +24,7 @@ from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
 from agent.memory_recall import Recall
-from agent.options import PredictOptions
+from agent.predict_options import PredictOptions
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from personas.memory_types import Memory

@@ -12,15 +12,14 @@ from typing import Callable
 import numpy as np
 
 from agent.experiments.flips import persona_flips
-from agent.experiments.paths import step_paths
-from agent.experiments.live_sights import live_visibility
 from agent.experiments.prepared import PreparedExperiment
 from agent.experiments.runner import RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
 from agent.experiments.statistics import analyse
+from agent.experiments.step_paths import step_paths
 from agent.experiments.themes import rationale_themes
-from agent.experiments.visibility import visibility
+from agent.experiments.visibility import live_visibility, visibility
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
@@ -98,7 +97,7 @@ def persona_cards(personas: dict[str, Persona], featured: list[str], first: int 
 
 def variant_visibility(prepared: PreparedExperiment, outcome: RunOutcome) -> dict:
     """Could the twins see the difference? Page variants: from their pages, before any twin runs; live variants:
-    from what the twins were shown while they browsed (agent/experiments/live_sights.py)."""
+    from what the twins were shown while they browsed (agent/experiments/visibility.py)."""
     spec = prepared.spec
     if spec.live_variants and set(spec.live_variants) == set(spec.variant_names):
         return live_visibility(outcome.live_sights, spec.variant_names, spec.brain)

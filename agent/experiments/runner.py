@@ -18,10 +18,18 @@ from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from agent.brains.names import BrainName
 from agent.decision import Usage
-from agent.experiments.live import LIVE_CONCURRENCY, chromium
+from agent.experiments.live import (
+    LIVE_CONCURRENCY,
+    chromium,
+)
 from agent.experiments.prepared import PreparedExperiment, WorkUnit, sample_key
 from agent.experiments.samples import Sample
-from agent.experiments.unit_loop import SyncBrain, run_unit, run_unit_graph, run_unit_live
+from agent.experiments.unit_loop import (
+    SyncBrain,
+    run_unit,
+    run_unit_graph,
+    run_unit_live,
+)
 from personas.persona import Persona
 
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
@@ -62,7 +70,7 @@ class RunOutcome:
     usage: Usage
     resumed: int
     wall_s: float
-    live_sights: dict = field(default_factory=dict)  # live units run now: what each twin was shown (live_sights.py)
+    live_sights: dict = field(default_factory=dict)  # live units run now: what each twin was shown (visibility.py)
 
 
 def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[Sample]:

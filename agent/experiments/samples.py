@@ -37,7 +37,7 @@ class Sample(BaseModel):
 
 
 class ActedStep(Protocol):
-    """A step of a run, recorded (agent.history.Step) or browsed live (agent.browsing.trace.TraceStep)."""
+    """A step of a run, recorded (agent.history.Step) or browsed live (agent.simulation.trace.TraceStep)."""
 
     action: Action
     click_type: str | None

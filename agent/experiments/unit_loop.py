@@ -73,7 +73,7 @@ def _record(step: Step, number: int, page: ResolvedPage, persona: Persona, histo
 
 def _reaches_task(spec: ExperimentSpec, page: ResolvedPage, number: int) -> bool:
     """The twin is on page `number` of the sequence after `number` actions: does it meet the task? The first page
-    is where the twin begins, not something it reached (as in live runs, agent/browsing/twin_session.py)."""
+    is where the twin begins, not something it reached (as in live runs, agent/simulation/twin_session.py)."""
     if number == 0 or spec.task is None or spec.task.success is None:
         return False
     page_text = page.text if spec.task.success.text is not None else None

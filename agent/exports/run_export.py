@@ -79,7 +79,7 @@ def page_path(directory: Path, sha256: str) -> Path:
     return Path(directory) / PAGES / f"{sha256}.html"
 
 
-def read_page(directory: Path, sha256: str) -> str | None:
+def stored_page_html(directory: Path, sha256: str) -> str | None:
     """A stored page's HTML, or None when it is not stored."""
     path = page_path(directory, sha256)
     return path.read_bytes().decode("utf-8", "replace") if path.exists() else None

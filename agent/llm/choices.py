@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from agent.actions import Action, ClickAction, InputAction
 from agent.llm.set_of_marks import visible_box
-from agent.options import GroundingStrategy
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.predict_options import GroundingStrategy
 
 # "3", "[3]", "#3", "(3)", "choice 3", "mark 3", "element 3", "option 3"
 _NUMBER = re.compile(r"^\s*(?:(?:choice|mark|element|option|box|number)\s*)?[\[(#]?\s*(\d{1,4})\s*[\])]?\s*\.?\s*$",

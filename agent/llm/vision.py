@@ -11,7 +11,7 @@ which litellm translates for every provider it supports.
 from __future__ import annotations
 
 from agent.llm.offline_litellm import load_litellm
-from agent.options import VisionPolicy
+from agent.predict_options import VisionPolicy
 from agent.screenshots import Screenshot
 
 

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from agent.json_cells import json_object
+from agent.json_object_cell import json_object
 from agent.page.candidate import Candidate, CandidateKind
 from agent.page.click_types import infer_click_type
 from agent.page.elements import element_label, is_text_input, select_options

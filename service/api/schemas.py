@@ -9,14 +9,14 @@ from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent.brains.names import BrainName, KnownBrain
-from agent.browsing.checkout_details import CheckoutDetails
-from agent.browsing.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS
-from agent.options import GroundingStrategy, VisionPolicy
-from agent.prediction_input import Page, PredictionInput
+from agent.predict_options import GroundingStrategy, VisionPolicy
+from agent.prediction_input import PredictionInput
 from agent.screenshots import Screenshot
+from agent.simulation.checkout_details import CheckoutDetails
+from agent.simulation.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.tasks import Task
 from personas.persona import PersonaId
 

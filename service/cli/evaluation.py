@@ -12,9 +12,9 @@ from tqdm import tqdm
 
 from agent.brains.names import BrainName
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
+from agent.executors.ray_units import RayExecutor, RayUnavailable
 from agent.graph import TwinGraph
 from agent.llm.opera_protocol import PROTOCOL_STYLES
-from agent.ray_executor import RayExecutor, RayUnavailable
 from agent.recorded_sessions import read_action_table
 from personas.memory_store import open_memory_store
 from personas.sources import PersonaSourceError, load_personas

@@ -61,16 +61,23 @@ def run(
     fresh: bool = typer.Option(False, "--fresh", help="Ignore samples of an earlier run in --out."),
 ) -> None:
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    from agent.experiments.decision_export import ExperimentExport
+    from agent.executors.ray_units import RayUnavailable
     from agent.experiments.execution import ExperimentExecutor
     from agent.experiments.planning import ExperimentRejected, check_experiment
-    from agent.experiments.report import render_report
     from agent.experiments.runner import BudgetExceeded, RunInterrupted
     from agent.experiments.spec import SpecError, load_spec
+    from agent.exports.experiment_export import ExperimentExport
     from agent.exports.run_export import ExportFormatError
-    from agent.ray_executor import RayUnavailable
+    from agent.reporting.experiment_report import render_report
     from service.container import build_services, experiment_context
     from service.settings import Settings
 

@@ -14,7 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
 from agent.brains.names import BRAIN_NAMES, known_brain
-from agent.options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
+from agent.predict_options import GROUNDING_STRATEGIES, PROMPT_STYLES, VISION_POLICIES
 from service.cli.experiment import experiment_app
 from service.cli.failure import fail
 from service.cli.interview import interview_command
@@ -242,9 +242,9 @@ def predict(
         "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
-    from agent.options import PredictOptions
     from agent.page.observation import EMPTY_OBSERVATION
     from agent.page.read_page import PageRefused, read_page
+    from agent.predict_options import PredictOptions
     from personas.memory_store import PersonaNotFound
 
     given_task = _task(task)
@@ -413,7 +413,7 @@ def _check_ray_head() -> None:
     """With TWINSIM_EXECUTOR=ray, a head that does not answer is a message in seconds, before the store opens."""
     settings = Settings()
     if settings.executor == "ray" and settings.ray_address:
-        from agent.ray_executor import RayUnavailable, check_reachable
+        from agent.executors.ray_units import RayUnavailable, check_reachable
 
         try:
             check_reachable(settings.ray_address)
@@ -459,7 +459,7 @@ def simulate(
                                        "(listed in report.json's test_details); off: they stop at such a form."),
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
-    from agent.browsing import SimulationConfig
+    from agent.simulation import SimulationConfig
     from service.jobs.simulations import (
         SimulationRequestError,
         StartPageFailed,

@@ -16,7 +16,7 @@ from agent.brains.names import BrainName
 from agent.evaluation.mind2web_rows import dataset_files, iter_steps
 from agent.evaluation.mind2web_runner import evaluate_mind2web
 from agent.graph import TwinGraph
-from agent.options import PredictOptions
+from agent.predict_options import PredictOptions
 from service.container import build_brains, build_llm_client
 from service.settings import Settings
 

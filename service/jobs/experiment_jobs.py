@@ -13,11 +13,11 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import CheckedExperiment, ExperimentRejected, check_experiment
 from agent.experiments.runner import BudgetExceeded, RunInterrupted
 from agent.experiments.spec import ExperimentSpec
+from agent.exports.experiment_export import ExperimentExport
 from agent.exports.run_export import ExportFormatError
 from service.container import Services, experiment_context
 from service.jobs.experiment_store import ExperimentStore

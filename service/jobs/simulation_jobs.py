@@ -13,10 +13,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from agent.browsing import SimulationConfig, SimulationResult
-from agent.browsing.funnel import summarise
-from agent.browsing.simulation import simulation_task_success
-from agent.browsing.trace import TwinTrace
+from agent.simulation import SimulationConfig, SimulationResult
+from agent.simulation.funnel import summarise
+from agent.simulation.run import simulation_task_success
+from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
 from service.jobs.simulations import StartPageFailed, run_blocking

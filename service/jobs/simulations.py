@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing import SimulationConfig, SimulationResult, run_simulation
-from agent.browsing.chromium import chromium_path
-from agent.browsing.output import write_outputs
-from agent.browsing.start_page import StartPageUnreachable, check_start_url, start_failure
-from agent.browsing.trace import TwinTrace
-from agent.ray_executor import RayExecutor, RayUnavailable
+from agent.simulation import SimulationConfig, SimulationResult, run_simulation
+from agent.browser.chromium import chromium_path
+from agent.simulation.output import write_outputs
+from agent.simulation.start_page import StartPageUnreachable, check_start_url, start_failure
+from agent.simulation.trace import TwinTrace
+from agent.executors.ray_twins import RayTwins
+from agent.executors.ray_units import RayExecutor, RayUnavailable
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
 from service.container import Services
@@ -67,12 +68,12 @@ def check_and_load(services: Services, config: SimulationConfig) -> list[Persona
 
 
 def simulation_executor(services: Services):
-    """Where the twins' sessions run (TWINSIM_EXECUTOR, as for experiments): None here, or a RayExecutor on
-    TWINSIM_RAY_ADDRESS (each session a Ray task on a worker with its own Chromium: agent/browsing/ray_twins.py).
+    """Where the twins' sessions run (TWINSIM_EXECUTOR, as for experiments): None here, or Ray tasks on
+    TWINSIM_RAY_ADDRESS (each session a Ray task on a worker with its own Chromium: agent/executors/ray_twins.py).
     An address that does not answer fails within seconds, when the run starts."""
     if services.settings.executor != "ray":
         return None
-    return RayExecutor(services.settings.ray_address)
+    return RayTwins(RayExecutor(services.settings.ray_address))
 
 
 def run_blocking(services: Services, config: SimulationConfig, personas: list[Persona], out_dir: Path | None,

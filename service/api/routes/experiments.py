@@ -10,8 +10,8 @@ from fastapi import APIRouter, HTTPException, Path, Query, status
 from fastapi.responses import FileResponse, HTMLResponse
 
 from agent.experiments.planning import ExperimentRejected, check_experiment
-from agent.experiments.report import render_report
 from agent.exports.run_export import DECISIONS_JSONL, DECISIONS_PARQUET, page_path
+from agent.reporting.experiment_report import render_report
 from service.api.dependencies import ExperimentJobsDep
 from service.api.paging import limit_query, offset_query
 from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import FileResponse
 from pydantic import ValidationError
 
-from agent.browsing import SimulationConfig
+from agent.simulation import SimulationConfig
 from service.api.dependencies import ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.schemas import NOT_FOUND, SimulationRequest, error

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from agent.browsing.report import render_simulation_html
-from agent.browsing.simulation import SimulationResult
 from agent.exports.run_export import RunExport
+from agent.reporting.simulation_report import render_simulation_html
+from agent.simulation.run import SimulationResult
 from personas.persona import Persona
 
 

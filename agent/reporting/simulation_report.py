@@ -211,7 +211,7 @@ def _test_details(details: dict | None, cards: dict) -> list[Html]:
 
 def render_simulation_html(result: dict, images: dict[str, str] | None = None) -> str:
     """`result` is SimulationResult.model_dump(mode='json'); `images` maps a step's screenshot path to a data: URI
-    to carry it in the page (agent/browsing/output.py), else the page links the file."""
+    to carry it in the page (agent/simulation/output.py), else the page links the file."""
     images = images or {}
     config, funnel, traces = result["config"], result["funnel"], result["traces"]
     cards = result.get("personas") or {}

@@ -14,8 +14,8 @@ from statistics import NormalDist
 
 from pydantic import BaseModel, Field
 
-from agent.browsing.trace import TwinTrace
 from agent.page.click_types import is_checkout_step
+from agent.simulation.trace import TwinTrace
 
 STAGES: tuple[str, ...] = ("search", "product", "cart", "checkout", "purchase", "order")
 PAGE_STAGE = {"search_results": "search", "product": "product", "cart": "cart", "checkout": "checkout"}

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing.chromium import VIEWPORT
-from agent.browsing.request_guard import RequestGuard, guarded_context
+from agent.browser.chromium import VIEWPORT
+from agent.browser.request_guard import RequestGuard, guarded_context
 
 CONTEXT_OPTIONS = {"viewport": VIEWPORT, "locale": "en-US", "timezone_id": "UTC"}
 _CLEAR_TAB_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }"
@@ -45,7 +45,7 @@ class TwinTabs:
     """Tabs for twins: `async with tabs.tab() as (page, guard)` gives a twin a page of its own for its whole
     session, and the guard that judges its requests (None without an allow list).
     `reuse`: hand a wiped tab on to the next twin (at most as many kept as twins ran at once). `allowed`: every
-    request of every tab (redirect hops too) must be on an allowed host (agent/browsing/request_guard.py)."""
+    request of every tab (redirect hops too) must be on an allowed host (agent/browser/request_guard.py)."""
 
     def __init__(self, browser, *, reuse: bool, allowed: HostAllowList | None = None) -> None:
         self.browser = browser

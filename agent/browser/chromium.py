@@ -28,8 +28,8 @@ def chromium_path() -> str:
 
 async def launch(playwright, *, pictures: bool = True):
     """A headless system Chromium through Playwright's async API, refusing what twins never need
-    (agent/browsing/request_filter.py); `pictures`: whether any screenshot will be taken (fonts are kept for it)."""
-    from agent.browsing.request_filter import refusing_switches
+    (agent/browser/request_filter.py); `pictures`: whether any screenshot will be taken (fonts are kept for it)."""
+    from agent.browser.request_filter import refusing_switches
 
     return await playwright.chromium.launch(executable_path=chromium_path(),
                                             args=[*CHROMIUM_ARGS, *refusing_switches(pictures)], headless=True)

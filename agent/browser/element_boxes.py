@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent.browsing.snapshot import MARK, PageSnapshot
+from agent.browser.snapshot import MARK, PageSnapshot
 from agent.page.observation import Observation
 
 _READ_BOXES = """

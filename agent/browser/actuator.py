@@ -12,9 +12,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.actions import Action
-from agent.browsing.failures import StepFailure
-from agent.browsing.navigation import Timeouts
-from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
+from agent.browser.failures import StepFailure
+from agent.browser.navigation import Timeouts
+from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 
 
 async def _locate(page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker):

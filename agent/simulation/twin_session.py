@@ -4,7 +4,7 @@ runs out of steps or meets a failure. Failures end the run and are recorded; not
     open start URL -> [ read page -> predict (history so far) -> act -> settle ] * max_steps
 
 A purchase-type click on a checkout page (Continue, Place order) first fills the form it submits with the
-simulation's TEST details (agent/browsing/checkout_form.py). The twin has bought when it clicks the control that
+simulation's TEST details (agent/simulation/checkout_form.py). The twin has bought when it clicks the control that
 places the order, or when the page after an action is the shop's order confirmation.
 """
 
@@ -17,18 +17,25 @@ from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import ClickAction
 from agent.allowed_hosts import HostAllowList
-from agent.browsing.actuator import perform
-from agent.browsing.checkout_form import fill_checkout_form
-from agent.browsing.chromium import VIEWPORT
-from agent.browsing.config import SimulationConfig
-from agent.browsing.context_pool import TwinTabs
-from agent.browsing.element_boxes import with_element_boxes
-from agent.browsing.failures import StepFailure
-from agent.browsing.funnel import is_purchase, stages_reached
-from agent.browsing.navigation import NavigationWatch, Timeouts, open_page, settle
-from agent.browsing.seeds import step_seed
-from agent.browsing.snapshot import PageSnapshot, SnapshotTaker, selector_for
-from agent.browsing.trace import (
+from agent.browser.actuator import perform
+from agent.browser.chromium import VIEWPORT
+from agent.browser.context_pool import TwinTabs
+from agent.browser.element_boxes import with_element_boxes
+from agent.browser.failures import StepFailure
+from agent.browser.navigation import NavigationWatch, Timeouts, open_page, settle
+from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
+from agent.exports.decision_record import evidence_of, page_sha256
+from agent.history import Step
+from agent.page.observation import Observation
+from agent.page.page_types import is_order_confirmation
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput, ResolvedInput
+from agent.screenshots import ScreenshotRefused, read_screenshot
+from agent.simulation.checkout_form import fill_checkout_form
+from agent.simulation.config import SimulationConfig
+from agent.simulation.funnel import is_purchase, stages_reached
+from agent.simulation.seeds import step_seed
+from agent.simulation.trace import (
     Box,
     Failure,
     MemoryUsed,
@@ -37,13 +44,6 @@ from agent.browsing.trace import (
     TraceStep,
     TwinTrace,
 )
-from agent.exports.decision_record import evidence_of, page_sha256
-from agent.history import Step
-from agent.options import PredictOptions
-from agent.page.observation import Observation
-from agent.page.page_types import is_order_confirmation
-from agent.prediction_input import PredictionInput, ResolvedInput
-from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
 
@@ -56,14 +56,14 @@ def timeouts_of(config: SimulationConfig) -> Timeouts:
 
 def takes_pictures(graph, config: SimulationConfig, out_dir: Path | None) -> bool:
     """Whether a screenshot is taken at any step: for the report (--screenshots with an output directory) or for
-    the brain. Such runs give every twin a fresh context (agent/browsing/context_pool.py says why)."""
+    the brain. Such runs give every twin a fresh context (agent/browser/context_pool.py says why)."""
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
 async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
                    allowed: HostAllowList | None = None) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
-    (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
+    (agent/browser/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
     (a browser given), every request the browser makes (redirect hops too) must be on an allowed host; a TwinTabs
     carries its own list."""
     if not isinstance(tabs, TwinTabs):

@@ -9,11 +9,12 @@ rows: `finish` counts them, so the caller can say so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from agent.experiments.prepared import PreparedExperiment, sample_key
-from agent.experiments.samples import Sample
+from agent.exports.decision_record import DecisionRecord
 from agent.exports.decision_table import FORMAT_VERSION
 from agent.exports.run_export import (
     DECISIONS_JSONL,
@@ -21,6 +22,42 @@ from agent.exports.run_export import (
     PAGES,
     RunExport,
 )
+from personas.persona import Persona
+
+
+# What the export reads of an experiment, as protocols: agent.experiments hands its prepared run and samples in,
+# and exports never import experiments back.
+class StoredPage(Protocol):
+    @property
+    def simplified_html(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+
+
+class PreparedRun(Protocol):
+    """agent.experiments.runner.PreparedExperiment: the population and every variant's pages."""
+
+    @property
+    def personas(self) -> Mapping[str, Persona]: ...
+    @property
+    def pages(self) -> Mapping[str, Sequence[StoredPage]]: ...
+
+
+class FinishedSample(Protocol):
+    """agent.experiments.samples.Sample: one twin's run on one variant, with every step's decision."""
+
+    @property
+    def variant(self) -> str: ...
+    @property
+    def persona_id(self) -> str: ...
+    @property
+    def instance(self) -> int: ...
+    @property
+    def decisions(self) -> list[DecisionRecord]: ...
+
+
+def _sample_key(sample: FinishedSample) -> tuple[str, str, int]:
+    return (sample.variant, sample.persona_id, sample.instance)
 
 
 @dataclass(frozen=True)
@@ -36,7 +73,7 @@ class ExportSummary:
 
 
 class ExperimentExport:
-    def __init__(self, directory: Path, prepared: PreparedExperiment, run_id: str, *, fresh: bool = False) -> None:
+    def __init__(self, directory: Path, prepared: PreparedRun, run_id: str, *, fresh: bool = False) -> None:
         """Raises agent.exports.run_export.ExportFormatError when the directory holds another export format."""
         self.export = RunExport(directory, run_id=run_id, run_kind="experiment", personas=prepared.personas,
                                 fresh=fresh)
@@ -44,15 +81,15 @@ class ExperimentExport:
             for page in pages:
                 self.export.store_page(page.simplified_html, page.sha256)
 
-    def add(self, samples: list[Sample]) -> None:
+    def add(self, samples: Iterable[FinishedSample]) -> None:
         """The decisions of finished samples (hand these out before keeping the samples themselves)."""
         self.export.append(row for sample in samples
                            for row in self.export.rows(sample.decisions, persona_id=sample.persona_id,
                                                        variant=sample.variant, instance=sample.instance))
 
-    def finish(self, samples: list[Sample]) -> ExportSummary:
+    def finish(self, samples: Iterable[FinishedSample]) -> ExportSummary:
         """decisions.parquet with the rows of these samples (the run's, in full) and nothing else."""
-        wanted = {sample_key(s) for s in samples}
+        wanted = {_sample_key(s) for s in samples}
         rows = self.export.finish(keep=lambda row: (row["variant"], row["persona_id"], row["instance"]) in wanted)
         have = {(row["variant"], row["persona_id"], row["instance"]) for row in rows}
         return ExportSummary(path=self.export.directory / DECISIONS_PARQUET, rows=len(rows),

@@ -14,7 +14,7 @@ import socket
 import httpx
 
 from agent.allowed_hosts import HostAllowList, UrlRefused, browser_url
-from agent.browsing.trace import TwinTrace
+from agent.simulation.trace import TwinTrace
 
 MAX_REDIRECTS = 5
 START_FAILURES = ("navigation_failed", "dead_link", "timeout")  # what step 0 fails with when the site is not there

@@ -9,9 +9,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.actions import Action
-from agent.browsing.checkout_details import FilledField
-from agent.browsing.failures import FailureKind
+from agent.browser.failures import FailureKind
 from agent.exports.decision_record import DecisionEvidence, DecisionRecord, MemoryRef
+from agent.simulation.checkout_details import FilledField
 
 Outcome = Literal["left", "purchased", "task_reached", "max_steps", "error"]
 
@@ -74,7 +74,7 @@ class TraceStep(BaseModel):
     result_url: str | None = Field(None, description="Where the page was after the action.")
     predict_ms: float = 0.0
     filled: list[FilledField] = Field(default_factory=list, description="Checkout form fields filled with TEST details "
-                                      "before this click (agent/browsing/checkout_form.py), and required ones left empty.")
+                                      "before this click (agent/simulation/checkout_form.py), and required ones left empty.")
     page_sha256: str | None = Field(None, description="SHA-256 of the page as the twin read it; the decision export "
                                     "stores it as pages/<sha256>.html.")
     evidence: DecisionEvidence | None = Field(None, description="What moved the decision (embedded brain): the label's "
@@ -105,4 +105,4 @@ class TwinTrace(BaseModel):
     reason: str = Field("", description="Why the run ended, in the twin's words or the failure's.")
     task: TaskProgress | None = Field(None, description="Only when the twin was given a task.")
     node: str | None = Field(None, description="The Ray node that ran this twin's session (TWINSIM_EXECUTOR=ray, "
-                             "agent/browsing/ray_twins.py); None in process.")
+                             "agent/executors/ray_twins.py); None in process.")

@@ -2,12 +2,13 @@
 
 Each step reads the rendered page, simplifies it (agent.page.simplifier, with a source map back to the live
 DOM), asks the twin's graph for the next action, and performs it. Traces and the funnel say how far
-the twins got, where they left and why.
+the twins got, where they left and why. Driving Chromium itself (launching, tabs, navigation, snapshots, the
+actuator) is agent/browser's; this package runs the simulation on top of it.
 """
 
-from agent.browsing.config import SimulationConfig
-from agent.browsing.funnel import Funnel, summarise
-from agent.browsing.simulation import SimulationResult, run_simulation
-from agent.browsing.trace import TraceStep, TwinTrace
+from agent.simulation.config import SimulationConfig
+from agent.simulation.funnel import Funnel, summarise
+from agent.simulation.run import SimulationResult, run_simulation
+from agent.simulation.trace import TraceStep, TwinTrace
 
 __all__ = ["SimulationConfig", "SimulationResult", "run_simulation", "Funnel", "summarise", "TraceStep", "TwinTrace"]

@@ -1,5 +1,5 @@
 """A live simulation: several twins browse the same site, each in a browser tab of its own (a context handed on
-from twin to twin, wiped between them, unless pictures are taken: agent/browsing/context_pool.py), a few at a
+from twin to twin, wiped between them, unless pictures are taken: agent/browser/context_pool.py), a few at a
 time; their traces and the funnel are the result (and, with an output directory, files on disk).
 """
 
@@ -10,17 +10,18 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from playwright.async_api import async_playwright
 from pydantic import BaseModel, Field
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing.chromium import launch
-from agent.browsing.config import SimulationConfig
-from agent.browsing.context_pool import TwinTabs
-from agent.browsing.funnel import Funnel, summarise
-from agent.browsing.trace import TwinTrace
-from agent.browsing.twin_session import run_twin, takes_pictures
+from agent.browser.chromium import launch
+from agent.browser.context_pool import TwinTabs
+from agent.simulation.config import SimulationConfig
+from agent.simulation.funnel import Funnel, summarise
+from agent.simulation.trace import TwinTrace
+from agent.simulation.twin_session import run_twin, takes_pictures
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
@@ -39,27 +40,31 @@ class SimulationResult(BaseModel):
                                       "(personas.persona_card): who each twin is, for the report and readers.")
     test_details: dict | None = Field(None, description="Checkout form fields the twins filled with made-up TEST "
                                       "details (never the person's data) and required ones left empty; None when "
-                                      "no twin filled a form (agent/browsing/checkout_form.py).")
+                                      "no twin filled a form (agent/simulation/checkout_form.py).")
     citation: str = Field(
         "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
 
+class TwinsElsewhere(Protocol):
+    """Runs the twins' sessions outside this process (agent/executors/ray_twins.py: RayTwins, one Ray task each)."""
+
+    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]: ...
+
+
 async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None,
+                         on_trace: Callable[[TwinTrace], None] | None = None, executor: TwinsElsewhere | None = None,
                          allowed: HostAllowList | None = None) -> SimulationResult:
-    """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: a
-    RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process.
-    With `allowed`, the browser requests only allowed hosts (agent/browsing/request_guard.py)."""
+    """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the
+    sessions run instead of this process (RayTwins: each a Ray task); None: here.
+    With `allowed`, the browser requests only allowed hosts (agent/browser/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     if executor is not None:
-        from agent.browsing.ray_twins import run_twins_on_ray
-
-        traces = await asyncio.to_thread(run_twins_on_ray, executor, config, personas, graph, out_dir, on_trace,
-                                         allowed)
+        traces = await asyncio.to_thread(executor.run_twins, config, personas, graph, out_dir, on_trace, allowed)
     else:
         traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),

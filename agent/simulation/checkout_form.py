@@ -2,8 +2,8 @@
 
 When the twin clicks a purchase-type control (Continue, Place order) on a checkout page, the form that control
 submits is read on the live page and its required fields that are still empty get the simulation's test
-details (agent.browsing.checkout_details), recognised by what the field says it wants
-(agent.browsing.form_fields). A person at a checkout types their details before pressing Continue; a twin
+details (agent.simulation.checkout_details), recognised by what the field says it wants
+(agent.browser.form_fields). A person at a checkout types their details before pressing Continue; a twin
 has none of its own, so it enters labelled made-up ones, as UX-testing tools do. Which fields were filled is
 recorded on the step, so nobody mistakes them for the person's data.
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from playwright.async_api import Error as PlaywrightError
 
-from agent.browsing.checkout_details import FilledField
-from agent.browsing.form_fields import field_kind
-from agent.browsing.snapshot import MARK, PageSnapshot, selector_for
+from agent.browser.form_fields import field_kind
+from agent.browser.snapshot import MARK, PageSnapshot, selector_for
+from agent.simulation.checkout_details import FilledField
 
 FILL_TIMEOUT_MS = 2_000
 _GUEST = ("guest",)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from agent.browsing.failures import StepFailure
+from agent.browser.failures import StepFailure
 
 
 @dataclass(frozen=True, slots=True)

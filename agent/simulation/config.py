@@ -8,8 +8,8 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.brains.names import BrainName, KnownBrain
-from agent.browsing.checkout_details import CheckoutDetails
-from agent.options import GroundingStrategy, VisionPolicy
+from agent.predict_options import GroundingStrategy, VisionPolicy
+from agent.simulation.checkout_details import CheckoutDetails
 from agent.tasks import Task
 
 MAX_STEPS_LIMIT = 100

@@ -2,7 +2,7 @@
 Chromium; the traces come back in the order of the personas, as they finish.
 
 Why it gives the in-process run's traces: a twin's session is a function of its persona, the config (seeds) and the
-site, and a worker runs the very same session (agent/browsing/twin_session.py) with the same brains. The one thing
+site, and a worker runs the very same session (agent/simulation/twin_session.py) with the same brains. The one thing
 a worker lacks is the memory store (an embedded Chroma directory belongs to the process that opened it, and another
 machine cannot read it at all): a worker's recalls travel to the driver through a small Ray actor (RecallBroker)
 and the driver's store answers them, so a twin recalls exactly what it recalls in process.
@@ -24,11 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.allowed_hosts import HostAllowList
-from agent.browsing.config import SimulationConfig
-from agent.browsing.trace import TwinTrace
+from agent.executors.ray_units import RayExecutor
 from agent.graph import TwinGraph
 from agent.memory_recall import RecallRequest
-from agent.ray_executor import RayExecutor
+from agent.simulation.config import SimulationConfig
+from agent.simulation.trace import TwinTrace
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -110,8 +110,8 @@ def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationC
     import ray
     from playwright.async_api import async_playwright
 
-    from agent.browsing.chromium import launch
-    from agent.browsing.twin_session import run_twin, takes_pictures
+    from agent.browser.chromium import launch
+    from agent.simulation.twin_session import run_twin, takes_pictures
 
     graph = TwinGraph(brains, memory=BrokeredMemory(broker))
     with tempfile.TemporaryDirectory() as scratch:
@@ -180,3 +180,15 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
         answering.join(timeout=POLL_S * 4)
         ray.kill(broker)
     return traces
+
+
+class RayTwins:
+    """A simulation's twins as Ray tasks: run_simulation's `executor` (agent/simulation/run.py), which calls
+    `run_twins` instead of running the sessions in its own process."""
+
+    def __init__(self, executor: RayExecutor) -> None:
+        self.executor = executor
+
+    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
+                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
+        return run_twins_on_ray(self.executor, config, personas, graph, out_dir, on_trace, allowed)
