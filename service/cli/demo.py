@@ -7,20 +7,20 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.history import Step
-from agent.opera_data import opera_data_dir
-from agent.page.parse import parse_page
-from agent.sample_pages import sample_page
-from personas.sources import load_personas
-from service.cli.demo_experiment import run_demo_experiment
-from service.container import build_services
-from service.settings import Settings
-
 REPO = Path(__file__).resolve().parents[2]
+console = Console(soft_wrap=True)
+
+
+def demo() -> None:
+    """Import the OPeRA sample users, then let each twin act on a realistic search-results page (offline)."""
+    run_demo(console)
 
 
 def demo_people() -> list:
     """The two real OPeRA user-table rows (full survey and interview) when shared/ is beside the repo."""
+    from agent.opera_data import opera_data_dir
+    from personas.sources import load_personas
+
     sample = opera_data_dir() / "users_sample.csv"
     if sample.exists():
         return load_personas(sample)
@@ -28,6 +28,14 @@ def demo_people() -> list:
 
 
 def run_demo(console: Console) -> None:
+    """The demo's steps; the store, the brains and the page readers load here, not when `twinsim` starts."""
+    from agent.history import Step
+    from agent.page.parse import parse_page
+    from agent.sample_pages import sample_page
+    from service.cli.demo_experiment import run_demo_experiment
+    from service.container import build_services
+    from service.settings import Settings
+
     settings = Settings()
     console.print("[bold]twinsim demo[/bold]: embedded brain, no API key, no network. "
                   "Personas: OPeRA (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0).")
