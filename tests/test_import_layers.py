@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.front_door import FRONT_DOOR
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("agent", "service", "personas")
 
@@ -201,3 +203,30 @@ def test_the_checker_finds_no_circle_where_imports_point_one_way(tmp_path):
     graph = import_graph(tmp_path, ("shop",))
     assert graph["shop.pricing"] == {"shop.tax"} and graph["shop.catalog"] == {"shop.cart"}
     assert import_circles(graph) == []
+
+
+def past_the_front_door(root: Path, door: tuple[str, ...]) -> list[str]:
+    """Each import by a service/ file of an agent module the door does not list."""
+    return [f"{path.relative_to(root)} imports {module}"
+            for path in sorted((root / "service").rglob("*.py")) for module in sorted(imported_modules(path, root))
+            if (module == "agent" or module.startswith("agent.")) and module not in door]
+
+
+def test_service_enters_agent_only_through_its_front_door():
+    wrong = past_the_front_door(REPO, FRONT_DOOR)
+    assert not wrong, "\n".join(wrong) + "\n(agent/front_door.py lists what service/ may import)"
+
+
+def test_the_front_door_lists_only_modules_service_uses():
+    used = {module for path in (REPO / "service").rglob("*.py") for module in imported_modules(path)}
+    assert len(set(FRONT_DOOR)) == len(FRONT_DOOR), "a module listed twice"
+    assert not [module for module in FRONT_DOOR if not _is_module(module, REPO)], "listed, but no such module"
+    assert not sorted(set(FRONT_DOOR) - used), "listed, but service/ does not import it: narrow the door"
+
+
+def test_the_front_door_check_refuses_a_module_it_does_not_list(tmp_path):
+    route = "def handle():\n    from agent.inner import step\n    from agent import use_case\n"
+    _write(tmp_path, {"agent/__init__.py": "", "agent/use_case.py": "", "agent/inner/__init__.py": "",
+                      "agent/inner/step.py": "", "service/__init__.py": "", "service/route.py": route})
+    assert past_the_front_door(tmp_path, ("agent.use_case",)) == ["service/route.py imports agent.inner.step"]
+    assert past_the_front_door(tmp_path, ("agent.use_case", "agent.inner.step")) == []
