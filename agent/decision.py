@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from agent.actions import Action
 from agent.history import Step
 from agent.page.observation import Observation
+from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.memory_types import Memory
@@ -60,6 +61,32 @@ class TwinContext:
     grounding: str | None = None
     vision: str | None = None
     extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, given: PredictionInput, resolved: ResolvedInput, memories: list[Memory],
+           feedback: str | None = None) -> "TwinContext":
+        """What a brain sees of one prediction's input, the ablations applied: the graph and bulk runs both
+        derive it here, so a brain is given the same context whichever way the prediction runs."""
+        options = given.options
+        history = given.history
+        if options.ablate_rationale:
+            history = [step.model_copy(update={"rationale": None}) for step in history]
+        return cls(
+            persona=None if options.ablate_persona else resolved.persona,
+            memories=memories,
+            observation=resolved.observation,
+            history=history,
+            mode=options.mode,
+            seed=options.seed,
+            feedback=feedback,
+            model=given.model,
+            task=given.task,
+            screenshot=given.screenshot,
+            page_html=resolved.page_html,
+            prompt_style=options.prompt_style,
+            grounding=options.grounding,
+            vision=options.vision,
+        )
 
 
 class Decision(BaseModel):

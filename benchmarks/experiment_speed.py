@@ -27,7 +27,9 @@ from _common import SHARED_OPERA, write_result  # noqa: E402
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments.runner import personas_from, prepare, run_experiment, run_unit_graph  # noqa: E402
+from agent.experiments.prepared import prepare  # noqa: E402
+from agent.experiments.runner import personas_from, run_experiment  # noqa: E402
+from agent.experiments.unit_loop import run_unit_graph  # noqa: E402
 from agent.experiments.spec import ExperimentSpec  # noqa: E402
 from agent.experiments.statistics import analyse  # noqa: E402
 from agent.experiments.themes import rationale_themes  # noqa: E402

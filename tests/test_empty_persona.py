@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.graph import NO_MEMORIES
+from agent.memory_recall import NO_MEMORIES
 from agent.interview import NO_MEMORIES_ANSWER
 from personas.open_store import open_memory_store
 from personas.persona import Persona

@@ -9,7 +9,8 @@ import pytest
 from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.flips import persona_flips
 from agent.experiments.results import experiment_results, persona_cards
-from agent.experiments.runner import prepare, run_experiment
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec
 from personas.sources import load_personas
 from tests.conftest import PAGES, REPO

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from agent.experiments.runner import BudgetExceeded, prepare, run_experiment
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import BudgetExceeded, run_experiment
 from agent.experiments.spec import ExperimentSpec
 from agent.graph import TwinGraph
 from personas.sources import load_personas

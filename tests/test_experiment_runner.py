@@ -3,20 +3,17 @@ sequences, resume, stopping, the cost estimate against a budget, and specs refus
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.cost import check_budget, estimate_cost
-from agent.experiments.runner import (
-    RunInterrupted,
-    instance_seed,
-    prepare,
-    run_experiment,
-    run_unit,
-    sample_key,
-)
+from agent.experiments.prepared import instance_seed, prepare, sample_key
+from agent.experiments.runner import RunInterrupted, run_experiment
+from agent.experiments.unit_loop import run_unit, run_unit_graph
+from agent.graph import TwinGraph
 from agent.experiments.spec import ExperimentSpec, SpecError, load_spec, parse_spec
 from personas.population import PopulationError
 from personas.sources import load_personas
@@ -142,6 +139,23 @@ def test_page_sequences_carry_history_and_stop_at_leave_or_purchase(pool, brain)
     prepared = prepare(spec, pool, memory=None)
     unit = next(u for u in prepared.units() if by_key[(u.persona_id, u.instance, u.variant)].steps == 2)
     assert run_unit(prepared, brain, unit) == by_key[(unit.persona_id, unit.instance, unit.variant)]
+
+
+def test_bulk_units_decide_exactly_as_the_graph_does(pool, brain):
+    """Bulk units skip LangGraph but run its recall and decide step: the same unit, through the graph, gives the
+    same sample and the same decision records, step by step."""
+    spec = product_spec(variants=[
+        {"name": "A", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(PAGES / "product_page.html")}]},
+        {"name": "B", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(BANNER_PAGE)}]}],
+        history=HISTORY[:1], samples_per_persona=2)
+    prepared = prepare(spec, pool, memory=None)
+    graph = TwinGraph({"embedded": brain}, memory=None)
+    units = prepared.units()[:12]
+    bulk = [run_unit(prepared, brain, unit) for unit in units]
+    through_graph = [asyncio.run(run_unit_graph(prepared, graph, unit))[0] for unit in units]
+    assert any(sample.steps == 2 for sample in bulk)
+    assert dumped(bulk) == dumped(through_graph)
+    assert [s.decisions for s in bulk] == [s.decisions for s in through_graph]
 
 
 def test_resume_skips_finished_samples_and_gives_the_same_result(pool, brain):

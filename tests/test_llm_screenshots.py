@@ -23,6 +23,7 @@ from agent.llm.set_of_marks import OUTLINE_PX, mark_colour
 from agent.options import PredictOptions
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, decode_base64, read_screenshot
 from personas.persona import Persona
 
@@ -167,8 +168,9 @@ def graph_for(server) -> TwinGraph:
 
 async def test_a_nonexistent_choice_is_retried_once_with_the_valid_choices(llm_server):
     llm_server.enqueue(answer({"type": "click", "choice": 99}), answer({"type": "click", "choice": 2}))
-    prediction = await graph_for(llm_server).predict(persona=None, observation=PAGE, brain="llm", model=MODEL,
-                                                     options=PredictOptions(grounding="textual_choices"))
+    prediction = await graph_for(llm_server).predict(
+        PredictionInput(brain="llm", model=MODEL, options=PredictOptions(grounding="textual_choices")),
+        ResolvedInput(observation=PAGE))
     assert prediction.action.name == "nav_bar.search_button" and prediction.brain == "llm"
     assert prediction.attempts == 2 and not prediction.fallback_used
     retry = llm_server.requests[1]["messages"][-1]["content"]
@@ -179,8 +181,9 @@ async def test_a_nonexistent_choice_is_retried_once_with_the_valid_choices(llm_s
 async def test_a_nonexistent_choice_twice_falls_back_to_the_embedded_brain_and_says_so(llm_server):
     llm_server.enqueue(answer({"type": "click", "choice": 7}), answer({"type": "click", "choice": "[12]"}))
     prediction = await graph_for(llm_server).predict(
-        persona=None, observation=PAGE, brain="llm", model=MODEL, screenshot=read_screenshot(png()),
-        options=PredictOptions(grounding="set_of_marks", vision="always"))
+        PredictionInput(brain="llm", model=MODEL, screenshot=read_screenshot(png()),
+                        options=PredictOptions(grounding="set_of_marks", vision="always")),
+        ResolvedInput(observation=PAGE))
     assert prediction.fallback_used and prediction.brain == "embedded" and prediction.requested_brain == "llm"
     assert prediction.attempts == 2 and llm_server.completions_served == 2
     assert "choice 12 does not exist; the choices are 1-3" in prediction.fallback_reason

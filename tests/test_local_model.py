@@ -25,7 +25,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.browsing import SimulationConfig, run_simulation
-from agent.experiments.runner import prepare, run_experiment
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec
 from agent.graph import TwinGraph
 from agent.page.parse import parse_page

@@ -13,7 +13,8 @@ import pytest
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.ray_executor import RayExecutor
-from agent.experiments.runner import InProcessExecutor, RunInterrupted, prepare, run_experiment
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import InProcessExecutor, RunInterrupted, run_experiment
 from personas.sources import load_personas
 from tests.conftest import ray_batches_run
 from tests.test_experiment_cli import PERSONA_FILES, invoke, write_spec

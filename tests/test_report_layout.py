@@ -168,7 +168,8 @@ def experiment(tmp_path_factory, opera_dir):
     banner), real OPeRA personas, rationale themes from the real embedder; one quote replaced by hostile markup."""
     from agent.brains.embedded import EmbeddedBrain
     from agent.experiments.results import experiment_results
-    from agent.experiments.runner import prepare, run_experiment
+    from agent.experiments.prepared import prepare
+    from agent.experiments.runner import run_experiment
     from agent.experiments.spec import ExperimentSpec
     from personas.embedder import get_embedder
     from personas.sources import load_personas

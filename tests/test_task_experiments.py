@@ -8,7 +8,8 @@ import pytest
 from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.report import render_report
 from agent.experiments.results import experiment_results
-from agent.experiments.runner import prepare, run_experiment
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from personas.sources import load_personas
 from tests.conftest import PAGES

@@ -26,7 +26,8 @@ from pathlib import Path
 from agent.allowed_hosts import HostAllowList
 from agent.browsing.config import SimulationConfig
 from agent.browsing.trace import TwinTrace
-from agent.graph import RecallRequest, TwinGraph
+from agent.graph import TwinGraph
+from agent.memory_recall import RecallRequest
 from agent.ray_executor import RayExecutor
 from personas.memory_types import Memory
 from personas.persona import Persona

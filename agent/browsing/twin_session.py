@@ -42,6 +42,7 @@ from agent.history import Step
 from agent.options import PredictOptions
 from agent.page.observation import Observation
 from agent.page.page_types import is_order_confirmation
+from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import judge
 from personas.persona import Persona
@@ -180,11 +181,12 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: 
             screenshot = await asyncio.to_thread(read_screenshot, image)
         except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
             screenshot = None
-    prediction = await graph.predict(persona=persona, observation=observation, history=history,
-                                     brain=config.brain, model=config.model,
-                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
-                                                            grounding=config.grounding),
-                                     task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
+    given = PredictionInput(persona_id=persona.id, history=history, brain=config.brain, model=config.model,
+                            task=config.task, screenshot=screenshot,
+                            options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
+                                                   grounding=config.grounding))
+    prediction = await graph.predict(given, ResolvedInput(persona=persona, observation=observation,
+                                                          page_html=snapshot.simplified.html))
     html = snapshot.simplified.html
     return TraceStep(
         step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,

@@ -31,6 +31,7 @@ from agent.evaluation.mind2web_metrics import (
 from agent.evaluation.mind2web_published import CITATION, MIND2WEB_PUBLISHED
 from agent.evaluation.mind2web_rows import Mind2WebStep
 from agent.graph import TwinGraph
+from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page.node_pages import parse_node_page
@@ -103,9 +104,10 @@ async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, mod
         except ScreenshotRefused as error:
             refused = f"unreadable: {error}"
     started = time.perf_counter()
-    prediction = await graph.predict(persona=None, observation=observation, history=history_from_reprs(step.previous),
-                                     brain=brain, model=model, options=options or PredictOptions(),
-                                     task=Task(goal=step.task[:2000]), screenshot=screenshot)
+    # The page is read here, with the step's own candidates, so it goes to the graph already read.
+    given = PredictionInput(history=history_from_reprs(step.previous), brain=brain, model=model,
+                            options=options or PredictOptions(), task=Task(goal=step.task[:2000]), screenshot=screenshot)
+    prediction = await graph.predict(given, ResolvedInput(observation=observation))
     latency = (time.perf_counter() - started) * 1000
     node_id, op, value = as_operation(prediction.action, observation)
     predicted = operation_string(op, value)

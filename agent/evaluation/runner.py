@@ -214,10 +214,10 @@ def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: l
     """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
     def request(unit: StepUnit):
         persona = personas[unit.session]
-        if not graph.wants_memories(persona, options, brain):
+        if not graph.recall.wants_memories(persona, options, brain):
             return None  # no page to parse either
         session = sessions[unit.session]
-        return graph.recall_request(persona, observe(session, unit.step), history_before(session, unit.step), options,
+        return graph.recall.request(persona, observe(session, unit.step), history_before(session, unit.step), options,
                                     brain=brain)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:

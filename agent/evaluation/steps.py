@@ -2,7 +2,7 @@
 
 Why: both ways of running an evaluation predict a step with the same function. In this process the twin graph
 recalls from the memory store as it predicts. On Ray (TWINSIM_EXECUTOR=ray) the workers have no memory store:
-the driver recalls ahead through the very calls the graph makes (`TwinGraph.recall_request` / `recall`), the
+the driver recalls ahead through the very recall the graph makes (`agent.memory_recall.Recall`), the
 workers' graphs answer from those recalls, and so both runs see the same memories and predict the same actions.
 """
 
@@ -17,11 +17,15 @@ from agent.actions import Action
 from agent.brains.base import Brain
 from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
-from agent.graph import RecallRequest, TwinGraph
+from agent.graph import TwinGraph
+from agent.memory_recall import RecallRequest
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page.observation import EMPTY_OBSERVATION, Observation
 from agent.page.parse import parse_page
+from agent.page.read_page import ReadPage
+from agent.predict_use_case import PredictionServices, predict
+from agent.prediction_input import Page, PredictionInput
 from agent.recorded_sessions import RecordedSession
 from agent.screenshots import Screenshot, ScreenshotRefused, read_screenshot
 from personas.memory_types import Memory
@@ -76,14 +80,40 @@ def screenshot_of(session: RecordedSession, t: int) -> tuple[Screenshot | None, 
         return None, f"unreadable: {error}"
 
 
+class SessionPersonas:
+    """The personas of an evaluation's sessions, looked up by id as the use case looks up a stored one."""
+
+    def __init__(self, personas: list[Persona | None]) -> None:
+        self._by_id = {persona.id: persona for persona in personas if persona is not None}
+
+    def get_persona(self, persona_id: str) -> Persona:
+        return self._by_id[persona_id]
+
+
+def read_recorded(page: Page) -> ReadPage:
+    """A recorded step's page is OPeRA simplified HTML, read as the recording has it (no size limits: the
+    dataset's pages are scored whole)."""
+    return ReadPage(page.simplified_html, parse_page(page.simplified_html, url=page.url))
+
+
+def step_input(session: RecordedSession, persona: Persona | None, t: int, *, brain: str, model: str | None,
+               options: PredictOptions, screenshot: Screenshot | None = None) -> PredictionInput:
+    """What step t of the session asks the twin: its persona, its page (none: page-free), the gold history."""
+    gold = session.steps[t]
+    return PredictionInput(persona_id=persona.id if persona is not None else None,
+                           page=Page(simplified_html=gold.simplified_html, url=gold.url) if gold.simplified_html else None,
+                           history=history_before(session, t), brain=brain, model=model, options=options,
+                           screenshot=screenshot)
+
+
 async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
                        brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
-    observation = observe(session, t)
+    """Step t predicted through the same use case as POST /predict and `twinsim predict`."""
     screenshot, refused = screenshot_of(session, t)
+    given = step_input(session, persona, t, brain=brain, model=model, options=options, screenshot=screenshot)
+    services = PredictionServices(graph=graph, personas=SessionPersonas([persona]), read=read_recorded)
     started = time.perf_counter()
-    prediction = await graph.predict(persona=persona, observation=observation, history=history_before(session, t),
-                                     brain=brain, model=model, options=options, screenshot=screenshot,
-                                     page_html=session.steps[t].simplified_html)
+    prediction = await predict(given, services)
     latency = (time.perf_counter() - started) * 1000
     record = step_record(session, t, prediction.action, prediction.click_type)
     return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale,

@@ -9,7 +9,7 @@ history, counted at a flat rate). Dollars come from litellm's bundled price map;
 from __future__ import annotations
 
 from agent.decision import TwinContext
-from agent.experiments.runner import PreparedExperiment
+from agent.experiments.prepared import PreparedExperiment
 from agent.llm.offline_litellm import load_litellm
 from agent.llm.prompts import build_messages
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.experiments.runner import PreparedExperiment, sample_key
+from agent.experiments.prepared import PreparedExperiment, sample_key
 from agent.experiments.samples import Sample
 from agent.exports.decision_table import FORMAT_VERSION
 from agent.exports.run_export import (

@@ -18,6 +18,8 @@ from agent.experiments.live_sights import Sight, sight_of
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
+from agent.prediction import Prediction
+from agent.prediction_input import PredictionInput, ResolvedInput
 from personas.persona import Persona
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
@@ -62,9 +64,9 @@ class UsageMeter:
         """The graph's brain of that name (a twin's session asks whether it wants each step's screenshot)."""
         return self.graph.brain(name)
 
-    async def predict(self, **kwargs):
-        self.sights.append(sight_of(kwargs["observation"], self.brain_name))
-        prediction = await self.graph.predict(**kwargs)
+    async def predict(self, given: PredictionInput, resolved: ResolvedInput) -> Prediction:
+        self.sights.append(sight_of(resolved.observation, self.brain_name))
+        prediction = await self.graph.predict(given, resolved)
         self.usage = self.usage.add(prediction.usage)
         return prediction
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
 from agent.experiments.cost import check_budget, estimate_cost
-from agent.experiments.runner import PreparedExperiment, personas_from, prepare
+from agent.experiments.prepared import PreparedExperiment, prepare
+from agent.experiments.runner import personas_from
 from agent.experiments.spec import ExperimentSpec, SpecError
 from personas.population import PopulationError
 

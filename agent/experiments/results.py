@@ -14,7 +14,8 @@ import numpy as np
 from agent.experiments.flips import persona_flips
 from agent.experiments.paths import step_paths
 from agent.experiments.live_sights import live_visibility
-from agent.experiments.runner import PreparedExperiment, RunOutcome
+from agent.experiments.prepared import PreparedExperiment
+from agent.experiments.runner import RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec
 from agent.experiments.statistics import analyse

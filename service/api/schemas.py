@@ -14,7 +14,9 @@ from agent.browsing.config import MAX_STEPS_LIMIT, default_concurrency
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
 from agent.interview import MAX_QUESTION_CHARS
-from agent.options import GroundingStrategy, PredictOptions, VisionPolicy
+from agent.options import GroundingStrategy, VisionPolicy
+from agent.prediction_input import Page, PredictionInput
+from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.persona import PersonaId
 
@@ -25,20 +27,6 @@ _EXAMPLE_PAGE = (
     'Anker USB C Cable, 6ft</a><span name="search_results.anker_usb_c_cable_6ft.product_price">$12.99</span>'
     '<button name="search_results.anker_usb_c_cable_6ft.add_to_cart">Add to cart</button></div></body></html>'
 )
-
-
-class Page(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    simplified_html: str | None = Field(None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids.")
-    html: str | None = Field(None, description="Raw HTML; simplified to the OPeRA form before the twin reads it.")
-    url: str | None = Field(None, max_length=8192)
-
-    @model_validator(mode="after")
-    def _one_form(self) -> "Page":
-        if self.simplified_html is not None and self.html is not None:
-            raise ValueError("send the page once: simplified_html or html, not both")
-        return self
 
 
 class ScreenshotIn(BaseModel):
@@ -59,7 +47,9 @@ class ScreenshotIn(BaseModel):
         return self
 
 
-class PredictRequest(BaseModel):
+class PredictRequest(PredictionInput):
+    """The API's view of a prediction's input: the person by id (required here) and the screenshot as sent."""
+
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
@@ -79,16 +69,17 @@ class PredictRequest(BaseModel):
     )
 
     persona_id: PersonaId
-    page: Page | None = Field(None, description="The page in front of the twin; absent or empty means page-free prediction.")
-    history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first.")
+    history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first "
+                                "(at most 500 in one request).")
     brain: KnownBrain | None = Field(None, description="The brain that decides; TWINSIM_DEFAULT_BRAIN (embedded) when unset.")
-    model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
-    options: PredictOptions = Field(default_factory=PredictOptions)
-    task: Task | None = Field(None, description="What the twin came to do: a goal in words (a string), or "
-                              "{goal, success}; both brains pursue it in this person's way.")
     screenshot: ScreenshotIn | None = Field(None, description="The page as a picture, for the LLM brain with a model "
                                             "that takes images (options.vision); the embedded brain ignores it, and "
                                             "the response's details say so.")
+
+    def to_input(self, screenshot: Screenshot | None) -> PredictionInput:
+        """The agent's input: this request's fields as they are, with its screenshot checked (`screenshot`)."""
+        fields = {name: getattr(self, name) for name in PredictionInput.model_fields if name != "screenshot"}
+        return PredictionInput(**fields, screenshot=screenshot)
 
 
 class MemoryIn(BaseModel):
