@@ -9,11 +9,12 @@ here, in review, not a side effect of an import line. Nothing here is imported a
 from __future__ import annotations
 
 FRONT_DOOR = (
-    # predicting: the page and screenshot as a request gives them, the answer, and its options
+    # predicting: the one use case and its input (the page, the screenshot, the history, the task, the options),
+    # the answer, and the page limits a service configures
+    "agent.predict_use_case",
+    "agent.prediction_input",
     "agent.page.read_page",
-    "agent.page.observation",
     "agent.page.shape",
-    "agent.page.parse",
     "agent.screenshots",
     "agent.history",
     "agent.tasks",

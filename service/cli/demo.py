@@ -30,7 +30,8 @@ def demo_people() -> list:
 def run_demo(console: Console) -> None:
     """The demo's steps; the store, the brains and the page readers load here, not when `twinsim` starts."""
     from agent.history import Step
-    from agent.page.parse import parse_page
+    from agent.predict_use_case import PredictionServices, predict
+    from agent.prediction_input import Page, PredictionInput
     from agent.sample_pages import sample_page
     from service.cli.demo_experiment import run_demo_experiment
     from service.container import build_services
@@ -46,7 +47,9 @@ def run_demo(console: Console) -> None:
         console.print(f"imported [bold]{persona.id}[/bold]: {count} memories ({persona.big_five.method} Big Five)")
 
     url = "https://www.amazon.com/s?k=usb+c+cable"
-    observation = parse_page(sample_page("search_results.html"), url=url)
+    page = Page(simplified_html=sample_page("search_results.html"), url=url)
+    use_case = PredictionServices(graph=services.graph, personas=services.store)
+    observation = use_case.read(page).observation
     history = [
         Step(action={"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
              rationale="I need a longer charging cable for my desk."),
@@ -55,7 +58,8 @@ def run_demo(console: Console) -> None:
     console.print(f"\npage: search results for 'usb c cable' ({len(observation.candidates)} elements); "
                   "history: typed the query, clicked search\n")
     for persona in people:
-        prediction = asyncio.run(services.graph.predict(persona=persona, observation=observation, history=history))
+        given = PredictionInput(persona_id=persona.id, page=page, history=history)
+        prediction = asyncio.run(predict(given, use_case))
         console.print(f"[bold]twin {persona.id[:8]}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
         console.print(f"  [cyan]rationale:[/cyan] {prediction.rationale}")
         console.print(f"  [green]action:[/green] {prediction.action.model_dump_json()} (click type {prediction.click_type})")

@@ -89,9 +89,12 @@ def predict(
 ) -> None:
     """Predict a persona's next action on a page."""
     from agent.options import PredictOptions
-    from agent.page.observation import EMPTY_OBSERVATION
-    from agent.page.read_page import PageRefused, read_page
+    from agent.page.read_page import PageRefused
+    from agent.predict_use_case import PredictionServices, page_reader
+    from agent.predict_use_case import predict as predict_next
+    from agent.prediction_input import Page, PredictionInput
     from personas.memory_store import PersonaNotFound
+    from personas.persona import validate_persona_id
     from service.container import build_services
 
     given_task = task_from_flags(task)
@@ -104,24 +107,28 @@ def predict(
         except OSError as error:
             fail(f"{page}: {error}")
     steps = _read_history(history)
-    # load the embedder first, so the printed latency is the prediction's
-    services = build_services(Settings(), warm=True)
     try:
-        read = None if html is None else read_page(
-            html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
-    except PageRefused as error:
-        fail(str(error))
-    try:
-        persona_obj = services.store.get_persona(persona)
-    except PersonaNotFound:
-        fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
+        validate_persona_id(persona)
     except ValueError as error:
         fail(str(error))
-    options = PredictOptions(vision=vision, grounding=grounding, prompt_style=prompt_style)
-    prediction = asyncio.run(services.graph.predict(
-        persona=persona_obj, observation=read.observation if read else EMPTY_OBSERVATION, history=steps, brain=brain,
-        model=model, task=given_task, options=options, screenshot=shot,
-        page_html=read.simplified_html if read else None))
+    given = PredictionInput(persona_id=persona, page=None if html is None else Page(html=html, url=url),
+                            history=steps, brain=brain, model=model, task=given_task, screenshot=shot,
+                            options=PredictOptions(vision=vision, grounding=grounding, prompt_style=prompt_style))
+
+    # load the embedder first, so the printed latency is the prediction's
+    services = build_services(Settings(), warm=True)
+    # --page may hold raw or simplified HTML: the reader tells them apart, and a refusal names the file
+    read = page_reader(settings.max_page_bytes, settings.page_limits, label=str(page), detect_form=True)
+    use_case = PredictionServices(graph=services.graph, personas=services.store, read=read,
+                                  default_brain=settings.default_brain)
+    try:
+        prediction = asyncio.run(predict_next(given, use_case))
+    except PageRefused as error:
+        fail(str(error))
+    except PersonaNotFound:
+        fail(f"persona '{persona}' not found; import it with `twinsim personas import FILE`")
+    except ValueError as error:  # an id this store refuses (a tenant's separator in it, too long)
+        fail(str(error))
     if as_json:
         print(prediction.model_dump_json(indent=2))
     else:
