@@ -13,7 +13,7 @@ after the ONNX ones, one setting at a time. Writes benchmarks/results/embedder_s
   persona the overlap of the top-5 memories recalled for a fixed set of queries (exact cosine ranking);
 - cold start: a new process importing the embedder, loading it and embedding one text;
 - recall as served: `MemoryStore.recall` (new query: embedding + Chroma, k=5) on a store of the 52 personas
-  written by the embedder that serves (personas/embedder.py: DEFAULT_VARIANT, DEFAULT_THREADS).
+  written by the embedder that serves (personas/onnx_export.py: DEFAULT_VARIANT; personas/embedder.py: DEFAULT_THREADS).
 The 1-minute load average is recorded before and after: the machine has 2 cores shared with other work.
 
 Run: .venv/bin/python benchmarks/embedder_speed.py [--queries 200]
@@ -38,9 +38,9 @@ from agent.history import Step
 from agent.page.read_page import observe_page
 from agent.recall_query import recall_query
 from agent.sample_pages import sample_page
-from personas.embedder import DEFAULT_THREADS, DEFAULT_VARIANT, Embedder, TorchEmbedder
+from personas.embedder import DEFAULT_THREADS, Embedder, TorchEmbedder
 from personas.memory_texts import core_profile_text, persona_memory_texts
-from personas.onnx_export import VARIANTS, ensure_onnx
+from personas.onnx_export import DEFAULT_VARIANT, VARIANTS, ensure_onnx
 from personas.sources import load_personas
 
 AGREEMENT_MIN_COSINE = 0.99  # every text's vector within this cosine of torch's (the minimum, not the mean)
@@ -101,7 +101,7 @@ def top5_overlap(reference: np.ndarray, other: np.ndarray, reference_q: np.ndarr
 
 
 def recall_as_served(personas, query_texts: list[str]) -> dict:
-    from personas.memory_store import open_memory_store
+    from personas.open_store import open_memory_store
 
     with tempfile.TemporaryDirectory() as folder:
         store = open_memory_store(path=f"{folder}/chroma")

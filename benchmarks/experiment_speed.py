@@ -36,7 +36,7 @@ from agent.experiments.themes import rationale_themes  # noqa: E402
 from agent.graph import TwinGraph  # noqa: E402
 from agent.llm.offline_litellm import load_litellm  # noqa: E402
 from agent.sample_pages import sample_page  # noqa: E402
-from personas.memory_store import open_memory_store  # noqa: E402
+from personas.open_store import open_memory_store  # noqa: E402
 from personas.sources import load_personas  # noqa: E402
 from service.container import build_brains, build_llm_client  # noqa: E402
 from service.settings import Settings  # noqa: E402

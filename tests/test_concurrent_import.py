@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 
-from personas.memory_store import MEMORIES_COLLECTION, MemoryStore, open_chroma_client
+from personas.memory_store import MEMORIES_COLLECTION, MemoryStore
 from personas.memory_texts import persona_memory_texts
+from personas.open_store import open_chroma_client
 
 WAIT_S = 120  # a deadlock guard only: each wait is released by the other writer's progress
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from personas.memory_store import open_memory_store
 from personas.memory_texts import persona_memory_texts
+from personas.open_store import open_memory_store
 from personas.sources import load_personas
 
 pytestmark = pytest.mark.integration

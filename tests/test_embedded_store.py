@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from personas.embedded_store import EmbeddedMemoryStore
-from personas.memory_store import MemoryStore, PersonaNotFound, open_memory_store
+from personas.memory_store import MemoryStore, PersonaNotFound
+from personas.open_store import open_memory_store
 
 QUERIES = ["do I read reviews before buying", "cheap usb cable", "Prime delivery", "what I do for work",
            "brands I like", "how much I spend a month", "I am outgoing", ""]

@@ -11,16 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from personas.embedder import (
-    DEFAULT_VARIANT,
-    EMBEDDER_ID,
-    EMBEDDING_DIM,
-    Embedder,
-    TorchEmbedder,
-    embedder_id,
-)
+from personas.embedder import EMBEDDER_ID, Embedder, TorchEmbedder, embedder_id
 from personas.memory_texts import core_profile_text, persona_memory_texts
-from personas.onnx_export import ensure_onnx, onnx_path
+from personas.minilm_wheel import EMBEDDING_DIM
+from personas.onnx_export import DEFAULT_VARIANT, ensure_onnx, onnx_path
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = [

@@ -20,10 +20,9 @@ from personas.memory_store import (
     MEMORIES_COLLECTION,
     PERSONAS_COLLECTION,
     MemoryStore,
-    open_chroma_client,
-    open_memory_store,
     profile_text,
 )
+from personas.open_store import open_chroma_client, open_memory_store
 from personas.persona import Persona
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,7 +78,8 @@ def test_a_store_written_by_another_embedder_is_re_embedded_in_place(tmp_path, s
 
 def test_listing_personas_loads_no_model(tmp_path, sample_users):
     data_dir = tmp_path / "data"
-    write = ("from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore, open_chroma_client\n"
+    write = ("from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore\n"
+             "from personas.open_store import open_chroma_client\n"
              "from personas.sources import load_personas\nfrom agent.opera_data import opera_data_dir\n"
              "persona = load_personas(opera_data_dir() / 'users_sample.csv')[0]\n"
              f"MemoryStore(open_chroma_client(path={str(data_dir / 'chroma')!r}), embedder=TorchEmbedder()).put_persona(persona)")

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from agent.memory_recall import NO_MEMORIES
 from agent.interview import NO_MEMORIES_ANSWER
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from personas.persona import Persona
 from service.api.app import create_app
 from service.settings import Settings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from personas.memory_store import MEMORIES_COLLECTION, PersonaNotFound, open_memory_store
+from personas.memory_store import MEMORIES_COLLECTION, PersonaNotFound
+from personas.open_store import open_memory_store
 from personas.persona import Persona
 
 

@@ -12,7 +12,7 @@ import threading
 import httpx
 import pytest
 
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from personas.persona import Persona
 from tests.support.chroma_server import ChromaServer
 

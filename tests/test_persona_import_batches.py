@@ -8,8 +8,9 @@ import re
 
 from typer.testing import CliRunner
 
-from personas.memory_store import MEMORIES_COLLECTION, open_memory_store
+from personas.memory_store import MEMORIES_COLLECTION
 from personas.memory_texts import persona_memory_texts
+from personas.open_store import open_memory_store
 from personas.sources import load_personas
 from service.cli.main import app
 from service.cli.persona_import import BATCH_MEMORIES

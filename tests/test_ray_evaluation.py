@@ -37,7 +37,7 @@ def personas():
 @pytest.fixture(scope="module")
 def graph(personas, tmp_path_factory):
     """The twin graph on a real embedded Chroma store holding the fixture's personas."""
-    from personas.memory_store import open_memory_store
+    from personas.open_store import open_memory_store
 
     store = open_memory_store(path=tmp_path_factory.mktemp("chroma"))
     for persona in personas.values():

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from tests.support.service_process import ServiceProcess, free_port
 
 pytestmark = pytest.mark.integration
@@ -54,7 +54,7 @@ def test_several_workers_on_an_embedded_store_are_refused(tmp_path):
 
 
 def test_the_lock_of_a_killed_process_does_not_block(tmp_path):
-    code = ("from personas.memory_store import open_memory_store; import sys, time; "
+    code = ("from personas.open_store import open_memory_store; import sys, time; "
             f"open_memory_store(path={str(tmp_path / 'chroma')!r}); print('holding', flush=True); time.sleep(600)")
     holder = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:

@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from agent.allowed_hosts import LOOPBACK
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from personas.sources import persona_from_record
 from service.api.app import create_app
 from service.api.security import require_api_key

@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 
 from personas.persona import Persona
-from personas.sources import PersonaSourceError, jsonl_records
-from personas.sources.records import personas_from_records
+from personas.sources.records import jsonl_records, personas_from_records
+from personas.sources.source_error import PersonaSourceError
 from personas.survey import parse_level, parse_likert, trait_name
 
 SOURCE = "native"

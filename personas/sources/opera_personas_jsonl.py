@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from personas.persona import BigFive, Demographics, Persona, ShoppingHabits
-from personas.sources import PersonaSourceError, jsonl_records
 from personas.sources.opera_user_table import parse_prime
-from personas.sources.records import checked_user_id, personas_from_records
+from personas.sources.records import checked_user_id, jsonl_records, personas_from_records
+from personas.sources.source_error import PersonaSourceError
 from personas.survey import levels_from_survey
 
 SOURCE = "opera_personas_jsonl"

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from personas.persona import BigFive, Demographics, Persona, ShoppingHabits
-from personas.sources import PersonaSourceError
 from personas.sources.records import checked_user_id, personas_from_records
+from personas.sources.source_error import PersonaSourceError
 from personas.survey import big_five, preferences_from_raw_survey, preferences_from_statements
 from personas.table_files import TableReadError, read_table
 

@@ -1,16 +1,18 @@
 """What every persona reader does with the records it found, written once: convert each, place any error
-at its file and position, refuse an id seen twice; and the user_id check both OPeRA readers make."""
+at its file and position, refuse an id seen twice; the user_id check both OPeRA readers make; and a JSONL
+file's records, each bad line an error naming it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from personas.persona import Persona, validate_persona_id
-from personas.sources import PersonaSourceError
+from personas.sources.source_error import PersonaSourceError
+from personas.table_files import TableReadError, iter_jsonl
 
 SourceRecord = tuple[str | Path, str, Mapping[str, Any]]  # (file, location in it, record)
 
@@ -47,3 +49,12 @@ def checked_user_id(user_id: str | None) -> str:
         return validate_persona_id(user_id)
     except ValueError as error:
         raise PersonaSourceError(f"{error} (got {user_id!r})", field="user_id") from None
+
+
+def jsonl_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(location, object) for every line of a JSONL file; a bad line is a PersonaSourceError naming it."""
+    try:
+        for number, record in iter_jsonl(path):
+            yield f"line {number}", record
+    except TableReadError as error:
+        raise PersonaSourceError.from_table(error) from None

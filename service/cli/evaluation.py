@@ -16,7 +16,7 @@ from agent.executors.ray_units import RayExecutor, RayUnavailable
 from agent.graph import TwinGraph
 from agent.llm.opera_protocol import PROTOCOL_STYLES
 from agent.recorded_sessions import read_action_table
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from personas.sources import PersonaSourceError, load_personas
 from service.container import build_brains, build_llm_client
 from service.settings import Settings
