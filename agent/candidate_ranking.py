@@ -77,7 +77,7 @@ def _static_scores(page: _PageVectors, query: str) -> np.ndarray:
             page.static = embedder.embed(page.texts) if embedder is not None else None
     wanted = words(query)
     scores = DEFAULT_WEIGHTS["overlap"] * np.asarray([overlap(wanted, w) for w in page.words])
-    if page.static is not None:
+    if page.static is not None and embedder is not None:
         scores = scores + DEFAULT_WEIGHTS["relevance"] * (page.static @ embedder.embed_one(query[:1000]))
     return scores
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, cast
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from agent.brains.base import Brain
 from agent.brains.names import BrainName
@@ -70,7 +71,7 @@ class TwinGraph:
         """The brains a prediction with `brain` can use: that one and the embedded fallback."""
         return {name: self.brain(name) for name in sorted({brain, FALLBACK_BRAIN})}
 
-    def _build(self):
+    def _build(self) -> CompiledStateGraph:
         graph = StateGraph(TwinState)
         graph.add_node("recall", self._recall)
         graph.add_node("reason", self._reason)
@@ -102,9 +103,12 @@ class TwinGraph:
         """The recall this prediction makes, or None when it recalls nothing."""
         if not self.wants_memories(persona, options, brain):
             return None
+        assert persona is not None  # wants_memories: no recall without a persona
         return RecallRequest(persona.id, recall_query(observation, history, task), options.memories_k)
 
     def recall(self, request: RecallRequest) -> list[Memory]:
+        if self._memory is None:
+            raise RuntimeError("no memory store: this graph recalls nothing (wants_memories says so)")
         return self._memory.recall(request.persona_id, request.query, request.k)
 
     # ---- nodes ----------------------------------------------------------------------------------
@@ -151,14 +155,17 @@ class TwinGraph:
         return "act" if state.get("decision") is not None else "fallback"
 
     async def _act(self, state: TwinState) -> dict:
-        return {"action": normalise(state["decision"].action, state["observation"])}
+        decision = state["decision"]
+        assert decision is not None  # _after_reason: act only on a decision
+        return {"action": normalise(decision.action, state["observation"])}
 
     async def _ground(self, state: TwinState) -> dict:
-        action = state["action"]
+        action, decision = state["action"], state["decision"]
+        assert action is not None and decision is not None  # _act set the action of the decision
         if not getattr(self._brains[state["brain"]], "needs_grounding", True):  # baselines are scored as they are
             return {"feedback": None, "answered_by": state["brain"]}
         # A brain that grounded its own answer (a choice's number, agent/llm/choices.py) says why it could not.
-        error = state["decision"].details.get("grounding_error") or grounding_error(action, state["observation"])
+        error = decision.details.get("grounding_error") or grounding_error(action, state["observation"])
         if error is None:
             return {"feedback": None, "answered_by": state["brain"]}
         return {"feedback": rejection(action, error)}
@@ -203,7 +210,7 @@ class TwinGraph:
         simplified HTML in full, for the LLM brain's OPeRA-protocol prompt."""
         self.brain(brain)  # an unknown name is refused before the graph runs
         started = time.perf_counter()
-        state: TwinState = await self._graph.ainvoke(
+        state = cast(TwinState, await self._graph.ainvoke(
             {
                 "persona": persona,
                 "observation": observation,
@@ -217,8 +224,9 @@ class TwinGraph:
                 "attempts": 0,
                 "usage": Usage(),
             }
-        )
+        ))  # LangGraph hands back the final state as a plain dict
         decision, action = state["decision"], state["action"]
+        assert decision is not None and action is not None  # every way through the graph ends with both
         click_type = click_type_of(action, observation, decision.details)
         fallback_used = state.get("fell_back", False)
         details = decision.details

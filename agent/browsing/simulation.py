@@ -21,6 +21,8 @@ from agent.browsing.context_pool import TwinTabs
 from agent.browsing.funnel import Funnel, summarise
 from agent.browsing.trace import TwinTrace
 from agent.browsing.twin_session import run_twin, takes_pictures
+from agent.graph import TwinGraph
+from agent.ray_executor import RayExecutor
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
@@ -44,8 +46,9 @@ class SimulationResult(BaseModel):
         "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
 
-async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None, executor=None,
+async def run_simulation(config: SimulationConfig, personas: list[Persona], graph: TwinGraph,
+                         out_dir: Path | None = None, on_trace: Callable[[TwinTrace], None] | None = None,
+                         executor: RayExecutor | None = None,
                          allowed: HostAllowList | None = None) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: a
     RayExecutor to run each twin's session as a Ray task (agent/browsing/ray_twins.py); None: in this process.
@@ -70,7 +73,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
                             test_details=checkout_test_details(config, traces))
 
 
-async def _run_here(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+async def _run_here(config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
                     on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
     gate = asyncio.Semaphore(config.concurrency)
     async with async_playwright() as playwright:
@@ -96,7 +99,7 @@ def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -
     if config.task is None:
         return None
     summary = task_success(config.task.goal, {t.persona_id: [t.task.reached if t.task else None] for t in traces})
-    steps = sorted(t.task.step for t in traces if t.task and t.task.reached)
+    steps = sorted(t.task.step for t in traces if t.task and t.task.reached and t.task.step is not None)
     for trace in traces:
         summary["per_persona"][trace.persona_id]["step"] = trace.task.step if trace.task else None
     summary["median_step"] = steps[len(steps) // 2] if steps else None
@@ -107,7 +110,8 @@ def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -
 def checkout_test_details(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:
     """Which checkout fields were filled with TEST details, by whom and where, so nobody mistakes them for a
     person's data; None when no twin filled a form."""
-    filled, left = [], []
+    filled: list[dict] = []
+    left: list[dict] = []
     for trace in traces:
         for step in trace.steps:
             for field in step.filled:

@@ -27,7 +27,7 @@ from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.recorded_sessions import RecordedSession, user_id_from_session_id
 from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
                                     predict_step, step_record)
-from agent.graph import TwinGraph
+from agent.graph import RecallRequest, TwinGraph
 from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from personas.persona import Persona
 
@@ -212,7 +212,7 @@ def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: l
                   units: list[StepUnit], options: PredictOptions, concurrency: int,
                   brain: str | None = None) -> RecalledMemories:
     """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
-    def request(unit: StepUnit):
+    def request(unit: StepUnit) -> RecallRequest | None:
         persona = personas[unit.session]
         if not graph.wants_memories(persona, options, brain):
             return None  # no page to parse either
