@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from html import escape
+from typing import Any
 
 from agent.reporting.kit import Html, esc
 
@@ -23,7 +24,7 @@ _ID_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 # plotly's responsive mode follows the window's size only. A chart drawn while the page is still being parsed can
 # see its box change afterwards (a grid gains its second chart): refit every chart whenever its own box changes.
 @cache
-def _template():
+def _template() -> Any:  # a plotly layout Template (plotly ships no types)
     import plotly.graph_objects as go
 
     axis = {"automargin": True, "gridcolor": "#eaeef2", "zerolinecolor": "#8c959f", "linecolor": "#d0d7de"}
@@ -43,7 +44,7 @@ def chart_div_id(chart_id: str) -> str:
     return "chart-" + _ID_CHARS.sub("-", chart_id)
 
 
-def figure(chart_id: str, fig, title: str, caption: str = "", *, height: int = 340, min_width: int = 0) -> Html:
+def figure(chart_id: str, fig: Any, title: str, caption: str = "", *, height: int = 340, min_width: int = 0) -> Html:
     """The figure with its title and caption in HTML (wrapping on narrow screens, never over the plot). With
     `min_width`, a plot that cannot be read narrower scrolls sideways inside its own box instead of shrinking."""
     import plotly.io as pio
@@ -147,7 +148,8 @@ def sankey(chart_id: str, title: str, caption: str, nodes: Sequence[str], links:
 
 def _sankey_positions(column: Sequence[int], links: Sequence[tuple[int, int, int]]) -> tuple[list[float], list[float]]:
     """x by column (the last column set apart by a wider gap), y stacking each column's nodes by their flow."""
-    flow_in, flow_out = Counter(), Counter()
+    flow_in: Counter[int] = Counter()
+    flow_out: Counter[int] = Counter()
     for source, target, value in links:
         flow_out[source] += value
         flow_in[target] += value
