@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any, Protocol
 
 from playwright.async_api import Browser, Page
 from playwright.async_api import Error as PlaywrightError
@@ -40,7 +41,8 @@ from agent.browsing.trace import (
     TwinTrace,
 )
 from agent.exports.decision_record import evidence_of, page_sha256
-from agent.graph import TwinGraph
+from agent.brains.base import Brain
+from agent.prediction import Prediction
 from agent.history import Step
 from agent.options import PredictOptions
 from agent.page.observation import Observation
@@ -52,17 +54,25 @@ from personas.persona import Persona
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
 
+class TwinPredictor(Protocol):
+    """What a twin's session asks of the agent: the TwinGraph, or a wrapper of it (agent/experiments/live.py)."""
+
+    def brain(self, name: str) -> Brain: ...
+
+    async def predict(self, *args: Any, **kwargs: Any) -> Prediction: ...
+
+
 def timeouts_of(config: SimulationConfig) -> Timeouts:
     return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
 
 
-def takes_pictures(graph: TwinGraph, config: SimulationConfig, out_dir: Path | None) -> bool:
+def takes_pictures(graph: TwinPredictor, config: SimulationConfig, out_dir: Path | None) -> bool:
     """Whether a screenshot is taken at any step: for the report (--screenshots with an output directory) or for
     the brain. Such runs give every twin a fresh context (agent/browsing/context_pool.py says why)."""
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
-async def run_twin(tabs: TwinTabs | Browser, graph: TwinGraph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
+async def run_twin(tabs: TwinTabs | Browser, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
                    allowed: HostAllowList | None = None) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
     (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
@@ -74,7 +84,7 @@ async def run_twin(tabs: TwinTabs | Browser, graph: TwinGraph, persona: Persona,
         return await _browse(page, guard, graph, persona, config, out_dir)
 
 
-async def _browse(page: Page, guard: RequestGuard | None, graph: TwinGraph, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
+async def _browse(page: Page, guard: RequestGuard | None, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
@@ -157,7 +167,7 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     return True
 
 
-def brain_wants_screenshot(graph: TwinGraph, config: SimulationConfig) -> bool:
+def brain_wants_screenshot(graph: TwinPredictor, config: SimulationConfig) -> bool:
     """Whether the twin's brain would show each step's screenshot to its model (the LLM brain with a model that
     takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
     wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
@@ -174,7 +184,7 @@ def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
             and step.click_type == "purchase" and step.page_type == "checkout")
 
 
-async def _decide(graph: TwinGraph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
+async def _decide(graph: TwinPredictor, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
                   config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
     """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)

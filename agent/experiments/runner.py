@@ -426,6 +426,7 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
             if halt or (stop is not None and stop.is_set()):
                 return
             sample, usage = await work(unit)
+            assert spent is not None  # set above
             spent = spent.add(usage)
             if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
                 halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "

@@ -17,6 +17,7 @@ import zlib
 from collections import Counter
 from collections.abc import Sequence
 from math import asin, isfinite, sqrt
+from typing import Any
 
 import numpy as np
 
@@ -244,7 +245,7 @@ def _independent_binary(a: np.ndarray, b: np.ndarray) -> dict:
 
 def _distribution_test(control: list[str], treated: list[str], order: Sequence[str], paired: bool, name: str,
                        scope: str, control_name: str, variant: str) -> dict:
-    result = {"distribution": name, "scope": scope, "variant": variant, "control": control_name, "test": "chi-square",
+    result: dict[str, Any] = {"distribution": name, "scope": scope, "variant": variant, "control": control_name, "test": "chi-square",
               "p_value": None, "statistic": None, "dof": None, "cramers_v": None}
     c_counts, t_counts = Counter(control), Counter(treated)
     columns = [k for k in list(order) + sorted((set(c_counts) | set(t_counts)) - set(order)) if c_counts[k] + t_counts[k] > 0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from html import escape
 from typing import Any
@@ -77,7 +77,7 @@ def funnel(chart_id: str, title: str, caption: str, stages: Sequence[str], count
 
 
 def rate_bars(chart_id: str, title: str, caption: str, categories: Sequence[str],
-              series: dict[str, Sequence[tuple[float, float, float]]]) -> Html:
+              series: Mapping[str, Sequence[tuple[float, float, float]]]) -> Html:
     """Grouped vertical bars, one per (category, series): a rate with a whisker from its interval's low to high."""
     import plotly.graph_objects as go
 
@@ -95,7 +95,7 @@ def rate_bars(chart_id: str, title: str, caption: str, categories: Sequence[str]
 
 
 def stacked_shares(chart_id: str, title: str, caption: str, categories: Sequence[str],
-                   stacks: dict[str, Sequence[float]]) -> Html:
+                   stacks: Mapping[str, Sequence[float]]) -> Html:
     """One horizontal 100% bar per category (e.g. a variant), split into the stacks' shares."""
     import plotly.graph_objects as go
 
@@ -109,8 +109,8 @@ def stacked_shares(chart_id: str, title: str, caption: str, categories: Sequence
     return figure(chart_id, fig, title, caption, height=130 + 44 * len(categories))
 
 
-def diverging_bars(chart_id: str, title: str, caption: str, labels: Sequence[str], series: dict[str, Sequence[float]],
-                   hover: dict[str, Sequence[str]] | None = None) -> Html:
+def diverging_bars(chart_id: str, title: str, caption: str, labels: Sequence[str], series: Mapping[str, Sequence[float]],
+                   hover: Mapping[str, Sequence[str]] | None = None) -> Html:
     """One row per label (e.g. a persona), a horizontal bar per series from zero: a change in points."""
     import plotly.graph_objects as go
 
