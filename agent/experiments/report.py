@@ -70,21 +70,21 @@ def render_report(results: dict) -> str:
 
 # -- formatting ------------------------------------------------------------------------------------------------
 
-def _pct(value) -> str:
+def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _points(value) -> str:
+def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.1f}"
 
 
-def _p(value) -> str:
+def _p(value: float | None) -> str:
     if value is None:
         return "n/a"
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _num(value, digits: int = 2) -> str:
+def _num(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
@@ -130,7 +130,7 @@ def _variant_names(spec: dict, analysis: dict) -> list[str]:
     return [v.get("name", "?") if isinstance(v, dict) else str(v) for v in spec.get("variants") or []]
 
 
-def _summary(spec: dict, analysis: dict, status) -> list[Html]:
+def _summary(spec: dict, analysis: dict, status: str | None) -> list[Html]:
     variants = _variant_names(spec, analysis)
     described = analysis.get("variants") or {}
     population = spec.get("population_size") or max((v.get("n_personas", 0) for v in described.values()), default=None)

@@ -23,17 +23,20 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Iterator, Protocol, Sequence, cast
 
 from agent.allowed_hosts import HostAllowList
 from agent.brains.names import BrainName
-from agent.decision import MemorySource, TwinContext, Usage
+from agent.actions import Action
+from agent.decision import Decision, MemorySource, TwinContext, Usage
+from agent.experiments.context import PersonaSource
 from agent.experiments.live import LIVE_CONCURRENCY, browse, check_live_variants, chromium, trace_to_sample
 from agent.experiments.pages import ResolvedPage, resolve_variants
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
 from agent.exports.decision_record import DecisionRecord, MemoryRef, evidence_of
+from agent.graph import TwinGraph
 from agent.grounding import click_type_of, grounding_error, normalise, rejection
 from agent.history import Step
 from agent.options import PredictOptions
@@ -44,6 +47,9 @@ from agent.tasks import judge
 from personas.memory_types import Memory
 from personas.persona import Persona
 from personas.population import segment_buckets, select_population
+
+if TYPE_CHECKING:  # Playwright is imported where a browser starts (the browser extra)
+    from playwright.async_api import Browser
 
 MEMORIES_K = 5
 UNGROUNDED = "the proposal names nothing this page allows, even after one retry; the first proposal stands"
@@ -59,7 +65,7 @@ class BudgetExceeded(Exception):
 
 
 class SyncBrain(Protocol):
-    def decide_sync(self, ctx: TwinContext): ...
+    def decide_sync(self, ctx: TwinContext) -> Decision: ...
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,7 @@ def _ends_visit(step: Step) -> bool:
     return step.action.type == "terminate" or (step.action.type == "click" and step.click_type == "purchase")
 
 
-def _decide_grounded(brain: SyncBrain, ctx: TwinContext):
+def _decide_grounded(brain: SyncBrain, ctx: TwinContext) -> tuple[Decision, Action, bool]:
     """The graph's reason -> act -> ground for a synchronous brain: a proposal this page does not allow goes
     back once with the reason; if the retry fails too, the first answer stands, as the graph's embedded
     fallback (the same brain, without feedback) would give. Returns (decision, action, fell_back)."""
@@ -227,7 +233,7 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
     return _to_sample(prepared, unit, steps, fallbacks, reached, records)
 
 
-async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) -> tuple[Sample, Usage]:
+async def run_unit_graph(prepared: PreparedExperiment, graph: TwinGraph, unit: WorkUnit) -> tuple[Sample, Usage]:
     """The same unit through the full graph (LLM brains, baselines): grounding, retry, embedded fallback."""
     spec = prepared.spec
     persona = prepared.personas[unit.persona_id]
@@ -257,7 +263,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     return _to_sample(prepared, unit, steps, fallbacks, reached, records), usage
 
 
-async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit,
+async def run_unit_live(prepared: PreparedExperiment, graph: TwinGraph, browser: Browser, unit: WorkUnit,
                         sights: dict | None = None) -> tuple[Sample, Usage]:
     """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed.
     `sights` collects what it was shown, by (variant, persona, instance)."""
@@ -312,7 +318,8 @@ def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[
 class _Sink:
     """Hands finished samples out in batches and reports progress; raises RunInterrupted when asked to stop."""
 
-    def __init__(self, total: int, resumed: int, on_samples, on_progress, stop: threading.Event | None,
+    def __init__(self, total: int, resumed: int, on_samples: Callable[[list[Sample]], None] | None,
+                 on_progress: Callable[[Progress], None] | None, stop: threading.Event | None,
                  flush_every: int = FLUSH_EVERY) -> None:
         self.total, self.resumed, self.done = total, resumed, resumed
         self.on_samples, self.on_progress, self.stop = on_samples, on_progress, stop
@@ -348,7 +355,7 @@ def run_experiment(
     prepared: PreparedExperiment,
     *,
     embedded: SyncBrain | None = None,
-    graph=None,
+    graph: TwinGraph | None = None,
     done: Iterable[Sample] = (),
     on_samples: Callable[[list[Sample]], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -389,6 +396,8 @@ def run_experiment(
         usage = asyncio.run(_run_through_graph(prepared, graph, todo, sink, stop))
     sights: dict = {}
     if live:
+        if graph is None:
+            raise ValueError("live variants browse through the twin graph: pass it")
         sink.flush_every = LIVE_CONCURRENCY
         usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
@@ -396,13 +405,13 @@ def run_experiment(
                       live_sights=sights)
 
 
-def _embedded_of(graph) -> SyncBrain:
+def _embedded_of(graph: TwinGraph | None) -> SyncBrain:
     if graph is None:
         raise ValueError("the embedded brain runs in bulk: pass it, or the twin graph that holds it")
-    return graph.brain(BrainName.EMBEDDED)
+    return cast(SyncBrain, graph.brain(BrainName.EMBEDDED))  # the embedded brain also decides synchronously
 
 
-async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
+async def _run_live(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
                     stop: threading.Event | None, spent: Usage, sights: dict) -> Usage:
     """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
     async with chromium() as browser:
@@ -411,8 +420,9 @@ async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], s
                                         concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
 
 
-async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                             stop: threading.Event | None, *, spent: Usage | None = None, work=None,
+async def _run_through_graph(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
+                             stop: threading.Event | None, *, spent: Usage | None = None,
+                             work: Callable[[WorkUnit], Awaitable[tuple[Sample, Usage]]] | None = None,
                              concurrency: int | None = None) -> Usage:
     spec = prepared.spec
     semaphore = asyncio.Semaphore(concurrency or spec.concurrency)
@@ -446,7 +456,7 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
     return spent
 
 
-def personas_from(store, ids: Iterable[str] | None = None) -> list[Persona]:
+def personas_from(store: PersonaSource, ids: Iterable[str] | None = None) -> list[Persona]:
     """All stored personas (or those ids that exist): the pool a population is drawn from."""
     wanted = list(ids) if ids is not None else store.persona_ids()
     pool = []
