@@ -53,8 +53,8 @@ def byte_bounded_cache(max_entries: int, max_bytes: int,
                 entries.clear()
                 held[0] = 0
 
-        cached.cache_info = cache_info  # type: ignore[attr-defined]  # the function's own attributes, as lru_cache's
-        cached.cache_clear = cache_clear  # type: ignore[attr-defined]  # (the same)
+        cached.cache_info = cache_info  # type: ignore[attr-defined]  # an attribute of the function, as lru_cache's
+        cached.cache_clear = cache_clear  # type: ignore[attr-defined]  # an attribute of the function, as lru_cache's
         return cached
 
     return decorate

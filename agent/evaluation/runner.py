@@ -109,7 +109,7 @@ async def evaluate(
     personas: Mapping[str, Persona],
     graph: TwinGraph,
     config: EvalConfig,
-    on_step: Callable[[], None] | None = None,
+    on_step: Callable[[], object] | None = None,
     executor: StepExecutor | None = None,
 ) -> dict:
     """Score every step of every session; returns the report (metrics, run details, published figures).

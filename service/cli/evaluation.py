@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import cast
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -14,6 +15,7 @@ from agent.brains.names import BrainName
 from agent.evaluation.runner import ABLATIONS, EvalConfig, evaluate
 from agent.graph import TwinGraph
 from agent.llm.opera_protocol import PROTOCOL_STYLES
+from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.ray_executor import RayExecutor, RayUnavailable
 from agent.recorded_sessions import read_action_table
 from personas.memory_store import open_memory_store
@@ -75,7 +77,10 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
                         concurrency=concurrency, checkpoint=checkpoint,
                         fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
                                            "sessions": sessions, "limit": limit},
-                        prompt_style=prompt_style, grounding=grounding, vision=vision, screenshots=screenshots)
+                        # the options' callbacks (service/cli/main.py) checked each against its choices
+                        prompt_style=cast("PromptStyle | None", prompt_style),
+                        grounding=cast("GroundingStrategy | None", grounding), vision=cast("VisionPolicy | None", vision),
+                        screenshots=screenshots)
     total = sum(len(s.steps) for s in recorded)
     executor = _step_executor(settings, brain, console)
     console.print(f"evaluating {total} steps of {len(recorded)} sessions with the {brain} brain"

@@ -7,7 +7,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from pydantic import TypeAdapter, ValidationError
@@ -121,7 +121,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 
         hold_store_directory(settings.chroma_path)
     uvicorn.run("service.api.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
-                timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
+                timeout_graceful_shutdown=settings.shutdown_grace_s,  # type: ignore[arg-type]  # uvicorn waits with asyncio.wait_for: float seconds work
+                log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
 
 
@@ -135,7 +136,7 @@ def import_personas(
     from service.cli.persona_import import combine_loaded, import_personas
     from service.tenant_store import open_tenant_store, store_description
 
-    loaded = []
+    loaded: list[tuple[str, Any]] = []
     for path in files:
         if not path.exists():
             fail(f"{path}: no such file")

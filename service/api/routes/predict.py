@@ -27,7 +27,7 @@ def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT
         return None
     raw = page.html is not None
     try:
-        return read_page(page.html if raw else page.simplified_html or "", url=page.url, simplified=not raw,
+        return read_page(page.html if page.html is not None else page.simplified_html or "", url=page.url, simplified=not raw,
                          label="page.html" if raw else "page.simplified_html", max_bytes=max_bytes, limits=limits)
     except PageRefused as error:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, str(error)) from None
