@@ -47,6 +47,7 @@ def same_action(a: Action, b: Action) -> bool:
         return False
     if a.type == "terminate":
         return True
-    if a.type == "click":
+    if isinstance(a, ClickAction) and isinstance(b, ClickAction):
         return a.name == b.name
+    assert isinstance(a, InputAction) and isinstance(b, InputAction)  # the same type, neither click nor terminate
     return a.name == b.name and a.text == b.text

@@ -109,7 +109,7 @@ class HostAllowList:
             return True
         port = int(parsed.port) if parsed.port else (443 if parsed.protocol == "https:" else 80)
         try:
-            addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+            addresses = {str(info[4][0]) for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
         except (OSError, UnicodeError):
             return False
         return bool(addresses) and all(self._address_allowed(a) for a in addresses)

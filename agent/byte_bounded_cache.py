@@ -15,7 +15,8 @@ from functools import wraps
 from typing import Any
 
 
-def byte_bounded_cache(max_entries: int, max_bytes: int, size_of: Callable[[tuple, Any], int]):
+def byte_bounded_cache(max_entries: int, max_bytes: int,
+                       size_of: Callable[[tuple, Any], int]) -> Callable[[Callable], Callable]:
     """Decorator: cache by positional arguments (all hashable); `size_of(args, value)` is an entry's bytes."""
 
     def decorate(function: Callable) -> Callable:
@@ -24,7 +25,7 @@ def byte_bounded_cache(max_entries: int, max_bytes: int, size_of: Callable[[tupl
         held = [0]
 
         @wraps(function)
-        def cached(*args):
+        def cached(*args: Hashable) -> Any:
             with guard:
                 hit = entries.get(args)
                 if hit is not None:
@@ -52,8 +53,8 @@ def byte_bounded_cache(max_entries: int, max_bytes: int, size_of: Callable[[tupl
                 entries.clear()
                 held[0] = 0
 
-        cached.cache_info = cache_info
-        cached.cache_clear = cache_clear
+        cached.cache_info = cache_info  # type: ignore[attr-defined]  # an attribute of the function, as lru_cache's
+        cached.cache_clear = cache_clear  # type: ignore[attr-defined]  # an attribute of the function, as lru_cache's
         return cached
 
     return decorate

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from agent.actions import Action
 from agent.history import Step
+from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page.observation import Observation
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import Screenshot
@@ -57,9 +58,9 @@ class TwinContext:
     task: Task | None = None           # what the person came to do, when they were given a task
     screenshot: Screenshot | None = None  # the page as a picture, for brains that look (the LLM brain, vision)
     page_html: str | None = None       # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
-    prompt_style: str | None = None    # LLM brain overrides for this prediction (PredictOptions); None: its own
-    grounding: str | None = None
-    vision: str | None = None
+    prompt_style: PromptStyle | None = None    # LLM brain overrides for this prediction (PredictOptions); None: its own
+    grounding: GroundingStrategy | None = None
+    vision: VisionPolicy | None = None
     extra: dict = field(default_factory=dict)
 
     @classmethod

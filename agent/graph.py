@@ -14,6 +14,7 @@ import time
 from typing import Mapping
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from agent.brains.base import Brain
 from agent.decide_step import FALLBACK_BRAIN, Ask, decide_and_ground
@@ -49,7 +50,7 @@ class TwinGraph:
         """The brains a prediction with `brain` can use: that one and the embedded fallback."""
         return {name: self.brain(name) for name in sorted({brain, FALLBACK_BRAIN})}
 
-    def _build(self):
+    def _build(self) -> CompiledStateGraph:
         graph = StateGraph(TwinState)
         graph.add_node("recall", self._recall)
         graph.add_node("decide", self._decide)

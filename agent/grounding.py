@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.actions import Action, ClickAction, InputAction
+from agent.page.candidate import Candidate
 from agent.page.click_types import infer_click_type
 from agent.page.observation import Observation
 
@@ -34,7 +35,7 @@ def normalise(action: Action, observation: Observation) -> Action:
     return action
 
 
-def _resolve_option(text: str, candidate) -> str:
+def _resolve_option(text: str, candidate: Candidate | None) -> str:
     """A drop-down's option named in another case or spacing becomes the option's own text."""
     if candidate is None or not candidate.options or text in candidate.options:
         return text

@@ -27,23 +27,23 @@ class PerObservation(Generic[T]):
         self._entries: OrderedDict[int, tuple[Observation, T]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _kept(self, observation: Observation) -> tuple[bool, T | None]:
+    def _kept(self, observation: Observation) -> tuple[T] | None:
         entry = self._entries.get(id(observation))
         if entry is not None and entry[0] is observation:  # an id is reused only after its object is gone
             self._entries.move_to_end(id(observation))
-            return True, entry[1]
-        return False, None
+            return (entry[1],)
+        return None
 
     def __call__(self, observation: Observation) -> T:
         with self._lock:
-            found, value = self._kept(observation)
-        if found:
-            return value
+            kept = self._kept(observation)
+        if kept is not None:
+            return kept[0]
         built = self._build(observation)
         with self._lock:
-            found, value = self._kept(observation)
-            if found:
-                return value
+            kept = self._kept(observation)
+            if kept is not None:
+                return kept[0]
             self._entries[id(observation)] = (observation, built)
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)

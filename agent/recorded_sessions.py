@@ -168,7 +168,7 @@ def _selected_session_ids(path: Path, wanted: set[str] | None, limit: int | None
     """The ids a filtered parquet read needs, from the session_id and action_type columns only (first-seen order)."""
     parts = list(read_table(path, columns=REQUIRED_COLUMNS))
     for part in parts:  # every file, before an early return on `limit`: the filtered read opens them all
-        _check_columns(part.path, part.columns)
+        _check_columns(part.path, part.columns if part.columns is not None else ())
     chosen: dict[str, None] = {}
     for part in parts:
         for _, row in part.rows:

@@ -11,7 +11,7 @@ without criteria still steers the twin; it just cannot be judged (`reached` is N
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, field_validator, model_validator
 from pydantic.json_schema import JsonSchemaValue
@@ -42,7 +42,7 @@ class SuccessCriteria(BaseModel):
 
     @field_validator("url", "element", "text")
     @classmethod
-    def _not_blank(cls, value: str | None, info) -> str | None:
+    def _not_blank(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
         if not value.strip():
@@ -68,7 +68,7 @@ class Task(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _goal_shorthand(cls, data):
+    def _goal_shorthand(cls, data: Any) -> Any:
         return {"goal": data} if isinstance(data, str) else data
 
     @classmethod

@@ -21,7 +21,7 @@ import chromadb
 import numpy as np
 
 from personas.embedder import Embedder
-from personas.memory_store import MemoryStore
+from personas.memory_store import MemoryStore, chroma_fields
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona
 
@@ -119,13 +119,15 @@ class EmbeddedMemoryStore(MemoryStore):
         if entry is None or entry.vectors is None:
             version = self._kept.version(persona_id)
             document, meta = super()._record(persona_id)
-            got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
-                                     include=["documents", "metadatas", "embeddings"])
+            got = chroma_fields(self._memories.get(
+                where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
+                include=["documents", "metadatas", "embeddings"]))
             entry = _Kept(document, meta, tuple(got["ids"]), tuple(got["documents"]), tuple(got["metadatas"]),
                           _rows(got["embeddings"], len(got["ids"])))
             self._kept.keep(persona_id, entry, version)
         if k <= 0 or not entry.ids:
             return []
+        assert entry.vectors is not None  # kept with its vectors just above
         query_vector = np.asarray(embedder.embed_query(query or "shopping"), dtype=np.float32)
         similarity = entry.vectors @ query_vector
         best = np.argsort(-similarity, kind="stable")[:k]

@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -170,7 +170,7 @@ def transcript_turns(transcript: str) -> list[tuple[str, str]]:
 def _exchanges(turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(question, answer) pairs: each interviewer turn with the participant's words after it."""
     exchanges: list[tuple[str, str]] = []
-    question, answers = "", []
+    question, answers = "", list[str]()
     for speaker, text in turns:
         if speaker == "interviewer":
             if answers:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -59,6 +59,12 @@ class PersonaSummary:
 log = logging.getLogger(__name__)
 
 
+def chroma_fields(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Chroma get or query result: chromadb types every field Optional whatever `include` asked for, and the
+    fields asked for are always there."""
+    return result
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -89,6 +95,7 @@ class MemoryStore:
                         self._embedder = get_embedder()
                     self._match_embedder(self._embedder)
                     self._embedder_matched = True
+        assert self._embedder is not None  # set above before it was matched
         return self._embedder
 
     @property
@@ -114,11 +121,11 @@ class MemoryStore:
             log.warning("this memory store's vectors were written by %s; re-embedding its %d memories and %d personas "
                         "with %s, once", recorded or UNRECORDED_EMBEDDER, len(memory_ids), len(persona_ids), embedder.id)
             for start in range(0, len(memory_ids), _CHROMA_BATCH):
-                got = self._memories.get(ids=memory_ids[start:start + _CHROMA_BATCH], include=["documents"])
+                got = chroma_fields(self._memories.get(ids=memory_ids[start:start + _CHROMA_BATCH], include=["documents"]))
                 if got["ids"]:  # an id deleted meanwhile by another writer is simply gone
                     self._memories.update(ids=got["ids"], embeddings=embedder.embed(got["documents"]))
             for start in range(0, len(persona_ids), _CHROMA_BATCH):
-                got = self._personas.get(ids=persona_ids[start:start + _CHROMA_BATCH], include=["documents"])
+                got = chroma_fields(self._personas.get(ids=persona_ids[start:start + _CHROMA_BATCH], include=["documents"]))
                 if got["ids"]:
                     profiles = [profile_text(Persona.model_validate_json(document)) for document in got["documents"]]
                     self._personas.update(ids=got["ids"], embeddings=embedder.embed(profiles))
@@ -151,7 +158,9 @@ class MemoryStore:
         texts = [text for _, _, _, pairs in plans for _, text in pairs]
         vectors = self.embedder.embed(texts + [profile_text(persona) for persona, *_ in plans])
         memory_vectors, profile_vectors = vectors[:len(texts)], vectors[len(texts):]
-        memory_ids, documents, metadatas = [], [], []
+        memory_ids: list[str] = []
+        documents: list[str] = []
+        metadatas: list[Metadata] = []
         for persona, _, generation, pairs in plans:
             memory_ids += [f"{persona.id}:{generation}:{i:05d}" for i in range(len(pairs))]
             documents += [text for _, text in pairs]
@@ -191,7 +200,8 @@ class MemoryStore:
         newest: dict[tuple[str, str], str] = {}  # copied events keep their own, older, time: judge by the newest entry
         for start in range(0, len(ours), _CHROMA_BATCH):
             chunk = list(ours)[start:start + _CHROMA_BATCH]
-            got = self._memories.get(where={"persona_id": {"$in": chunk}}, include=["metadatas"])
+            in_chunk: dict[Literal["$in", "$nin"], list[str | int | float | bool]] = {"$in": [*chunk]}
+            got = chroma_fields(self._memories.get(where={"persona_id": in_chunk}, include=["metadatas"]))
             for meta in got["metadatas"]:
                 key = (meta["persona_id"], meta["generation"])
                 if key[1] not in (ours[key[0]], current.get(key[0]), displaced.get(key[0])):
@@ -207,12 +217,13 @@ class MemoryStore:
         return self._current_generations([persona_id]).get(persona_id)
 
     def _current_generations(self, persona_ids: list[str]) -> dict[str, str]:
-        got = self._personas.get(ids=persona_ids, include=["metadatas"])
+        got = chroma_fields(self._personas.get(ids=persona_ids, include=["metadatas"]))
         return {pid: meta["generation"] for pid, meta in zip(got["ids"], got["metadatas"])}
 
     def _delete_generations(self, pairs: list[tuple[str, str]]) -> None:
         """Delete the memories of each (persona id, generation), a hundred pairs a call."""
-        clauses = [{"$and": [{"persona_id": pid}, {"generation": generation}]} for pid, generation in dict.fromkeys(pairs)]
+        clauses: list[Where] = [{"$and": [{"persona_id": pid}, {"generation": generation}]}
+                                for pid, generation in dict.fromkeys(pairs)]
         for start in range(0, len(clauses), 100):
             chunk = clauses[start:start + 100]
             self._memories.delete(where=chunk[0] if len(chunk) == 1 else {"$or": chunk})
@@ -222,13 +233,14 @@ class MemoryStore:
         current = self._current_generation(persona_id)
         if current is None:
             return 0
-        got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
-                                 include=["documents", "metadatas", "embeddings"])
+        got = chroma_fields(self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
+                                         include=["documents", "metadatas", "embeddings"]))
         if not got["ids"]:
             return 0
+        vectors: list[Sequence[float] | Sequence[int]] = [list(map(float, vector)) for vector in got["embeddings"]]
         self._memories.add(
             ids=[f"{persona_id}:{generation}:{old_id.rsplit(':', 1)[-1]}" for old_id in got["ids"]],
-            embeddings=[list(map(float, vector)) for vector in got["embeddings"]],
+            embeddings=vectors,
             documents=got["documents"],
             metadatas=[{**meta, "generation": generation} for meta in got["metadatas"]],
         )
@@ -236,7 +248,7 @@ class MemoryStore:
 
     def _record(self, persona_id: str) -> tuple[str, dict[str, Any]]:
         validate_persona_id(persona_id)
-        got = self._personas.get(ids=[persona_id], include=["documents", "metadatas"])
+        got = chroma_fields(self._personas.get(ids=[persona_id], include=["documents", "metadatas"]))
         if not got["ids"]:
             raise PersonaNotFound(persona_id)
         return got["documents"][0], got["metadatas"][0]
@@ -253,7 +265,7 @@ class MemoryStore:
         return True
 
     def list_personas(self, limit: int = 1000, offset: int = 0) -> list[PersonaSummary]:
-        got = self._personas.get(include=["metadatas"], limit=limit, offset=offset)
+        got = chroma_fields(self._personas.get(include=["metadatas"], limit=limit, offset=offset))
         summaries = []
         for pid, meta in sorted(zip(got["ids"], got["metadatas"]), key=lambda pair: pair[0]):
             count = len(self._memories.get(where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]},
@@ -289,12 +301,13 @@ class MemoryStore:
         _, meta = self._record(persona_id)
         if k <= 0:
             return []
-        result = self._memories.query(
-            query_embeddings=[self.embedder.embed_query(query or "shopping")],
+        query_vectors: list[Sequence[float] | Sequence[int]] = [self.embedder.embed_query(query or "shopping")]
+        result = chroma_fields(self._memories.query(
+            query_embeddings=query_vectors,
             n_results=k,
             where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
             include=["documents", "metadatas", "distances"],
-        )
+        ))
         memories = []
         for memory_id, text, m, distance in zip(
             result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
@@ -310,7 +323,7 @@ class MemoryStore:
         clauses: list[dict[str, Any]] = [{"persona_id": persona_id}, {"generation": meta["generation"]}]
         if kind:
             clauses.append({"kind": kind})
-        got = self._memories.get(where={"$and": clauses}, include=["documents", "metadatas"])
+        got = chroma_fields(self._memories.get(where={"$and": clauses}, include=["documents", "metadatas"]))
         rows = sorted(zip(got["ids"], got["documents"], got["metadatas"]),
                       key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)))
         return [Memory(id=i, persona_id=persona_id, kind=m["kind"], text=d, created_at=m.get("created_at"))

@@ -189,6 +189,7 @@ def trait_band(persona: Persona, trait: str) -> str | None:
     """'very low' .. 'very high', from the IPIP-50 sum when known, else from the reported level."""
     if trait in persona.big_five.scores:
         unit = persona.big_five.unit(trait)
+        assert unit is not None  # a trait with a score has a unit (BigFive.unit)
         bands = ((0.2, "very low"), (0.4, "low"), (0.6, "moderate"), (0.8, "high"))
         return next((word for limit, word in bands if unit < limit), "very high")
     level = persona.big_five.levels.get(trait)

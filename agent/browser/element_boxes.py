@@ -23,7 +23,7 @@ _READ_BOXES = """
 """
 
 
-async def with_element_boxes(page, snapshot: PageSnapshot) -> Observation:
+async def with_element_boxes(page: Page, snapshot: PageSnapshot) -> Observation:
     """The snapshot's page with each element's box in the viewport (None where it has none)."""
     observation = snapshot.observation
     markers = [snapshot.marker(candidate.name) for candidate in observation.candidates]

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Request, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.browser.failures import StepFailure
@@ -33,7 +34,7 @@ class NavigationWatch:
     """Remembers the status of the latest main-frame document response (redirects: the final one), and which of
     the page's requests are still in flight."""
 
-    def __init__(self, page) -> None:
+    def __init__(self, page: Page) -> None:
         self._page = page
         self.status: int | None = None
         self.url: str | None = None
@@ -51,11 +52,11 @@ class NavigationWatch:
                                ("requestfinished", self._on_done), ("requestfailed", self._on_done)):
             self._page.remove_listener(event, handler)
 
-    def _on_request(self, request) -> None:
+    def _on_request(self, request: Request) -> None:
         self.in_flight.add(request)
         self._quiet.clear()
 
-    def _on_done(self, request) -> None:
+    def _on_done(self, request: Request) -> None:
         self.in_flight.discard(request)
         if not self.in_flight:
             self._quiet.set()
@@ -68,7 +69,7 @@ class NavigationWatch:
             return False
         return True
 
-    def _on_response(self, response) -> None:
+    def _on_response(self, response: Response) -> None:
         request = response.request
         if request.is_navigation_request() and request.frame == self._page.main_frame:
             self.status, self.url = response.status, response.url
@@ -81,7 +82,7 @@ class NavigationWatch:
             raise StepFailure("dead_link", f"HTTP {self.status} at {self.url}")
 
 
-async def settle(page, timeouts: Timeouts, watch: NavigationWatch | None = None) -> None:
+async def settle(page: Page, timeouts: Timeouts, watch: NavigationWatch | None = None) -> None:
     """Wait for the load event (a failure past the deadline), then up to idle_ms for the page's requests to finish
     (best effort: busy pages, polling or streaming, never get there; loaded is enough). Without a watch, Playwright's
     network idle (500 ms without traffic) stands in."""
@@ -107,7 +108,7 @@ async def settle(page, timeouts: Timeouts, watch: NavigationWatch | None = None)
             return
 
 
-async def open_page(page, url: str, watch: NavigationWatch, timeouts: Timeouts) -> None:
+async def open_page(page: Page, url: str, watch: NavigationWatch, timeouts: Timeouts) -> None:
     """Go to the start URL; dead or unreachable pages become failures."""
     try:
         await page.goto(url, wait_until="load", timeout=timeouts.navigation_ms)

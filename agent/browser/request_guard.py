@@ -9,7 +9,9 @@ not (the page then shows Chromium's error, and a start page that cannot load is 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agent.allowed_hosts import HostAllowList
@@ -20,21 +22,21 @@ LOCAL_SCHEMES = ("data:", "blob:", "about:")  # no network: nothing to judge
 class RequestGuard:
     """Attached to each page of a twin's browser context; `blocked` lists the URLs it refused."""
 
-    def __init__(self, context, allowed: HostAllowList) -> None:
+    def __init__(self, context: BrowserContext, allowed: HostAllowList) -> None:
         self.context = context
         self.allowed = allowed
         self.blocked: list[str] = []
         self._tasks: set[asyncio.Task] = set()
         self._attached: dict[int, asyncio.Future] = {}
 
-    async def attach(self, page) -> None:
+    async def attach(self, page: Page) -> None:
         """Pause every request of `page` until judged. Call before the page loads anything; a second call for
         the same page waits for the first."""
         if id(page) not in self._attached:
             self._attached[id(page)] = asyncio.ensure_future(self._enable(page))
         await self._attached[id(page)]
 
-    async def _enable(self, page) -> None:
+    async def _enable(self, page: Page) -> None:
         cdp = await self.context.new_cdp_session(page)
 
         def on_paused(event: dict) -> None:
@@ -45,7 +47,7 @@ class RequestGuard:
         cdp.on("Fetch.requestPaused", on_paused)
         await cdp.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
 
-    async def _judge(self, cdp, event: dict) -> None:
+    async def _judge(self, cdp: CDPSession, event: dict) -> None:
         url = event["request"]["url"]
         try:
             if url.startswith(LOCAL_SCHEMES) or await asyncio.to_thread(self.allowed.allows, url):
@@ -57,7 +59,8 @@ class RequestGuard:
             pass  # the page or context closed while the request waited
 
 
-async def guarded_context(browser, allowed: HostAllowList | None, **options):
+async def guarded_context(browser: Browser, allowed: HostAllowList | None,
+                          **options: Any) -> tuple[BrowserContext, Page, RequestGuard | None]:
     """A new browser context (and its first page) whose every request, on every page it opens, is judged."""
     context = await browser.new_context(**options)
     guard = RequestGuard(context, allowed) if allowed is not None else None

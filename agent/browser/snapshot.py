@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from playwright.async_api import Page
+
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.simplifier import SimplifiedPage, simplify_html
@@ -81,7 +83,7 @@ class SnapshotTaker:
     def __init__(self) -> None:
         self.count = 0
 
-    async def take(self, page) -> PageSnapshot:
+    async def take(self, page: Page) -> PageSnapshot:
         self.count += 1
         rendered = await page.evaluate(_READ_RENDERED_DOM, [MARK, f"s{self.count}-"])
         url = page.url

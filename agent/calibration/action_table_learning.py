@@ -8,7 +8,7 @@ calibration on the timelines alone never loads them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -18,16 +18,18 @@ from agent.behaviour.page_terms import PRIORS
 from agent.behaviour.params import DEFAULT_NAME_PRIORS
 from agent.calibration.naming_learning import learn_name_priors, learn_naming
 from agent.calibration.sessions import BehaviourSession
+from agent.page.observation import Observation
 from personas.persona import Persona
 
 
-def learn_from_action_table(recorded: Sequence[BehaviourSession], people: dict[str, Persona], history_only) -> dict:
+def learn_from_action_table(recorded: Sequence[BehaviourSession], people: dict[str, Persona],
+                            history_only: BehaviourVariant) -> dict:
     """params.json's naming, name_priors, element_choice and page_terms; the defaults when `recorded` is empty.
 
     `history_only` is the fitted variant without persona terms: name priors and page terms are corrections
     to what it expects.
     """
-    learned = {"naming": NamingTables(), "name_priors": DEFAULT_NAME_PRIORS, "element_choice": {},
+    learned: dict[str, Any] = {"naming": NamingTables(), "name_priors": DEFAULT_NAME_PRIORS, "element_choice": {},
                "page_terms": {"source": "prior", "coefficients": PRIORS.to_json()}}
     if recorded:
         learned["naming"] = learn_naming(recorded)
@@ -38,7 +40,7 @@ def learn_from_action_table(recorded: Sequence[BehaviourSession], people: dict[s
     return learned
 
 
-def _expected_labels(variant):
+def _expected_labels(variant: BehaviourVariant) -> Callable[[BehaviourSession, int], np.ndarray]:
     """What the history-only model expects at step t (name priors are corrections to it)."""
     from agent.behaviour.features import history_features
 
@@ -58,14 +60,15 @@ def learn_element_weights(recorded: Sequence[BehaviourSession], people: dict[str
     sets = choice_sets(recorded, memory_texts, {key: sensitivities(p) for key, p in people.items()})
     return fit_element_weights(sets) or {}
 
-def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Persona], variant) -> dict | None:
+def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Persona],
+                     variant: BehaviourVariant) -> dict | None:
     """Page-term coefficients fitted on the action table's pages (None when pages are missing or too few)."""
     from agent.behaviour.page_index import build_index
     from agent.calibration.page_term_fitting import fit_page_terms, page_steps
     from agent.page.parse import parse_page
     from personas.sensitivities import sensitivities
 
-    def allowed_of(observation) -> np.ndarray:
+    def allowed_of(observation: Observation) -> np.ndarray:
         allowed = build_index(observation).allowed.copy()
         allowed[LABEL_INDEX[PURCHASE]] &= observation.facts.can_buy
         return allowed

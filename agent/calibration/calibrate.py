@@ -21,11 +21,12 @@ release's action table (names, typed text, pages) and user table. Steps:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABELS, PURCHASE
 from agent.behaviour.params import PARAMS_FORMAT, PARAMS_PATH, dump_params
 from agent.behaviour.person_chain import PersonChain
@@ -66,7 +67,7 @@ def read_action_sessions(path: Path) -> list[BehaviourSession]:
     return sessions_of(read_action_table(path))
 
 
-def _rounded(value, digits: int = DIGITS):
+def _rounded(value: Any, digits: int = DIGITS) -> Any:
     if isinstance(value, float):
         return round(value, digits)
     if isinstance(value, dict):
@@ -99,7 +100,8 @@ def calibrate(
         return _calibrate(timelines, personas, actions, users, out, seed, small_search)
 
 
-def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> dict:
+def _calibrate(timelines: Path | None, personas: Path | None, actions: Path | None, users: Path | None, out: Path,
+               seed: int, small_search: bool) -> dict:
     data_dir = opera_data_dir()
     timelines = Path(timelines) if timelines is not None else data_dir / "timelines.jsonl"
     personas_path = Path(personas) if personas is not None else data_dir / "personas.jsonl"
@@ -162,7 +164,7 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
                 else {}
             ),
         },
-        "label_chain": with_persona.chain.to_json(DIGITS) if with_persona.chain is not None else None,
+        "label_chain": with_persona.chain.to_json(DIGITS) if isinstance(with_persona.chain, LabelChain) else None,
         "person_chain": known_person.chain.to_json() if known_person is not None and isinstance(known_person.chain, PersonChain) else None,
         **learned,
     }

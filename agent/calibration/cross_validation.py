@@ -10,7 +10,9 @@ from typing import Literal
 
 import numpy as np
 
+from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABELS
+from agent.behaviour.person_chain import PersonChain
 from agent.calibration.fitting import FitConfig, fit_chain, fit_person_chain, fit_variant, merged_features
 from agent.calibration.training_data import TrainingRows
 
@@ -62,9 +64,10 @@ def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, pe
     for fold in np.unique(folds):
         test = folds == fold
         train = rows.subset(~test)
-        chain = fit_chain(train, strength)
+        label_chain = fit_chain(train, strength)
+        chain: LabelChain | PersonChain = label_chain
         if person_strength > 0:
-            chain = fit_person_chain(train, chain, person_strength)
+            chain = fit_person_chain(train, label_chain, person_strength)
         for row in np.flatnonzero(test & ~rows.training_only):
             distributions[row] = chain.probabilities({**rows.history[row], **rows.persona[row]})
     return distributions

@@ -142,4 +142,5 @@ def tune_start_biases(sets: list[TuningSet], biases: dict[str, float]) -> dict[s
         change = abs(purchase - biases[PURCHASE]) + abs(typing - biases[INPUT])
         if best is None or accuracy > best[0] + 1e-12 or (abs(accuracy - best[0]) <= 1e-12 and change < best[1]):
             best = (accuracy, change, candidate)
+    assert best is not None  # START_GRID is not empty
     return best[2]

@@ -133,7 +133,8 @@ def fit_variant(rows: TrainingRows, config: FitConfig) -> BehaviourVariant:
         config.outcome_c,
         config,
     )
-    chain = fit_chain(rows, config.chain_strength) if config.chain_weight > 0 else None
-    if chain is not None and config.use_persona and config.person_chain_strength > 0:
-        chain = fit_person_chain(rows, chain, config.person_chain_strength)
+    label_chain = fit_chain(rows, config.chain_strength) if config.chain_weight > 0 else None
+    chain: LabelChain | PersonChain | None = label_chain
+    if label_chain is not None and config.use_persona and config.person_chain_strength > 0:
+        chain = fit_person_chain(rows, label_chain, config.person_chain_strength)
     return BehaviourVariant(action=action, outcome=outcome, chain=chain, chain_weight=config.chain_weight)

@@ -10,7 +10,7 @@ tuned on out-of-fold predictions, with the cross-validated metrics they give.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Literal, Sequence, TypeVar
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from agent.calibration.decision_tuning import DecisionRule, TuningSet, tune_rule
 from agent.calibration.fitting import FitConfig
 from agent.calibration.label_metrics import label_metrics
 from agent.calibration.training_data import TrainingRows
+
+Point = TypeVar("Point")
 
 ACTION_C_GRID: tuple[float, ...] = (0.05, 0.1, 0.2)
 OUTCOME_C_GRID: tuple[float, ...] = (0.03, 0.1, 0.3)
@@ -65,7 +67,7 @@ def outcome_log_loss(distributions: np.ndarray, rows: TrainingRows) -> float:
     return float(-np.mean(np.log(np.clip(picked, 1e-12, None))))
 
 
-def _grid_search(grid: Sequence[float], loss_of) -> tuple[float, dict]:
+def _grid_search(grid: Sequence[Point], loss_of: Callable[[Point], float | tuple[float, Any]]) -> tuple[Point, dict]:
     """The grid point of least loss (the first on ties) and every point's score, keyed by the point.
 
     `loss_of(point)` returns a loss, or (loss, what to record) when the record is more than the loss.
@@ -77,6 +79,7 @@ def _grid_search(grid: Sequence[float], loss_of) -> tuple[float, dict]:
         recorded[str(point)] = record
         if best_loss is None or loss < best_loss:
             best, best_loss = point, loss
+    assert best is not None  # every grid has a point
     return best, recorded
 
 
@@ -167,8 +170,9 @@ def cross_validated_report(rows: TrainingRows, selection: Selection, seed: int) 
     previous = previous_labels(rows)[scored]
     report: dict = {}
     tuning_sets: list[TuningSet] = []
-    per_scheme: dict[str, dict[str, np.ndarray]] = {}
-    for scheme, persona_variant in (("users", "persona"), ("sessions", "known_person")):
+    per_scheme: dict[Literal["users", "sessions"], dict[str, np.ndarray]] = {}
+    schemes: tuple[tuple[Literal["users", "sessions"], str], ...] = (("users", "persona"), ("sessions", "known_person"))
+    for scheme, persona_variant in schemes:
         folds = fold_assignment(rows, scheme, N_FOLDS, seed)
         per_scheme[scheme] = {}
         for variant in (persona_variant, "no_persona"):

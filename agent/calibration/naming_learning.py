@@ -34,12 +34,13 @@ def learn_naming(sessions: Sequence[BehaviourSession]) -> NamingTables:
     sessions_of_name: dict[str, set[int]] = defaultdict(set)
     after: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     prev_count: Counter = Counter()
-    same_type = Counter()
-    same_name = Counter()
+    same_type: Counter = Counter()
+    same_name: Counter = Counter()
     for number, session in enumerate(sessions):
         steps = [s for s in session.steps if s.name]
         for step in steps:
             if step.label not in (INPUT, TERMINATE):
+                assert step.name is not None  # kept above for its name
                 by_type[step.label][step.name] += 1
                 sessions_of_name[step.name].add(number)
         for previous, step in zip(session.steps, session.steps[1:]):

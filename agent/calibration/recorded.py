@@ -8,8 +8,9 @@ agent.recorded_sessions (shared with evaluation); this module only maps them int
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
+from agent.actions import Action
 from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.calibration.sessions import BehaviourSession, BehaviourStep, close_session
@@ -26,7 +27,25 @@ def user_prefix(session_id: str, user_id: str | None = None) -> str:
     return match.group(1).lower() if match else source[:8]
 
 
-def step_of(recorded_step) -> BehaviourStep:
+class RecordedStep(Protocol):
+    """A step of a recorded session; its click_type, url, timestamp, rationale and simplified_html are read when
+    it has them."""
+
+    @property
+    def action(self) -> Action: ...
+
+
+class Recorded(Protocol):
+    """A recorded session (agent.recorded_sessions); its user_id is read when it has one."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[RecordedStep]: ...
+
+
+def step_of(recorded_step: RecordedStep) -> BehaviourStep:
     action = recorded_step.action
     if action.type == "input":
         label = INPUT
@@ -48,7 +67,7 @@ def step_of(recorded_step) -> BehaviourStep:
     )
 
 
-def session_of(recorded) -> BehaviourSession | None:
+def session_of(recorded: Recorded) -> BehaviourSession | None:
     """A recorded session in benchmark form (None when it has no click or input)."""
     steps = [step_of(step) for step in recorded.steps]
     body = [step for step in steps if step.label != TERMINATE]

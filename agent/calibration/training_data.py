@@ -56,8 +56,9 @@ def live_context_before(steps: tuple[BehaviourStep, ...], t: int) -> LiveContext
     """What a live observer would have known just before step t."""
     step = steps[t]
     seconds = None
-    if t >= 1 and step.timestamp is not None and steps[t - 1].timestamp is not None:
-        seconds = max(0.0, step.timestamp - steps[t - 1].timestamp)
+    before = steps[t - 1].timestamp if t >= 1 else None
+    if before is not None and step.timestamp is not None:
+        seconds = max(0.0, step.timestamp - before)
     return LiveContext(
         seconds_since_last=seconds,
         scrolls_since_last=step.scrolls_before,

@@ -86,7 +86,7 @@ def compare_runs(a: dict, b: dict, *, labels: tuple[str, str] = ("A", "B"),
 
 # -- simulations -----------------------------------------------------------------------------------------------
 
-def _compare_simulations(a: dict, b: dict, labels, boot: _Bootstrap, alpha: float) -> dict:
+def _compare_simulations(a: dict, b: dict, labels: tuple[str, str], boot: _Bootstrap, alpha: float) -> dict:
     twins_a, twins_b = _twins(a, labels[0]), _twins(b, labels[1])
     only_a, only_b = sorted(set(twins_a) - set(twins_b)), sorted(set(twins_b) - set(twins_a))
     paired = not only_a and not only_b
@@ -164,7 +164,7 @@ def _simulation_run(document: dict, label: str) -> dict:
 
 # -- experiments -----------------------------------------------------------------------------------------------
 
-def _compare_experiments(a: dict, b: dict, labels, samples, boot: _Bootstrap, alpha: float) -> dict:
+def _compare_experiments(a: dict, b: dict, labels: tuple[str, str], samples: tuple[Sequence[Sample] | None, Sequence[Sample] | None], boot: _Bootstrap, alpha: float) -> dict:
     for document, label in ((a, labels[0]), (b, labels[1])):
         status = document.get("status", "done")
         if status != "done":
@@ -212,7 +212,7 @@ def _compare_experiments(a: dict, b: dict, labels, samples, boot: _Bootstrap, al
     }
 
 
-def _usable_samples(document: dict, samples, side: str) -> tuple[dict[str, dict] | None, str | None]:
+def _usable_samples(document: dict, samples: Sequence[Sample] | None, side: str) -> tuple[dict[str, dict] | None, str | None]:
     """The run's samples by variant and (persona_id, instance), when they are the ones its analysis counted."""
     if samples is None:
         return None, None
@@ -232,7 +232,8 @@ def _usable_samples(document: dict, samples, side: str) -> tuple[dict[str, dict]
     return by_variant, None
 
 
-def _compare_variant(name: str, a: dict, b: dict, samples_a, samples_b, labels, boot: _Bootstrap, alpha: float) -> dict:
+def _compare_variant(name: str, a: dict, b: dict, samples_a: dict[str, dict] | None, samples_b: dict[str, dict] | None,
+                     labels: tuple[str, str], boot: _Bootstrap, alpha: float) -> dict:
     described_a, described_b = a["analysis"]["variants"][name], b["analysis"]["variants"][name]
     group_a = samples_a.get(name) if samples_a is not None else None
     group_b = samples_b.get(name) if samples_b is not None else None
@@ -257,7 +258,7 @@ def _compare_variant(name: str, a: dict, b: dict, samples_a, samples_b, labels, 
                for outcome in outcomes]
     task_a, task_b = _variant_task(a, name), _variant_task(b, name)
     if task_a is not None and task_b is not None:
-        def reached(task: dict, group: dict | None, order: list) -> list[bool | None]:
+        def reached(task: dict, group: dict | None, order: list) -> Sequence[bool | None]:
             if group is None:
                 return [True] * task["reached"] + [False] * (task["judged"] - task["reached"])
             return [group[k].task_reached for k in order]
@@ -274,7 +275,8 @@ def _variant_task(document: dict, name: str) -> dict | None:
     return ((document.get("task") or {}).get("variants") or {}).get(name)
 
 
-def _same_population(spec_a: dict, spec_b: dict, samples_a, samples_b) -> bool:
+def _same_population(spec_a: dict, spec_b: dict, samples_a: dict[str, dict] | None,
+                     samples_b: dict[str, dict] | None) -> bool:
     """The same personas: from the samples when both runs have them, else from the population specs."""
     if samples_a is not None and samples_b is not None:
         personas = [{s.persona_id for group in by.values() for s in group.values()} for by in (samples_a, samples_b)]
@@ -296,7 +298,7 @@ def _outcome_label(outcome: str) -> str:
 
 # -- one share in both runs ------------------------------------------------------------------------------------
 
-def _metric(key: str, label: str, a: list[bool | None], b: list[bool | None], paired: bool, boot: _Bootstrap,
+def _metric(key: str, label: str, a: Sequence[bool | None], b: Sequence[bool | None], paired: bool, boot: _Bootstrap,
             alpha: float, scope: str = "") -> dict:
     """The share of twins for which `key` holds, in A and B; None values (not judged) are left out, and a pair
     with a None on either side is dropped."""
@@ -313,6 +315,8 @@ def _metric(key: str, label: str, a: list[bool | None], b: list[bool | None], pa
         return row | {"reason": "no twin was judged in " + ("either run" if not len(values_a) and not len(values_b)
                                                              else "run A" if not len(values_a) else "run B")}
     result = _paired_binary(values_a, values_b) if paired else _independent_binary(values_a, values_b)
+    low: float | None
+    high: float | None
     low, high = boot.difference(values_a, values_b, paired, f"compare|{scope}|{key}")
     if min(len(values_a), len(values_b)) < 2:  # one twin: no spread to resample
         low = high = None
@@ -342,7 +346,7 @@ def _pairing(paired: bool, why: str) -> dict:
     return {"paired": paired, "test": PAIRED_TEST if paired else UNPAIRED_TEST, "why": why}
 
 
-def _seed_note(seed_a, seed_b) -> list[str]:
+def _seed_note(seed_a: object, seed_b: object) -> list[str]:
     if seed_a == seed_b:
         return []
     return [(f"the seeds differ ({seed_a} vs {seed_b}): the twins' own random draws differ too, which is part of the "

@@ -67,7 +67,7 @@ def settings_diff(a: dict, b: dict) -> dict:
 
 def _page(page: dict) -> dict:
     """A page as the spec gave it; inline HTML as its length and hash, which say whether two pages are the same."""
-    shown = {}
+    shown: dict[str, str | int | float | bool] = {}
     for key, value in page.items():
         if key in ("simplified_html", "html") and isinstance(value, str):
             digest = hashlib.sha256(value.encode("utf-8", "backslashreplace")).hexdigest()[:12]

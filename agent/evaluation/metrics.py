@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from agent.actions import ACTION_TYPES, Action, same_action
+from agent.actions import ACTION_TYPES, Action, ClickAction, InputAction, same_action
 from agent.page.click_types import infer_click_type
 
 NOT_CLICK = {"input": "<input>", "terminate": "<terminate>"}
@@ -60,18 +60,18 @@ def classification(gold: Sequence[str], pred: Sequence[str], preferred: Sequence
 
 def _click_type(action: Action, click_type: str | None) -> str | None:
     """The click type of a click (inferred from its name when the record has none); None for other actions."""
-    if action.type != "click":
+    if not isinstance(action, ClickAction):
         return None
     return click_type or infer_click_type(action.name)
 
 
 def _click_label(action: Action, click_type: str | None) -> str:
     """Click-type F1 label of a prediction: its click type, or "<input>" / "<terminate>" when it is no click."""
-    return _click_type(action, click_type) if action.type == "click" else NOT_CLICK[action.type]
+    return click_type or infer_click_type(action.name) if isinstance(action, ClickAction) else NOT_CLICK[action.type]
 
 
 def _fine_label(action: Action, click_type: str | None) -> str:
-    return _click_type(action, click_type) if action.type == "click" else action.type
+    return click_type or infer_click_type(action.name) if isinstance(action, ClickAction) else action.type
 
 
 def _outcome(action: Action, click_type: str | None, gold: bool) -> str:
@@ -94,11 +94,11 @@ def _errors(records: Sequence[StepRecord]) -> dict:
             counts["did_not_click"] += 1
         elif g.type == "input" and p.type != "input":
             counts["did_not_input"] += 1
-        elif g.type == "input" and p.name != g.name:
+        elif isinstance(g, InputAction) and isinstance(p, InputAction) and p.name != g.name:
             counts["input_wrong_field"] += 1
-        elif g.type == "input" and p.text != g.text:
+        elif isinstance(g, InputAction) and isinstance(p, InputAction) and p.text != g.text:
             counts["input_wrong_text"] += 1
-        elif g.type == "click" and p.name != g.name:
+        elif isinstance(g, ClickAction) and isinstance(p, ClickAction) and p.name != g.name:
             counts["clicked_wrong_element"] += 1
     n = len(records)
     return {kind: {"count": counts[kind], "fraction": counts[kind] / n if n else None} for kind in ERROR_KINDS}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import string
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 _PUNCTUATION = frozenset(string.punctuation)
 
@@ -88,8 +88,8 @@ def split_metrics(scores: Iterable[StepScore]) -> dict[str, dict]:
         for row in rows:
             tasks[row.annotation_id].append(row)
 
-        def macro(value) -> float | None:
-            return _mean([_mean([value(r) for r in steps]) for steps in tasks.values()])
+        def macro(value: Callable[[StepScore], float]) -> float | None:
+            return _mean([mean for steps in tasks.values() if (mean := _mean([value(r) for r in steps])) is not None])
 
         out[split] = {
             "n_steps": len(rows),

@@ -109,7 +109,7 @@ async def evaluate(
     personas: Mapping[str, Persona],
     graph: TwinGraph,
     config: EvalConfig,
-    on_step: Callable[[], None] | None = None,
+    on_step: Callable[[], object] | None = None,
     executor: StepExecutor | None = None,
 ) -> dict:
     """Score every step of every session; returns the report (metrics, run details, published figures).
@@ -212,7 +212,7 @@ def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: l
                   units: list[StepUnit], options: PredictOptions, concurrency: int,
                   brain: str | None = None) -> RecalledMemories:
     """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
-    def request(unit: StepUnit):
+    def request(unit: StepUnit) -> RecallRequest | None:
         persona = personas[unit.session]
         if not graph.recall.wants_memories(persona, options, brain):
             return None  # no page to parse either

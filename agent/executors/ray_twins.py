@@ -22,6 +22,8 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from agent.allowed_hosts import HostAllowList
 from agent.executors.ray_units import RayExecutor
@@ -77,7 +79,7 @@ class RecallBroker:
 class BrokeredMemory:
     """A worker's memory source: every recall answered by the driver's store, through the broker."""
 
-    def __init__(self, broker) -> None:
+    def __init__(self, broker: Any) -> None:  # a Ray actor handle (the broker)
         self.broker = broker
 
     def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]:
@@ -86,14 +88,14 @@ class BrokeredMemory:
         return ray.get(self.broker.recall.remote(persona_id, query, k))
 
 
-def _answer_recalls(ray, broker, graph: TwinGraph, done: threading.Event) -> None:
+def _answer_recalls(ray: ModuleType, broker: Any, graph: TwinGraph, done: threading.Event) -> None:
     """The driver's side of the broker: answer recalls until the run is over."""
     while not done.is_set():
         try:
             asked = ray.get(broker.requests.remote(POLL_S))
         except Exception:  # noqa: BLE001 - the cluster went away: the twins' tasks fail and say so
             return
-        answers = []
+        answers: list[tuple[Any, list[Memory] | None, str | None]] = []
         for ticket, persona_id, query, k in asked:
             try:
                 answers.append((ticket, graph.recall(RecallRequest(persona_id, query, k)), None))
@@ -103,7 +105,7 @@ def _answer_recalls(ray, broker, graph: TwinGraph, done: threading.Event) -> Non
             broker.answer.remote(answers)
 
 
-def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationConfig, screenshots: bool,
+def browse_on_worker(brains: dict, broker: Any, persona: Persona, config: SimulationConfig, screenshots: bool,
                      allowed: HostAllowList | None = None) -> tuple[TwinTrace, dict[str, bytes]]:
     """One twin's whole session on this worker, with a Chromium of its own; the trace (which node ran it) and the
     screenshots it took, as bytes by their path in the run's directory."""
@@ -132,7 +134,7 @@ def browse_on_worker(brains: dict, broker, persona: Persona, config: SimulationC
     return trace, pictures
 
 
-def _head_node(ray) -> str:
+def _head_node(ray: ModuleType) -> str:
     """The head node's id (the driver may be attached to any node of its machine, a worker's too)."""
     for node in ray.nodes():
         if node.get("Alive") and "node:__internal_head__" in node.get("Resources", {}):

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import socket
 from collections import deque
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+from types import ModuleType
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:  # imported where serializers are registered: Ray is optional
+    from agent.behaviour.engine import BehaviourEngine
 
 DEFAULT_BATCH = 256
 PROBE_TIMEOUT_S = 5.0
@@ -28,7 +32,7 @@ class RayUnavailable(RuntimeError):
     """Ray is not installed or the cluster cannot be reached; the message says which and what to do."""
 
 
-def _ray():
+def _ray() -> ModuleType:
     try:
         import ray
     except ImportError:
@@ -36,11 +40,11 @@ def _ray():
     return ray
 
 
-def _engine_params(engine):
+def _engine_params(engine: BehaviourEngine) -> Any:
     return engine.params
 
 
-def _register_serializers(ray) -> None:
+def _register_serializers(ray: ModuleType) -> None:
     """The embedded brain's engine holds a lock-guarded per-persona cache that cannot be pickled and need not
     travel: an engine crosses to the workers as its parameters and builds fresh caches there."""
     from agent.behaviour.engine import BehaviourEngine
@@ -90,9 +94,9 @@ class RayExecutor:
         self.batch_size = batch_size
         self.max_in_flight = max_in_flight
         self.init_options = dict(init_options or {})
-        self._remote = None
+        self._remote: Any = None  # _run_batch as a Ray remote function, made on connecting
 
-    def connect(self):
+    def connect(self) -> ModuleType:
         ray = _ray()
         if not ray.is_initialized():
             if self.address is not None:
@@ -109,7 +113,7 @@ class RayExecutor:
             self._remote = ray.remote(_run_batch)
         return ray
 
-    def _window(self, ray) -> int:
+    def _window(self, ray: ModuleType) -> int:
         if self.max_in_flight is not None:
             return max(1, self.max_in_flight)
         return max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))  # keep every CPU busy, memory bounded

@@ -13,15 +13,18 @@ from typing import Callable, Literal, Protocol
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource
 from agent.graph import TwinGraph
+from agent.llm.client import LLMClient
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from personas.embedder import Embedder
 from personas.persona import Persona
 
 
 class PersonaSource(MemorySource, Protocol):
     """The persona store as experiments use it: the pool, each person's memories, and the embedder themes use."""
 
-    embedder: object
+    @property
+    def embedder(self) -> Embedder: ...
 
     def persona_ids(self) -> list[str]: ...
 
@@ -32,7 +35,7 @@ class PersonaSource(MemorySource, Protocol):
 class ExperimentContext:
     graph: TwinGraph                               # the brains available, the embedded one included
     store: PersonaSource
-    llm: object | None = None                      # the provider client, for the one probe call before an LLM run
+    llm: LLMClient | None = None                      # the provider client, for the one probe call before an LLM run
     default_model: str | None = None               # brain 'llm' without a model in the spec
     llm_graph: Callable[[int], TwinGraph] | None = None  # a graph making at most N LLM calls at once (the spec's)
     max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES

@@ -8,7 +8,7 @@ at a time) and where bulk units run (here, or as Ray tasks), then turns the samp
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Callable, Sequence
 
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
@@ -44,7 +44,8 @@ class ExperimentExecutor:
             return self.context.llm_graph(spec.concurrency)
         return self.context.graph
 
-    def run(self, checked: CheckedExperiment, *, done: list[Sample] = (), on_samples=None,
+    def run(self, checked: CheckedExperiment, *, done: Sequence[Sample] = (),
+            on_samples: Callable[[list[Sample]], None] | None = None,
             on_progress: Callable[[Progress], None] | None = None, stop: threading.Event | None = None,
             export: ExperimentExport | None = None) -> dict:
         """With `export`, each batch's decisions are exported before `on_samples` keeps the samples, and the

@@ -7,7 +7,9 @@ draws the same way on every variant (the comparison stays paired) and a re-run o
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from agent.allowed_hosts import HostAllowList
 from agent.browser.chromium import ChromiumMissing, chromium_path
@@ -21,6 +23,9 @@ from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.simulation.config import SimulationConfig
 from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
+
+if TYPE_CHECKING:  # Playwright is imported where a browser starts (the browser extra)
+    from playwright.async_api import Browser
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
 SEED_RANGE = 2**32    # SimulationConfig.seed
@@ -40,6 +45,7 @@ def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = No
     except ImportError:
         raise SpecError(f"live variant(s) {names} need Playwright: install twinsim with its browser extra") from None
     for name, variant in spec.live_variants.items():
+        assert variant.live_url is not None  # what makes it a live variant
         try:
             fetch(variant.live_url, allowed=allowed)
         except SpecError as error:
@@ -54,13 +60,13 @@ class UsageMeter:
     """The twin graph, counting what its predictions cost (the browsing trace does not keep usage) and keeping
     what the brain was shown at each (agent/experiments/visibility.py: could the twins see the difference)."""
 
-    def __init__(self, graph, brain: str) -> None:
+    def __init__(self, graph: TwinGraph, brain: str) -> None:
         self.graph = graph
         self.brain_name = brain
         self.usage = Usage()
         self.sights: list[Sight] = []
 
-    def brain(self, name: str):
+    def brain(self, name: str) -> Brain:
         """The graph's brain of that name (a twin's session asks whether it wants each step's screenshot)."""
         return self.graph.brain(name)
 
@@ -72,7 +78,7 @@ class UsageMeter:
 
 
 @asynccontextmanager
-async def chromium():
+async def chromium() -> AsyncIterator[Browser]:
     """One headless browser for all the live units of a run; each twin gets its own context (cookies, cart)."""
     from playwright.async_api import async_playwright
 
@@ -86,7 +92,7 @@ async def chromium():
             await browser.close()
 
 
-async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
+async def browse(browser: Browser, graph: TwinGraph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
                  instance_seed: int, allowed: HostAllowList | None = None) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
     from agent.simulation.twin_session import run_twin

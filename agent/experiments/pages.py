@@ -92,6 +92,7 @@ def _get(url: str, timeout_s: float, max_bytes: int, *, follow_redirects: bool) 
 def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = True,
                  max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page",
                  limits: PageShapeLimits = DEFAULT_PAGE_LIMITS, allowed: HostAllowList | None = None) -> ResolvedPage:
+    simplified: bool | None
     if page.simplified_html is not None:
         html, simplified = page.simplified_html, True
     elif page.html is not None:
@@ -108,6 +109,7 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
             raise SpecError(f"{where}: cannot read {path}: {error.strerror or error}") from None
         simplified = None if page.format == "auto" else page.format == "simplified"
     else:
+        assert page.url is not None  # a PageSpec names one source (PageSpec's validation)
         html = fetch(page.url, max_bytes=max_bytes, allowed=allowed)
         simplified = None if page.format == "auto" else page.format == "simplified"
     url = page.page_url or page.url

@@ -49,7 +49,7 @@ def check_experiment(context: ExperimentContext, spec: ExperimentSpec, *, base_d
         if reason:
             raise ExperimentRejected(reason)
     # Last: the one paid call, only for a spec that every free check has accepted.
-    provider_check = _probe(context, spec, model) if spec.brain == BrainName.LLM else None
+    provider_check = _probe(context, spec, model) if spec.brain == BrainName.LLM and model else None
     return CheckedExperiment(prepared, estimate, provider_check)
 
 
@@ -57,6 +57,7 @@ def _probe(context: ExperimentContext, spec: ExperimentSpec, model: str) -> str 
     """One call before any work: a dead provider is refused, unless the spec accepts the embedded fallback."""
     from agent.llm.probe import probe_provider_blocking
 
+    assert context.llm is not None  # the context of an LLM run carries its client
     failure = probe_provider_blocking(context.llm, model)
     if failure and not spec.allow_fallback:
         raise ExperimentRejected(f"the LLM provider for model '{model}' failed a probe call: {failure}. Check the key "

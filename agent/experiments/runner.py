@@ -81,7 +81,8 @@ def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[
 class _Sink:
     """Hands finished samples out in batches and reports progress; raises RunInterrupted when asked to stop."""
 
-    def __init__(self, total: int, resumed: int, on_samples, on_progress, stop: threading.Event | None,
+    def __init__(self, total: int, resumed: int, on_samples: Callable[[list[Sample]], None] | None,
+                 on_progress: Callable[[Progress], None] | None, stop: threading.Event | None,
                  flush_every: int = FLUSH_EVERY) -> None:
         self.total, self.resumed, self.done = total, resumed, resumed
         self.on_samples, self.on_progress, self.stop = on_samples, on_progress, stop
@@ -117,7 +118,7 @@ def run_experiment(
     prepared: PreparedExperiment,
     *,
     embedded: SyncBrain | None = None,
-    graph=None,
+    graph: TwinGraph | None = None,
     done: Iterable[Sample] = (),
     on_samples: Callable[[list[Sample]], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -158,6 +159,8 @@ def run_experiment(
         usage = asyncio.run(_run_through_graph(prepared, graph, todo, sink, stop))
     sights: dict = {}
     if live:
+        if graph is None:
+            raise ValueError("live variants browse through the twin graph: pass it")
         sink.flush_every = LIVE_CONCURRENCY
         usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
@@ -165,13 +168,13 @@ def run_experiment(
                       live_sights=sights)
 
 
-def _embedded_of(graph) -> SyncBrain:
+def _embedded_of(graph: TwinGraph | None) -> SyncBrain:
     if graph is None:
         raise ValueError("the embedded brain runs in bulk: pass it, or the twin graph that holds it")
-    return graph.brain(BrainName.EMBEDDED)
+    return cast(SyncBrain, graph.brain(BrainName.EMBEDDED))  # the embedded brain also decides synchronously
 
 
-async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
+async def _run_live(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
                     stop: threading.Event | None, spent: Usage, sights: dict) -> Usage:
     """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
     async with chromium() as browser:
@@ -180,8 +183,9 @@ async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], s
                                         concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
 
 
-async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                             stop: threading.Event | None, *, spent: Usage | None = None, work=None,
+async def _run_through_graph(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
+                             stop: threading.Event | None, *, spent: Usage | None = None,
+                             work: Callable[[WorkUnit], Awaitable[tuple[Sample, Usage]]] | None = None,
                              concurrency: int | None = None) -> Usage:
     spec = prepared.spec
     semaphore = asyncio.Semaphore(concurrency or spec.concurrency)
@@ -195,6 +199,7 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
             if halt or (stop is not None and stop.is_set()):
                 return
             sample, usage = await work(unit)
+            assert spent is not None  # set above
             spent = spent.add(usage)
             if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
                 halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
@@ -214,7 +219,7 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
     return spent
 
 
-def personas_from(store, ids: Iterable[str] | None = None) -> list[Persona]:
+def personas_from(store: PersonaSource, ids: Iterable[str] | None = None) -> list[Persona]:
     """All stored personas (or those ids that exist): the pool a population is drawn from."""
     wanted = list(ids) if ids is not None else store.persona_ids()
     pool = []

@@ -39,9 +39,14 @@ class Sample(BaseModel):
 class ActedStep(Protocol):
     """A step of a run, recorded (agent.history.Step) or browsed live (agent.simulation.trace.TraceStep)."""
 
-    action: Action
-    click_type: str | None
-    rationale: str | None
+    @property
+    def action(self) -> Action: ...
+
+    @property
+    def click_type(self) -> str | None: ...
+
+    @property
+    def rationale(self) -> str | None: ...
 
 
 def to_sample(steps: Sequence[ActedStep], *, variant: str, persona_id: str, instance: int, targets: list[str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -81,7 +81,7 @@ class VariantSpec(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _page_shorthand(cls, data):
+    def _page_shorthand(cls, data: Any) -> Any:
         if isinstance(data, dict) and "page" in data:
             data = dict(data)
             page = data.pop("page")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -28,7 +29,7 @@ def read_mapping(path: Path, text: str) -> dict:
     return data
 
 
-def _parse_yaml(path: Path, text: str):
+def _parse_yaml(path: Path, text: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.MarkedYAMLError as error:
@@ -46,11 +47,11 @@ def _context(error: yaml.MarkedYAMLError) -> str:
         return ""
     mark = error.context_mark
     elsewhere = mark is not None and mark != error.problem_mark
-    started = f" at line {mark.line + 1}, column {mark.column + 1}" if elsewhere else ""
+    started = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None and elsewhere else ""
     return f" ({error.context}{started})"
 
 
-def _parse_json(path: Path, text: str):
+def _parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

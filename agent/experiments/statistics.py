@@ -17,6 +17,7 @@ import zlib
 from collections import Counter
 from collections.abc import Sequence
 from math import asin, isfinite, sqrt
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def analyse(samples: list[Sample], variants: list[str], *, targets: Sequence[str
 
 # -- input -----------------------------------------------------------------------------------------------------
 
-def _multipletests(p_values: list[float], **options):
+def _multipletests(p_values: list[float], **options: Any) -> Any:  # statsmodels' tuple (it ships no types)
     """statsmodels' multipletests. Its Holm branch runs a full `gc.collect()` (0.3 s in a server holding a store
     and a model, twice per analysis); objects frozen before it are skipped, so the collection costs nothing."""
     from statsmodels.stats.multitest import multipletests  # scipy and statsmodels load on the first analysis
@@ -91,7 +92,8 @@ def _multipletests(p_values: list[float], **options):
         gc.unfreeze()
 
 
-def _validate(samples, variants, targets, alpha, n_bootstrap, top_elements, correction) -> dict[str, list[Sample]]:
+def _validate(samples: list[Sample], variants: list[str], targets: list[str], alpha: float, n_bootstrap: int,
+              top_elements: int, correction: str) -> dict[str, list[Sample]]:
     if len(variants) < 2:
         raise ExperimentInputError(f"an experiment needs at least two variants (a control and one other), got {len(variants)}")
     if len(set(variants)) != len(variants):
@@ -244,7 +246,7 @@ def _independent_binary(a: np.ndarray, b: np.ndarray) -> dict:
 
 def _distribution_test(control: list[str], treated: list[str], order: Sequence[str], paired: bool, name: str,
                        scope: str, control_name: str, variant: str) -> dict:
-    result = {"distribution": name, "scope": scope, "variant": variant, "control": control_name, "test": "chi-square",
+    result: dict[str, Any] = {"distribution": name, "scope": scope, "variant": variant, "control": control_name, "test": "chi-square",
               "p_value": None, "statistic": None, "dof": None, "cramers_v": None}
     c_counts, t_counts = Counter(control), Counter(treated)
     columns = [k for k in list(order) + sorted((set(c_counts) | set(t_counts)) - set(order)) if c_counts[k] + t_counts[k] > 0]
@@ -270,7 +272,8 @@ def _distribution_test(control: list[str], treated: list[str], order: Sequence[s
                      "cramers_v": float(association(table, method="cramer")), "notes": notes}
 
 
-def _segments(by_variant, variants, outcomes, boot, min_size) -> tuple[list[dict], list[dict]]:
+def _segments(by_variant: dict[str, list[Sample]], variants: list[str], outcomes: list[str], boot: _Bootstrap,
+              min_size: int) -> tuple[list[dict], list[dict]]:
     dimensions = sorted({d for group in by_variant.values() for s in group for d in s.segments})
     done, skipped = [], []
     for dimension in dimensions:
@@ -302,7 +305,7 @@ def _cohens_h(p_control: float, p_variant: float) -> float:
     return 2 * asin(sqrt(p_variant)) - 2 * asin(sqrt(p_control))
 
 
-def _num(value) -> float | None:
+def _num(value: float) -> float | None:
     value = float(value)
     return value if isfinite(value) else None
 

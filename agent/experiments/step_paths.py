@@ -14,7 +14,7 @@ from agent.experiments.themes import outcome_group
 
 def step_paths(samples: list[Sample], variant_names: list[str]) -> dict[str, list[dict]]:
     """{variant: [{"steps": k, "ended": "bought" | "left" | "other", "twins": n}, ...]} sorted by steps, then ended."""
-    counts = {name: Counter() for name in variant_names}
+    counts: dict[str, Counter[tuple[int, str]]] = {name: Counter() for name in variant_names}
     for sample in samples:
         counts.setdefault(sample.variant, Counter())[(sample.steps, outcome_group(sample))] += 1
     return {name: [{"steps": steps, "ended": ended, "twins": n} for (steps, ended), n in sorted(counter.items())]

@@ -51,7 +51,7 @@ def _unknown_message(target: str, names: set[str], variants: str) -> str:
 def suggestions(target: str, names: Iterable[str]) -> list[str]:
     """Valid targets (names and their dotted prefixes) closest to `target`, also matching on their last parts,
     so `add_to_crat` finds `buybox.purchase_form.add_to_cart`."""
-    candidates = set()
+    candidates: set[str] = set()
     for name in names:
         parts = name.split(".")
         candidates.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))

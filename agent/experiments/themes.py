@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int]
     for sample in members:
         speakers.setdefault(sample.rationale.strip(), set()).add(sample.persona_id)
     distinct = sorted(counts)
-    summary = {"n": len(members), "n_with_rationale": sum(counts.values()), "k": 0, "silhouette": None, "themes": []}
+    summary: dict[str, Any] = {"n": len(members), "n_with_rationale": sum(counts.values()), "k": 0, "silhouette": None, "themes": []}
     if not distinct:
         return summary
     points = vectors[[index[t] for t in distinct]]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -176,7 +176,7 @@ class RunExport:
             with self.jsonl.open("a", encoding="utf-8") as handle:
                 handle.write(text)
 
-    def finish(self, keep=None) -> list[dict]:
+    def finish(self, keep: Callable[[dict], bool] | None = None) -> list[dict]:
         """Write decisions.parquet from every row so far (with `keep(row)`, only the rows it keeps) and return
         them. Written to a temporary name first, so a reader never sees half a file."""
         rows = read_rows(self.directory) if self.jsonl.exists() else []

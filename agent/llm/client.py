@@ -163,7 +163,7 @@ class LLMClient:
             self.totals.failures += 1
             raise LLMCallError(refused, attempts=0, retryable=False)
         key = cache_key(model, messages, temperature, seed, response_format) if self.cache is not None else None
-        if key is not None:
+        if key is not None and self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 self.totals.cache_hits += 1
@@ -190,13 +190,13 @@ class LLMClient:
                 retry=retry_if_exception(is_retryable),
                 reraise=True,
             )
-            response = await retrying(attempt)
+            response: object = await retrying(attempt)
         except Exception as exc:
             self.totals.failures += 1
             raise LLMCallError(describe_failure(exc, attempts, self.timeout_s), attempts=attempts, retryable=is_retryable(exc)) from exc
 
         completion = self._to_completion(response, model, attempts, time.perf_counter() - started)
-        if key is not None and (cacheable is None or cacheable(completion.text)):
+        if key is not None and self.cache is not None and (cacheable is None or cacheable(completion.text)):
             self.cache.put(
                 key,
                 CachedResponse(

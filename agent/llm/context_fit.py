@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from agent.llm.choices import ChoiceSet
 from agent.llm.page_block import candidate_line, estimate_tokens
 from agent.llm.token_count import MESSAGE_OVERHEAD_TOKENS, TokenCounter, messages_text
 from agent.page.candidate import Candidate
@@ -27,7 +28,7 @@ class PromptTooLong(Exception):
 @dataclass
 class BuiltPrompt:
     messages: list[dict]
-    choices: object            # ChoiceSet | None
+    choices: ChoiceSet | None
     details: dict
     shown: list[Candidate]
 

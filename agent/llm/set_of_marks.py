@@ -11,6 +11,10 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Pillow is imported where marks are drawn
+    from PIL import ImageFont
 
 from agent.screenshots import Screenshot
 
@@ -44,7 +48,7 @@ def visible_box(box: Box | None, width: int, height: int) -> tuple[int, int, int
 
 
 @lru_cache(maxsize=1)
-def _font():
+def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     from PIL import ImageFont
 
     try:

@@ -8,6 +8,7 @@ inside a search result is a purchase, a product title inside a "4 stars and abov
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 # In OPeRA's order of frequency in the filtered release.
@@ -73,7 +74,7 @@ _CHECKOUT_STEP = re.compile(
     r"confirm|confirm_and_pay)(?:_\d+)?$")
 
 # (predicate on (name, parts, last), click type), first match wins.
-_RULES: tuple[tuple[object, str], ...] = (
+_RULES: tuple[tuple[Callable[[str, list[str], str], bool], str], ...] = (
     (lambda n, p, last: "suggested_term" in n or "suggestion" in n, "suggested_term"),
     (lambda n, p, last: "search_input" in n or "search_button" in n or "search_box" in n
      or bool(_SEARCH_LAST.fullmatch(last)) or n.startswith("nav_bar.search"), "search"),
@@ -102,7 +103,7 @@ def _infer(name: str) -> str:
     parts = lowered.split(".")
     last = parts[-1]
     for predicate, click_type in _RULES:
-        if predicate(lowered, parts, last):  # type: ignore[operator]
+        if predicate(lowered, parts, last):
             return click_type
     return "other"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agent.page.facts_model import Availability
 from agent.page.money import Money, find_money
 
 # Just before a struck-through amount: "List Price:", "Was", "Typical price", "RRP", "UVP", "statt", "au lieu de",
@@ -155,7 +156,7 @@ def _soonest_day(low: str) -> int | None:
     return min(days) if days else None
 
 
-def availability(text: str) -> tuple[str | None, int | None]:
+def availability(text: str) -> tuple[Availability | None, int | None]:
     """("unavailable" | "low_stock" | "in_stock" | None, items left) from the stock line."""
     low = text.lower()
     if ("unavailable" in low or "out of stock" in low or "sold out" in low or "no longer" in low or "not avail" in low) \
@@ -200,7 +201,7 @@ _IN_STOCK_ELSEWHERE = re.compile(
     r"在庫あり|有货|现货|متوفر|متاح")
 
 
-def _other_language_stock(low: str) -> str | None:
+def _other_language_stock(low: str) -> Availability | None:
     if _UNAVAILABLE_ELSEWHERE.search(low):
         return "unavailable"
     if _IN_STOCK_ELSEWHERE.search(low):

@@ -144,7 +144,7 @@ def _one_products_buttons(buy: tuple[str, ...]) -> bool:
 
 
 def _saved_for_later(product: ProductFacts) -> bool:
-    return bool(product.name) and "saved" in product.name.split(".", 1)[0]
+    return product.name is not None and "saved" in product.name.split(".", 1)[0]
 
 
 _MARKED = ("[aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, .basisPrice, "
@@ -190,8 +190,8 @@ def _group_facts(group: ProductBlock, marks: _Marks, by_name: dict[str, Candidat
                   and (found := fact_texts.first_price(c.text, hint)) is not None), None)
     if price is None:
         price = fact_texts.first_price(marks.text("price"), hint)
-    count = next((found for c in candidates if c.name.rpartition(".")[2] in COUNT_PARTS
-                  and (found := fact_texts.review_count(c.text, bare=True)) is not None), None)
+    count = next((counted for c in candidates if c.name.rpartition(".")[2] in COUNT_PARTS
+                  and (counted := fact_texts.review_count(c.text, bare=True)) is not None), None)
     if count is None:
         count = fact_texts.review_count(marks.text("count"), bare=True)
     struck = marks.text("struck")

@@ -65,10 +65,11 @@ def parse_bbox(value: object) -> tuple[float, float, float, float] | None:
     if len(parts) != 4:
         return None
     try:
-        box = tuple(float(p) for p in parts)
+        x, y, width, height = (float(p) for p in parts)
     except ValueError:
         return None
-    return box if all(v == v and abs(v) != float("inf") for v in box) else None  # type: ignore[return-value]
+    box = (x, y, width, height)
+    return box if all(v == v and abs(v) != float("inf") for v in box) else None
 
 
 def _fold(text: str | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -86,7 +87,7 @@ def merge_card(own: ProductFacts, card: ProductFacts) -> ProductFacts:
     """The page's own product where the page lays it out as a card: the card's price, list price, stock, rating and
     reviews, with what the page declares still first (`own` holds the declared facts)."""
     declared = {fact: source for fact, source in own.sources if source != "visible"}
-    changes: dict[str, object] = {"sources": tuple({**dict(card.sources), **declared}.items())}
+    changes: dict[str, Any] = {"sources": tuple({**dict(card.sources), **declared}.items())}
     if "price" not in declared:
         changes.update(price=card.price, list_price=card.list_price, currency=card.currency)
     if "availability" not in declared and card.availability is not None:
@@ -114,7 +115,7 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
     if not source:
         return shown
     where = "structured_data" if source in _STRUCTURED else "meta"
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     sources = dict(shown.sources)
     price = parse_amount(declared.get("price"))
     disagree = []

@@ -90,7 +90,7 @@ def parse_page(simplified_html: str | None, url: str | None = None,
             click_type = "search" if "search" in name.lower() else "other"
         else:
             click_type = infer_click_type(name, node.tag, text)
-        candidate = Candidate(name=name, kind=kind, tag=node.tag, text=text, click_type=click_type,
+        candidate = Candidate(name=name, kind=kind, tag=node.tag or "", text=text, click_type=click_type,
                               position=len(candidates), price=parse_price(text) if "$" in text else None,
                               options=select_options(node), role=(node.attributes.get("role") or None),
                               input_type=(node.attributes.get("type") or "").lower() if kind == "input" else "")
@@ -100,19 +100,19 @@ def parse_page(simplified_html: str | None, url: str | None = None,
     page_text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     meta = tree.css_first(".product-meta")  # what the raw page declared (agent/page/structured_data.py)
     declared = meta.attributes.get("data-page-type") if meta is not None else None
-    kind = classify_page(url, list(by_name), declared)
-    if kind == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
+    page_type = classify_page(url, list(by_name), declared)
+    if page_type == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
         candidates = [replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
                       for c in candidates]
         by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
-    facts = read_facts(tree, named, by_name, kind, title, url)  # last: it removes the blocks it has read
-    if kind == "other":  # nothing but what the page shows says what it is
+    facts = read_facts(tree, named, by_name, page_type, title, url)  # last: it removes the blocks it has read
+    if page_type == "other":  # nothing but what the page shows says what it is
         shown = Shown(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
-        kind = classify_page(url, list(by_name), declared, shown)
+        page_type = classify_page(url, list(by_name), declared, shown)
     return Observation(
         url=url,
-        page_type=kind,
+        page_type=page_type,
         title=title,
         candidates=tuple(candidates),
         by_name=by_name,

@@ -103,7 +103,7 @@ def _about(products: list[DeclaredProduct], url: str | None, heading: str) -> De
 
 def _filled(main: DeclaredProduct, og: DeclaredProduct) -> DeclaredProduct:
     """The structured data's product with what it leaves out taken from the OpenGraph tags."""
-    changes = {}
+    changes: dict[str, Any] = {}
     if main.price is None and og.price is not None:
         changes.update(price=og.price, currency=og.currency or main.currency)
     if main.currency is None and og.currency is not None and (main.price == og.price or main.price is None):
@@ -192,7 +192,7 @@ def _product(item: dict[str, Any], source: str) -> DeclaredProduct | None:
 def _offers(item: dict[str, Any]) -> list[dict[str, Any]]:
     offers = item.get("offers")
     offers = [offers] if isinstance(offers, dict) else offers if isinstance(offers, list) else []
-    flat = []
+    flat: list[dict[str, Any]] = []
     for offer in offers:
         if not isinstance(offer, dict):
             continue

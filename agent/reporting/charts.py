@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from html import escape
+from typing import Any
 
 from agent.reporting.kit import Html, esc
 
@@ -23,7 +24,7 @@ _ID_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 # plotly's responsive mode follows the window's size only. A chart drawn while the page is still being parsed can
 # see its box change afterwards (a grid gains its second chart): refit every chart whenever its own box changes.
 @cache
-def _template():
+def _template() -> Any:  # a plotly layout Template (plotly ships no types)
     import plotly.graph_objects as go
 
     axis = {"automargin": True, "gridcolor": "#eaeef2", "zerolinecolor": "#8c959f", "linecolor": "#d0d7de"}
@@ -43,7 +44,7 @@ def chart_div_id(chart_id: str) -> str:
     return "chart-" + _ID_CHARS.sub("-", chart_id)
 
 
-def figure(chart_id: str, fig, title: str, caption: str = "", *, height: int = 340, min_width: int = 0) -> Html:
+def figure(chart_id: str, fig: Any, title: str, caption: str = "", *, height: int = 340, min_width: int = 0) -> Html:
     """The figure with its title and caption in HTML (wrapping on narrow screens, never over the plot). With
     `min_width`, a plot that cannot be read narrower scrolls sideways inside its own box instead of shrinking."""
     import plotly.io as pio
@@ -76,7 +77,7 @@ def funnel(chart_id: str, title: str, caption: str, stages: Sequence[str], count
 
 
 def rate_bars(chart_id: str, title: str, caption: str, categories: Sequence[str],
-              series: dict[str, Sequence[tuple[float, float, float]]]) -> Html:
+              series: Mapping[str, Sequence[tuple[float, float, float]]]) -> Html:
     """Grouped vertical bars, one per (category, series): a rate with a whisker from its interval's low to high."""
     import plotly.graph_objects as go
 
@@ -94,7 +95,7 @@ def rate_bars(chart_id: str, title: str, caption: str, categories: Sequence[str]
 
 
 def stacked_shares(chart_id: str, title: str, caption: str, categories: Sequence[str],
-                   stacks: dict[str, Sequence[float]]) -> Html:
+                   stacks: Mapping[str, Sequence[float]]) -> Html:
     """One horizontal 100% bar per category (e.g. a variant), split into the stacks' shares."""
     import plotly.graph_objects as go
 
@@ -108,8 +109,8 @@ def stacked_shares(chart_id: str, title: str, caption: str, categories: Sequence
     return figure(chart_id, fig, title, caption, height=130 + 44 * len(categories))
 
 
-def diverging_bars(chart_id: str, title: str, caption: str, labels: Sequence[str], series: dict[str, Sequence[float]],
-                   hover: dict[str, Sequence[str]] | None = None) -> Html:
+def diverging_bars(chart_id: str, title: str, caption: str, labels: Sequence[str], series: Mapping[str, Sequence[float]],
+                   hover: Mapping[str, Sequence[str]] | None = None) -> Html:
     """One row per label (e.g. a persona), a horizontal bar per series from zero: a change in points."""
     import plotly.graph_objects as go
 
@@ -147,7 +148,8 @@ def sankey(chart_id: str, title: str, caption: str, nodes: Sequence[str], links:
 
 def _sankey_positions(column: Sequence[int], links: Sequence[tuple[int, int, int]]) -> tuple[list[float], list[float]]:
     """x by column (the last column set apart by a wider gap), y stacking each column's nodes by their flow."""
-    flow_in, flow_out = Counter(), Counter()
+    flow_in: Counter[int] = Counter()
+    flow_out: Counter[int] = Counter()
     for source, target, value in links:
         flow_out[source] += value
         flow_in[target] += value

@@ -31,7 +31,7 @@ def render_comparison_html(comparison: dict) -> str:
     return page(title, body, charts=False)
 
 
-def _p(value) -> str:
+def _p(value: float | None) -> str:
     return "n/a" if value is None else "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
@@ -64,7 +64,7 @@ def _settings(config: dict) -> Html:
     return section("What differs in the setup", *parts)
 
 
-def _code(value) -> Html:
+def _code(value: object) -> Html:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
     if len(text) > MAX_SETTING_CHARS:
         text = text[:MAX_SETTING_CHARS] + f"... ({len(text)} characters)"
@@ -125,7 +125,7 @@ def _methods(settings: dict) -> Html:
                    f"({settings['correction']}); beyond noise = corrected p below {settings['alpha']}.")
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, list):

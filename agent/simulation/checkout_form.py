@@ -15,7 +15,10 @@ guest, that is chosen: a twin has no account to sign in with.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from agent.browser.form_fields import field_kind
 from agent.browser.snapshot import MARK, PageSnapshot, selector_for
@@ -57,7 +60,7 @@ _READ_FORM = """
 """
 
 
-async def fill_checkout_form(page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]) -> list[FilledField]:
+async def fill_checkout_form(page: Page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]) -> list[FilledField]:
     """Fill the required empty fields of the form `control_name` submits; returns what was filled (and which
     required fields were left empty). A field that cannot be filled is noted, never raised: the click goes ahead."""
     marker = snapshot.marker(control_name)
@@ -87,7 +90,7 @@ async def fill_checkout_form(page, snapshot: PageSnapshot, control_name: str, va
     return done
 
 
-async def _fill_one(page, field: dict, values: dict[str, str]) -> FilledField | None:
+async def _fill_one(page: Page, field: dict, values: dict[str, str]) -> FilledField | None:
     label = field["label"] or field["name"] or field["id"] or field["tag"]
     kind = field_kind(field["type"], field["autocomplete"], field["label"], field["name"], field["id"])
     locator = page.locator(selector_for(field["mark"]))
@@ -112,7 +115,7 @@ async def _fill_one(page, field: dict, values: dict[str, str]) -> FilledField | 
     return await _act(locator.fill(values[kind], timeout=FILL_TIMEOUT_MS), label, kind, None, values[kind])
 
 
-async def _act(action, label: str, kind: str | None, note: str | None, value: str | None = None) -> FilledField:
+async def _act(action: Awaitable[object], label: str, kind: str | None, note: str | None, value: str | None = None) -> FilledField:
     try:
         await action
     except PlaywrightError as error:
@@ -130,7 +133,7 @@ def _option_for(options: list[list[str]], wanted: str) -> tuple[str, str] | None
     return real[0] if real else None
 
 
-async def _choose_radio(page, group: list[dict], names: dict[str, str]) -> FilledField | None:
+async def _choose_radio(page: Page, group: list[dict], names: dict[str, str]) -> FilledField | None:
     """Checking out as a guest where the form offers it; else, for a required group with nothing chosen, the
     first choice."""
     guest = next((f for f in group if any(word in f["label"].lower() for word in _GUEST)), None)

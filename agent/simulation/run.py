@@ -75,7 +75,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
                             test_details=checkout_test_details(config, traces))
 
 
-async def _run_here(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+async def _run_here(config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
                     on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
     gate = asyncio.Semaphore(config.concurrency)
     async with async_playwright() as playwright:
@@ -101,7 +101,7 @@ def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -
     if config.task is None:
         return None
     summary = task_success(config.task.goal, {t.persona_id: [t.task.reached if t.task else None] for t in traces})
-    steps = sorted(t.task.step for t in traces if t.task and t.task.reached)
+    steps = sorted(t.task.step for t in traces if t.task and t.task.reached and t.task.step is not None)
     for trace in traces:
         summary["per_persona"][trace.persona_id]["step"] = trace.task.step if trace.task else None
     summary["median_step"] = steps[len(steps) // 2] if steps else None
@@ -112,7 +112,8 @@ def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -
 def checkout_test_details(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:
     """Which checkout fields were filled with TEST details, by whom and where, so nobody mistakes them for a
     person's data; None when no twin filled a form."""
-    filled, left = [], []
+    filled: list[dict] = []
+    left: list[dict] = []
     for trace in traces:
         for step in trace.steps:
             for field in step.filled:

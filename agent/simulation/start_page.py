@@ -61,6 +61,7 @@ def start_failure(traces: list[TwinTrace]) -> str | None:
                              for t in traces):
         return None
     first = traces[0].failure
+    assert first is not None  # every twin failed (above)
     return f"cannot load {traces[0].start_url}: no twin could open it ({first.kind}: {first.message})"
 
 

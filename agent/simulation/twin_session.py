@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any, Protocol
 
+from playwright.async_api import Browser, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agent.actions import ClickAction
+from agent.actions import Action, ClickAction
 from agent.allowed_hosts import HostAllowList
 from agent.browser.actuator import perform
 from agent.browser.chromium import VIEWPORT
@@ -50,17 +52,25 @@ from personas.persona import Persona
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
 
+class TwinPredictor(Protocol):
+    """What a twin's session asks of the agent: the TwinGraph, or a wrapper of it (agent/experiments/live.py)."""
+
+    def brain(self, name: str) -> Brain: ...
+
+    async def predict(self, *args: Any, **kwargs: Any) -> Prediction: ...
+
+
 def timeouts_of(config: SimulationConfig) -> Timeouts:
     return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
 
 
-def takes_pictures(graph, config: SimulationConfig, out_dir: Path | None) -> bool:
+def takes_pictures(graph: TwinPredictor, config: SimulationConfig, out_dir: Path | None) -> bool:
     """Whether a screenshot is taken at any step: for the report (--screenshots with an output directory) or for
     the brain. Such runs give every twin a fresh context (agent/browser/context_pool.py says why)."""
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
-async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
+async def run_twin(tabs: TwinTabs | Browser, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
                    allowed: HostAllowList | None = None) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
     (agent/browser/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
@@ -72,7 +82,7 @@ async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_
         return await _browse(page, guard, graph, persona, config, out_dir)
 
 
-async def _browse(page, guard, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
+async def _browse(page: Page, guard: RequestGuard | None, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
@@ -110,7 +120,7 @@ async def _browse(page, guard, graph, persona: Persona, config: SimulationConfig
             if step.action.type == "terminate":
                 trace.outcome = "left"
                 break
-            if _goes_on_with_order(step, config):
+            if _goes_on_with_order(step, config) and config.checkout_details is not None:
                 step.filled = await fill_checkout_form(page, snapshot, step.action.name,
                                                        config.checkout_details.values_for(persona))
             watch.reset()
@@ -147,6 +157,7 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     where the twin begins, not something it reached); record the first time it is met."""
     if trace.task is None or trace.task.reached is None or trace.task.reached:
         return False
+    assert config.task is not None and config.task.success is not None  # else trace.task.reached is None
     page_text = snapshot.text() if config.task.success.text is not None else None
     if not judge(config.task, snapshot.observation, snapshot.url, page_text).reached:
         return False
@@ -154,7 +165,7 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     return True
 
 
-def brain_wants_screenshot(graph, config: SimulationConfig) -> bool:
+def brain_wants_screenshot(graph: TwinPredictor, config: SimulationConfig) -> bool:
     """Whether the twin's brain would show each step's screenshot to its model (the LLM brain with a model that
     takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
     wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
@@ -171,7 +182,7 @@ def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
             and step.click_type == "purchase" and step.page_type == "checkout")
 
 
-async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
+async def _decide(graph: TwinPredictor, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
                   config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
     """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)
@@ -199,7 +210,7 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: 
     )
 
 
-async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) -> tuple[str, ScreenSize]:
+async def _screenshot(page: Page, out_dir: Path, persona_id: str, step_number: int) -> tuple[str, ScreenSize]:
     relative = Path("screenshots") / persona_id / f"step_{step_number:03d}.png"
     (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(out_dir / relative))
@@ -207,7 +218,7 @@ async def _screenshot(page, out_dir: Path, persona_id: str, step_number: int) ->
     return relative.as_posix(), ScreenSize(width=size["width"], height=size["height"])
 
 
-async def target_box(page, snapshot: PageSnapshot, action, timeouts: Timeouts) -> Box | None:
+async def target_box(page: Page, snapshot: PageSnapshot, action: Action, timeouts: Timeouts) -> Box | None:
     """The box of the element the twin is about to act on, in the viewport the screenshot shows: scrolled into view
     first (as a click or typing would), a drop-down's option marked by its drop-down. None when it cannot be found."""
     if action.type == "terminate" or (marker := snapshot.marker(action.name)) is None:
@@ -225,7 +236,7 @@ async def target_box(page, snapshot: PageSnapshot, action, timeouts: Timeouts) -
     return Box(**box) if box else None
 
 
-def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
+def _fail(trace: TwinTrace, kind: FailureKind, message: str, step_number: int, page: Page) -> None:
     trace.outcome = "error"
     trace.failure = Failure(kind=kind, message=message, step=step_number)
     try:
@@ -236,7 +247,7 @@ def _fail(trace: TwinTrace, kind, message: str, step_number: int, page) -> None:
         trace.final_page_type = trace.steps[-1].page_type
 
 
-def _blocked_note(message: str, guard) -> str:
+def _blocked_note(message: str, guard: RequestGuard | None) -> str:
     """Say which request the allow-list refused: ERR_BLOCKED_BY_CLIENT alone does not tell the user why."""
     if guard is None or not guard.blocked:
         return message
@@ -250,6 +261,7 @@ def _reason(trace: TwinTrace) -> str:
     if trace.outcome == "max_steps":
         return f"step limit reached; last thought: {last}"
     if trace.outcome == "task_reached":
+        assert trace.task is not None  # reached: its progress says where
         return f"reached the task after {trace.task.step} action(s), at {trace.task.url}"
     if "order" in trace.stages:
         return f"placed an order (the shop confirmed it at {trace.final_url}); last thought: {last}"

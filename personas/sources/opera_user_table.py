@@ -154,7 +154,7 @@ def _rows(path: Path) -> Iterator[tuple[Path, str, Mapping[str, Any]]]:
         for part in read_table(path):
             missing = [c for c in REQUIRED_COLUMNS if part.columns is not None and c not in part.columns]
             if missing:
-                raise PersonaSourceError(f"missing column(s) {missing}; found {list(part.columns)}", path=part.path,
+                raise PersonaSourceError(f"missing column(s) {missing}; found {list(part.columns or ())}", path=part.path,
                                          location="header" if part.path.suffix.lower() == ".csv" else None,
                                          field=missing[0])
             for location, row in part.rows:

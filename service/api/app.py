@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AllowedMethods)  # OPTIONS and 405s name every method of a path
 
     install_request_middleware(app)  # added last, so outermost: it sees the 413s above too
-    app.add_exception_handler(RequestValidationError, request_validation_response)
+    app.add_exception_handler(RequestValidationError, request_validation_response)  # type: ignore[arg-type]  # Starlette types handlers for any Exception; this one is registered for RequestValidationError only
     secured = [Depends(require_api_key), Depends(enforce_rate_limit), Depends(reject_lone_surrogates)]
     app.include_router(health.router)
     app.include_router(metrics.router)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter
@@ -28,11 +29,13 @@ def json_formatter() -> JsonFormatter:
 class StdoutHandler(logging.StreamHandler):
     """Writes to whatever `sys.stdout` is at the moment (test runners and servers swap it)."""
 
+    twinsim_json = True  # the mark configure_logging finds its own handler by
+
     def __init__(self) -> None:
         super().__init__()
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:
         return sys.stdout
 
     @stream.setter

@@ -233,5 +233,5 @@ SECURED_ERRORS: dict[int | str, dict] = {
     429: {**error("Over this key's rate limit."), "headers": {"Retry-After": {"description": "Seconds to wait.",
                                                                               "schema": {"type": "integer"}}}},
 }
-NOT_FOUND = {404: error("No such persona, experiment or simulation for this key's tenant.")}
-CONFLICT = {409: error("The experiment is not in a state that allows this (no results yet, already running, done).")}
+NOT_FOUND: dict[int | str, dict] = {404: error("No such persona, experiment or simulation for this key's tenant.")}
+CONFLICT: dict[int | str, dict] = {409: error("The experiment is not in a state that allows this (no results yet, already running, done).")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import cast
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -75,7 +76,10 @@ def run_eval_command(*, actions: Path, users: Path, brain: str, model: str | Non
                         concurrency=concurrency, checkpoint=checkpoint,
                         fingerprint_extra={"actions": str(actions.resolve()), "users": str(users.resolve()),
                                            "sessions": sessions, "limit": limit},
-                        prompt_style=prompt_style, grounding=grounding, vision=vision, screenshots=screenshots)
+                        # the options' callbacks (service/cli/main.py) checked each against its choices
+                        prompt_style=cast("PromptStyle | None", prompt_style),
+                        grounding=cast("GroundingStrategy | None", grounding), vision=cast("VisionPolicy | None", vision),
+                        screenshots=screenshots)
     total = sum(len(s.steps) for s in recorded)
     executor = _step_executor(settings, brain, console)
     console.print(f"evaluating {total} steps of {len(recorded)} sessions with the {brain} brain"

@@ -3,6 +3,8 @@ or the user's own input), and a non-zero exit, never a traceback."""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -11,7 +13,7 @@ from rich.markup import escape
 err = Console(stderr=True, soft_wrap=True)
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import cast
 
 import typer
 from rich.console import Console
@@ -44,7 +45,7 @@ def interview_command(
     """Interview a twin: why it did what it did in a run, or anything about the person, in their words."""
     from agent.exports.decision_lookup import DecisionNotFound
     from agent.exports.run_export import ExportFormatError, ExportMissing
-    from agent.interview import MAX_QUESTION_CHARS, RECALL_K, decision_in_run, interview
+    from agent.interview import MAX_QUESTION_CHARS, RECALL_K, InterviewBrain, decision_in_run, interview
     from personas.memory_store import PersonaNotFound
     from service.container import build_services
     from service.settings import Settings
@@ -77,7 +78,8 @@ def interview_command(
         except (DecisionNotFound, ExportFormatError) as error:
             fail(f"{directory}: {error}")
     memories = services.store.recall(persona, question, RECALL_K)
-    answer = asyncio.run(interview(question, person, memories, decision=asked, page_html=page_html, brain=brain,
+    answer = asyncio.run(interview(question, person, memories, decision=asked, page_html=page_html,
+                                   brain=cast(InterviewBrain, brain),  # checked against the two above
                                    llm=services.llm, model=model or settings.llm_model,
                                    embed=services.store.embedder.embed))
     if as_json:

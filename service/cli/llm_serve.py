@@ -53,6 +53,7 @@ def serve_local_model(
         console.print(f"export {key}={value}", highlight=False)
     console.print(f"(server log: {server.log_path}; Ctrl-C stops it)", highlight=False)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert server.process is not None  # started above
     try:
         server.process.wait()
     except KeyboardInterrupt:

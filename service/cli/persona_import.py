@@ -92,7 +92,9 @@ def import_personas(store: TenantScopedStore, records: Iterable[tuple[str, Perso
             memories = 0
         while queue and (isinstance(queue[0], ImportOutcome) or queue[0].done is not None):
             first = queue.pop(0)
-            yield first if isinstance(first, ImportOutcome) else first.done
+            outcome = first if isinstance(first, ImportOutcome) else first.done
+            assert outcome is not None  # the loop's condition
+            yield outcome
 
     for origin, persona in records:
         step = _plan(store, persona, origin, replace=replace)

@@ -153,7 +153,7 @@ def create_shop_app() -> FastAPI:
 
 def chosen_options(product: Product, asked: dict[str, str]) -> dict[str, str]:
     """The option choices in the URL, each defaulting to the product's first choice."""
-    return {dim: asked.get(dim) if asked.get(dim) in values else values[0] for dim, values in product.options.items()}
+    return {dim: asked[dim] if asked.get(dim) in values else values[0] for dim, values in product.options.items()}
 
 
 app = create_shop_app()

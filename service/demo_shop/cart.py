@@ -59,7 +59,7 @@ def write_cart(lines: list[CartLine]) -> str:
 def add_line(lines: list[CartLine], asin: str, options: dict[str, str], quantity: int) -> list[CartLine]:
     """Add (or top up) a line; unknown option values fall back to the product's first choice."""
     product = BY_ASIN[asin]
-    chosen = tuple((dim, options.get(dim) if options.get(dim) in values else values[0])
+    chosen = tuple((dim, options[dim] if options.get(dim) in values else values[0])
                    for dim, values in product.options.items())
     new = CartLine(asin, chosen, max(1, min(quantity, MAX_QUANTITY)))
     for index, line in enumerate(lines):

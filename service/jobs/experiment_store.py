@@ -8,6 +8,7 @@ safe to use from the event loop and from worker threads at once.
 
 from __future__ import annotations
 
+import builtins  # `list` in the class below is its method
 import json
 import sqlite3
 import uuid
@@ -153,7 +154,7 @@ class ExperimentStore:
             db.execute("UPDATE experiments SET done = ?, total = ?, updated_at = ? WHERE id = ?",
                        (done, total, _now(), experiment_id))
 
-    def mark_interrupted(self) -> list[str]:
+    def mark_interrupted(self) -> builtins.list[str]:
         """At start-up: whatever was running or queued when the process ended did not finish."""
         with closing(self._connect()) as db, db:
             ids = [r[0] for r in db.execute("SELECT id FROM experiments WHERE status IN ('running', 'queued')")]
@@ -172,7 +173,7 @@ class ExperimentStore:
             db.executemany("INSERT OR REPLACE INTO samples (experiment_id, variant, persona_id, instance, data) "
                            "VALUES (?, ?, ?, ?, ?)", rows)
 
-    def samples(self, experiment_id: str) -> list[Sample]:
+    def samples(self, experiment_id: str) -> builtins.list[Sample]:
         with closing(self._connect()) as db:
             rows = db.execute("SELECT data FROM samples WHERE experiment_id = ?", (experiment_id,)).fetchall()
         return [Sample.model_validate_json(r[0]) for r in rows]

@@ -99,11 +99,12 @@ def mark(raw_html: str) -> tuple[LexborHTMLParser, str]:
     """Parse the raw page and give every element its document-order index; returns the tree and its HTML."""
     tree = LexborHTMLParser(raw_html)
     index = 0
+    assert tree.root is not None  # a parsed document always has a root
     for node in tree.root.traverse():
         if node.tag and not node.tag.startswith("-"):
             node.attrs[MARK] = str(index)
             index += 1
-    return tree, tree.html
+    return tree, tree.html or ""
 
 
 def page_coverage(raw_html: str, key_elements: dict[str, str], amazon: bool, file: str = "",
@@ -116,7 +117,7 @@ def page_coverage(raw_html: str, key_elements: dict[str, str], amazon: bool, fil
     for kind, selector in key_elements.items():
         nodes = tree.css(selector)
         same_kind = {node.mem_id for node in nodes}
-        came_out, names = 0, []
+        came_out, names = 0, list[str]()
         for node in nodes:
             name = _by_identity(node, kind, same_kind, page, amazon)
             known = (facts or {}).get(FACT_OF_KIND.get(kind, ""))
@@ -147,7 +148,7 @@ def _by_identity(node: LexborNode, kind: str, same_kind: set[int], page: Simplif
     return None
 
 
-def _by_value(node: LexborNode, kind: str, out: LexborHTMLParser, amazon: bool, known: object = None) -> bool:
+def _by_value(node: LexborNode, kind: str, out: LexborHTMLParser, amazon: bool, known: str | float | None = None) -> bool:
     wanted = raw_value(node, kind) or _known_value(kind, known)
     if not wanted:
         return False
@@ -179,7 +180,7 @@ def raw_value(node: LexborNode, kind: str) -> str:
     return reading.lower()  # review_count: its text, e.g. "(6)", "82 ratings"
 
 
-def _known_value(kind: str, value: object) -> str:
+def _known_value(kind: str, value: str | float | None) -> str:
     """The ground truth's value in the form raw_value gives."""
     if value is None:
         return ""

@@ -322,7 +322,7 @@ def _section_part(node: LexborNode, tree: LexborHTMLParser, cards: dict[int, boo
     """The name part a landmark or section contributes, or None when the element is not one."""
     tag = node.tag
     role = (node.attributes.get("role") or "").lower()
-    default = LANDMARK_TAGS.get(tag) or LANDMARK_ROLES.get(role)
+    default = LANDMARK_TAGS.get(tag or "") or LANDMARK_ROLES.get(role)
     if default is None and not _is_card(node, cards):
         return None
     own_label = slugify(label_of(node, tree) if ("aria-label" in node.attributes or
@@ -346,7 +346,7 @@ def _own_heading(node: LexborNode, known: dict[int, bool]) -> LexborNode | None:
             continue
         card = _card_between(heading, node, known)
         kind = (card.tag or "", card.attributes.get("class") or "") if card is not None else None
-        if card is not None:
+        if card is not None and kind is not None:
             cards.setdefault(kind, set()).add(card.mem_id)
             if len(cards[kind]) > 1:
                 continue  # in a list of cards: it cannot name the section

@@ -85,7 +85,7 @@ class Recipe:
     generic_rest: bool = False       # after the rules, simplify the rest of the page with the generic fallback
 
     def matches_url(self, url: str | None) -> bool:
-        return bool(url) and re.search(self.url_pattern, url, re.IGNORECASE) is not None
+        return url is not None and url != "" and re.search(self.url_pattern, url, re.IGNORECASE) is not None
 
     def has_landmark(self, tree: LexborHTMLParser) -> bool:
         return any(tree.css_first(selector) is not None for selector in self.landmarks)
@@ -146,7 +146,7 @@ def _apply(rule: Rule, scope: LexborNode, prefix: str, tree: LexborHTMLParser, r
 
 
 def _select(rule: Rule, scope: LexborNode, tree: LexborHTMLParser, run: RecipeRun) -> list[LexborNode]:
-    page = tree.body or tree.root
+    page = tree.body or tree.root or scope  # a parsed document always has a root
     found = _first_match(rule, rule.select, page if rule.page_scope else scope, scope, tree, run)
     if not found and rule.page_fallback:
         found = _first_match(rule, rule.page_fallback, page, scope, tree, run)
@@ -191,7 +191,7 @@ def _emit(rule: Rule, node: LexborNode, prefix: str, tree: LexborHTMLParser, run
         if name:
             run.parts.append(_open("img", attrs + [("alt", text)]))
     elif name or shown:  # text and click
-        tag = rule.tag or (_DEFAULT_TAGS.get(node.tag, "span") if rule.kind == "click" else "span")
+        tag = rule.tag or (_DEFAULT_TAGS.get(node.tag or "", "span") if rule.kind == "click" else "span")
         run.parts.append(f"{_open(tag, attrs)}{html.escape(shown, quote=False)}</{tag}>")
 
 

@@ -7,6 +7,7 @@ Included before the experiment and simulation routers (service/api/app.py), so `
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, status
 from fastapi.responses import HTMLResponse
@@ -21,10 +22,10 @@ from service.jobs.simulation_jobs import SimulationJobs
 
 router = APIRouter()
 
-NOT_DONE = {409: error("A run is not finished (queued, running, failed or interrupted): it has no results to compare.")}
-_HTML = {200: {"description": "The comparison: one self-contained HTML page.",
+NOT_DONE: dict[int | str, dict] = {409: error("A run is not finished (queued, running, failed or interrupted): it has no results to compare.")}
+_HTML: dict[int | str, dict] = {200: {"description": "The comparison: one self-contained HTML page.",
                "content": {"text/html": {"schema": {"type": "string"}}}}}
-_ID = {"min_length": 1, "max_length": 200}
+_ID: dict[str, Any] = {"min_length": 1, "max_length": 200}
 
 
 def _run_a():

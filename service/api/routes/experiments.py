@@ -61,7 +61,7 @@ async def get_experiment(experiment_id: str, jobs: ExperimentJobsDep) -> dict:
     return {**_summary(record), "spec": record.spec, "results": record.results}
 
 
-_HTML = {200: {"description": "The report: one self-contained HTML page.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+_HTML: dict[int | str, dict] = {200: {"description": "The report: one self-contained HTML page.", "content": {"text/html": {"schema": {"type": "string"}}}}}
 
 
 # JSON is the default response class so that its errors are documented as JSON; the page itself is text/html
@@ -86,7 +86,7 @@ async def resume_experiment(experiment_id: str, jobs: ExperimentJobsDep) -> dict
     return _summary(await asyncio.to_thread(_record, jobs, experiment_id))
 
 
-_FILES = {200: {"description": "The file.", "content": {"application/vnd.apache.parquet": {}, "application/x-ndjson": {}}}}
+_FILES: dict[int | str, dict] = {200: {"description": "The file.", "content": {"application/vnd.apache.parquet": {}, "application/x-ndjson": {}}}}
 
 
 @router.get("/experiments/{experiment_id}/decisions", response_model=None, responses=_FILES | NOT_FOUND | CONFLICT)
@@ -106,7 +106,7 @@ async def experiment_decisions(experiment_id: str, jobs: ExperimentJobsDep,
     return FileResponse(directory / name, media_type=media, filename=f"{experiment_id}-{name}")
 
 
-_PAGE = {200: {"description": "The page, as an attachment.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+_PAGE: dict[int | str, dict] = {200: {"description": "The page, as an attachment.", "content": {"text/html": {"schema": {"type": "string"}}}}}
 
 
 @router.get("/experiments/{experiment_id}/pages/{sha256}", response_model=None, responses=_PAGE | NOT_FOUND)
