@@ -61,10 +61,10 @@ def decide_and_ground(brain: Brain, ctx: TwinContext,
         if not getattr(brain, "needs_grounding", True):  # baselines are scored as they are
             return Grounded(decision, action, attempts, usage, brain.name, None)
         # A brain that grounded its own answer (a choice's number, agent/llm/choices.py) says why it could not.
-        error = decision.details.get("grounding_error") or grounding_error(action, ctx.observation)
-        if error is None:
+        problem = decision.details.get("grounding_error") or grounding_error(action, ctx.observation)
+        if problem is None:
             return Grounded(decision, action, attempts, usage, brain.name, None)
-        feedback = rejection(action, error)
+        feedback = rejection(action, problem)
         if attempts > max_retries:
             reason = f"invalid action after {attempts} attempt(s): {feedback}"
             break

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from agent.actions import Action
 from agent.history import Step
-from agent.options import GroundingStrategy, PromptStyle, VisionPolicy
+from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page.observation import Observation
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import Screenshot

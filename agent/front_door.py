@@ -35,6 +35,7 @@ FRONT_DOOR = (
     "agent.allowed_hosts",
     "agent.opera_data",
     "agent.executors.ray_units",
+    "agent.executors.ray_twins",
     # evaluating on recorded sessions (OPeRA, Multimodal-Mind2Web) and calibrating on them
     "agent.recorded_sessions",
     "agent.llm.opera_protocol",
@@ -52,7 +53,7 @@ FRONT_DOOR = (
     "agent.experiments.execution",
     "agent.experiments.runner",
     "agent.experiments.samples",
-    "agent.experiments.report",
+    "agent.reporting.experiment_report",
     "agent.exports.experiment_export",
     "agent.exports.run_export",
     "agent.exports.decision_lookup",

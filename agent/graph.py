@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Mapping
+from typing import Mapping, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -86,6 +86,6 @@ class TwinGraph:
         it for the API, the CLI and evaluation; experiments and live runs read their pages themselves)."""
         self.brain(given.brain_name)  # an unknown name is refused before the graph runs
         started = time.perf_counter()
-        state: TwinState = await self._graph.ainvoke({"input": given, "resolved": resolved})
+        state = cast(TwinState, await self._graph.ainvoke({"input": given, "resolved": resolved}))
         return prediction_of(given, resolved, state["grounded"], state["memories"], state.get("no_memories", False),
                              round((time.perf_counter() - started) * 1000, 2))

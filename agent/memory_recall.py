@@ -49,9 +49,11 @@ class Recall:
     def request(self, persona: Persona | None, observation: Observation, history: list[Step],
                 options: PredictOptions, task: Task | None = None, brain: str | None = None) -> RecallRequest | None:
         """The recall this prediction makes, or None when it recalls nothing."""
-        if not self.wants_memories(persona, options, brain):
+        if persona is None or not self.wants_memories(persona, options, brain):
             return None
         return RecallRequest(persona.id, recall_query(observation, history, task), options.memories_k)
 
     def __call__(self, request: RecallRequest) -> list[Memory]:
+        if self.memory is None:
+            raise RuntimeError("no memory store to recall from")
         return self.memory.recall(request.persona_id, request.query, request.k)

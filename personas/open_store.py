@@ -63,4 +63,6 @@ def open_memory_store(path: str | Path | None = None, url: str | None = None, ti
     client = open_chroma_client(path=path, url=url, timeout_s=timeout_s)
     if url:
         return MemoryStore(client)
+    if path is None:
+        raise ValueError("an embedded store needs a path (or give the Chroma server's url)")
     return EmbeddedMemoryStore(client, path)

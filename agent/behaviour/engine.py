@@ -37,6 +37,8 @@ from agent.page.observation import Observation
 from agent.page.page_types import page_type_feature
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
+from agent.behaviour.model import BehaviourVariant
+from agent.behaviour.page_index import PageIndex
 
 MODEL_NAME = "behaviour-model"
 SEARCH_BOX = "nav_bar.search_input"  # OPeRA's name of the search box

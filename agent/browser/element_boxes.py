@@ -11,6 +11,10 @@ import dataclasses
 
 from agent.browser.snapshot import MARK, PageSnapshot
 from agent.page.observation import Observation
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 _READ_BOXES = """
 ([mark, markers]) => markers.map((marker) => {

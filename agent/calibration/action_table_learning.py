@@ -20,6 +20,7 @@ from agent.calibration.naming_learning import learn_name_priors, learn_naming
 from agent.calibration.sessions import BehaviourSession
 from agent.page.observation import Observation
 from personas.persona import Persona
+from agent.behaviour.model import BehaviourVariant
 
 
 def learn_from_action_table(recorded: Sequence[BehaviourSession], people: dict[str, Persona],

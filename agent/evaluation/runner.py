@@ -30,6 +30,7 @@ from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, Ste
 from agent.graph import TwinGraph
 from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from personas.persona import Persona
+from agent.memory_recall import RecallRequest
 
 ABLATIONS = ("persona", "rationale", "memory")
 

@@ -93,7 +93,7 @@ class SessionPersonas:
 def read_recorded(page: Page) -> ReadPage:
     """A recorded step's page is OPeRA simplified HTML, read as the recording has it (no size limits: the
     dataset's pages are scored whole)."""
-    return ReadPage(page.simplified_html, parse_page(page.simplified_html, url=page.url))
+    return ReadPage(page.simplified_html or "", parse_page(page.simplified_html, url=page.url))
 
 
 def step_input(session: RecordedSession, persona: Persona | None, t: int, *, brain: str, model: str | None,

@@ -23,6 +23,8 @@ from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.simulation.config import SimulationConfig
 from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
+from agent.graph import TwinGraph
+from agent.brains.base import Brain
 
 if TYPE_CHECKING:  # Playwright is imported where a browser starts (the browser extra)
     from playwright.async_api import Browser

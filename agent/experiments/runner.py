@@ -31,6 +31,10 @@ from agent.experiments.unit_loop import (
     run_unit_live,
 )
 from personas.persona import Persona
+from agent.graph import TwinGraph
+from typing import cast
+from collections.abc import Awaitable
+from agent.experiments.context import PersonaSource
 
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
 

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Generator, Protocol
 
+from agent.brains.base import Brain
 from agent.decide_step import decide_and_ground
 from agent.decision import Decision, TwinContext, Usage
 from agent.experiments.live import browse, trace_to_sample
@@ -31,10 +32,17 @@ from agent.step_driving import run_async, run_sync
 from agent.tasks import judge
 from personas.memory_types import Memory
 from personas.persona import Persona
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser
+
+if TYPE_CHECKING:
+    from agent.graph import TwinGraph
 
 
-class SyncBrain(Protocol):
-    name: str
+class SyncBrain(Brain, Protocol):
+    """A brain that can also answer without an event loop (the embedded one), for bulk runs."""
 
     def decide_sync(self, ctx: TwinContext) -> Decision: ...
 
@@ -121,7 +129,7 @@ def bulk_prediction(prepared: PreparedExperiment, brain: SyncBrain) -> Callable[
 
     def predict(turn: Turn) -> Prediction:
         started = time.perf_counter()
-        key = (turn.given.persona_id, turn.page.key)
+        key = (turn.given.persona_id or "", turn.page.key)
         memories = prepared.memories.get(key, [])
         ctx = TwinContext.of(turn.given, turn.resolved, memories)
         grounded = run_sync(decide_and_ground(brain, ctx, turn.given.options.max_retries),
@@ -138,7 +146,7 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
     return sample
 
 
-async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) -> tuple[Sample, Usage]:
+async def run_unit_graph(prepared: PreparedExperiment, graph: TwinGraph, unit: WorkUnit) -> tuple[Sample, Usage]:
     """The same unit through the full graph (LLM brains, baselines): its recall, decide step and fallback."""
 
     async def predict(turn: Turn) -> Prediction:
@@ -147,7 +155,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
     return await run_async(unit_turns(prepared, unit), predict)
 
 
-async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit,
+async def run_unit_live(prepared: PreparedExperiment, graph: TwinGraph, browser: Browser, unit: WorkUnit,
                         sights: dict | None = None) -> tuple[Sample, Usage]:
     """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed.
     `sights` collects what it was shown, by (variant, persona, instance)."""

@@ -9,17 +9,17 @@ RARE = 0.05  # an outcome this rare (or this common) in either variant: its odds
 P_ONE = 0.9995  # p-values that print as 1.000
 
 
-def points(value) -> str:
+def points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.1f}"
 
 
-def p_text(value) -> str:
+def p_text(value: float | None) -> str:
     if value is None:
         return "n/a"
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def num(value, digits: int = 2) -> str:
+def num(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 

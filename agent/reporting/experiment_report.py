@@ -78,7 +78,7 @@ def _variant_names(spec: dict, analysis: dict) -> list[str]:
     return [v.get("name", "?") if isinstance(v, dict) else str(v) for v in spec.get("variants") or []]
 
 
-def _summary(spec: dict, analysis: dict, status) -> list[Html]:
+def _summary(spec: dict, analysis: dict, status: str | None) -> list[Html]:
     variants = _variant_names(spec, analysis)
     described = analysis.get("variants") or {}
     population = spec.get("population_size") or max((v.get("n_personas", 0) for v in described.values()), default=None)

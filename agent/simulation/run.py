@@ -25,6 +25,10 @@ from agent.simulation.twin_session import run_twin, takes_pictures
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.graph import TwinGraph
 
 
 class SimulationResult(BaseModel):
@@ -48,11 +52,11 @@ class SimulationResult(BaseModel):
 class TwinsElsewhere(Protocol):
     """Runs the twins' sessions outside this process (agent/executors/ray_twins.py: RayTwins, one Ray task each)."""
 
-    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None,
+    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
                   on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]: ...
 
 
-async def run_simulation(config: SimulationConfig, personas: list[Persona], graph, out_dir: Path | None = None,
+async def run_simulation(config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None = None,
                          on_trace: Callable[[TwinTrace], None] | None = None, executor: TwinsElsewhere | None = None,
                          allowed: HostAllowList | None = None) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the

@@ -48,6 +48,10 @@ from agent.simulation.trace import (
 )
 from agent.tasks import judge
 from personas.persona import Persona
+from agent.brains.base import Brain
+from agent.prediction import Prediction
+from agent.browser.request_guard import RequestGuard
+from agent.browser.failures import FailureKind
 
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 

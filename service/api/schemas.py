@@ -72,7 +72,8 @@ class PredictRequest(PredictionInput):
     history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first "
                                 "(at most 500 in one request).")
     brain: KnownBrain | None = Field(None, description="The brain that decides; TWINSIM_DEFAULT_BRAIN (embedded) when unset.")
-    screenshot: ScreenshotIn | None = Field(None, description="The page as a picture, for the LLM brain with a model "
+    screenshot: ScreenshotIn | None = Field(  # type: ignore[assignment]  # the wire form (base64 or URL); to_input checks it into a Screenshot
+        None, description="The page as a picture, for the LLM brain with a model "
                                             "that takes images (options.vision); the embedded brain ignores it, and "
                                             "the response's details say so.")
 

@@ -21,6 +21,7 @@ from personas.open_store import open_memory_store
 from personas.sources import PersonaSourceError, load_personas
 from service.container import build_brains, build_llm_client
 from service.settings import Settings
+from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 
 
 def _eval_store(settings: Settings, personas: list, console: Console):

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from service.cli.failure import fail
 from service.settings import Settings
+from typing import Any
 
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 console = Console(soft_wrap=True)
@@ -27,7 +28,7 @@ def import_personas(
     from service.cli.persona_import import combine_loaded, import_personas
     from service.tenant_store import open_tenant_store, store_description
 
-    loaded = []
+    loaded: list[tuple[str, Any]] = []
     for path in files:
         if not path.exists():
             fail(f"{path}: no such file")

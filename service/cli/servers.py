@@ -24,7 +24,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 
         hold_store_directory(settings.chroma_path)
     uvicorn.run("service.api.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
-                timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
+                timeout_graceful_shutdown=settings.shutdown_grace_s,  # type: ignore[arg-type]  # uvicorn waits with asyncio.wait_for: float seconds work
+                log_config=uvicorn_log_config(settings.log_level),
                 access_log=False)  # the app writes one JSON line per request itself
 
 
