@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -28,7 +28,7 @@ class TerminateAction(BaseModel):
     type: Literal["terminate"] = "terminate"
 
 
-Action = Annotated[Union[ClickAction, InputAction, TerminateAction], Field(discriminator="type")]
+Action = Annotated[ClickAction | InputAction | TerminateAction, Field(discriminator="type")]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 ACTION_TYPES: tuple[str, ...] = ("click", "input", "terminate")

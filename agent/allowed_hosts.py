@@ -61,7 +61,7 @@ class HostAllowList:
     public: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "HostAllowList":
+    def parse(cls, text: str) -> HostAllowList:
         """Comma-separated host names, `*.domain` wildcards, IP addresses, CIDR networks and `public`;
         ValueError names a bad one."""
         names, networks, public = set(), [], False

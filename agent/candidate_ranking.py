@@ -20,7 +20,8 @@ a population of LLM twins on one page embeds each element once.
 from __future__ import annotations
 
 import threading
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 

@@ -4,7 +4,7 @@ rows differ so): one reader, with one way of saying what is wrong."""
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def json_object(value: object, what: str, *, verb: str = "is", expected: str = "an object",

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import socket
 from collections import deque
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 DEFAULT_BATCH = 256

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -102,7 +102,7 @@ def _epoch_to_datetime(number: float) -> datetime:
             break
     else:
         scale = 1e9
-    return datetime.fromtimestamp(number / scale, tz=timezone.utc)
+    return datetime.fromtimestamp(number / scale, tz=UTC)
 
 
 def _timestamp(value: object) -> tuple[str | None, float | None]:
@@ -130,7 +130,7 @@ def _timestamp(value: object) -> tuple[str | None, float | None]:
             return text, None
         text = None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)  # naive times are read as UTC, so a session orders consistently
+        moment = moment.replace(tzinfo=UTC)  # naive times are read as UTC, so a session orders consistently
     return text or moment.isoformat(), moment.timestamp()
 
 

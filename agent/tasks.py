@@ -11,7 +11,7 @@ without criteria still steers the twin; it just cannot be judged (`reached` is N
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -48,7 +48,7 @@ class SuccessCriteria(BaseModel):
         return value.strip()
 
     @model_validator(mode="after")
-    def _something(self) -> "SuccessCriteria":
+    def _something(self) -> SuccessCriteria:
         if self.url is None and self.element is None and self.text is None:
             raise ValueError("success criteria need at least one of url, element or text")
         return self

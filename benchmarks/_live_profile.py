@@ -25,8 +25,8 @@ from pathlib import Path
 
 PHASES = ("open", "action", "settle", "read", "decision", "screenshot")
 _stack: contextvars.ContextVar[list | None] = contextvars.ContextVar("profile_stack", default=None)
-totals = {phase: 0.0 for phase in (*PHASES, "twin")}
-counts = {phase: 0 for phase in (*PHASES, "twin")}
+totals = dict.fromkeys((*PHASES, "twin"), 0.0)
+counts = dict.fromkeys((*PHASES, "twin"), 0)
 
 
 def timed(phase: str, function):
@@ -78,7 +78,7 @@ def instrument() -> None:
     Page.screenshot = timed("screenshot", Page.screenshot)
     for module in (simulation, session):
         if hasattr(module, "run_twin"):
-            setattr(module, "run_twin", timed_twin(getattr(module, "run_twin")))
+            module.run_twin = timed_twin(module.run_twin)
 
 
 def _pss_kb(pid: int) -> int:

@@ -23,7 +23,7 @@ import json
 import os
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 from observation_speed import page_600kb
 from selectolax.lexbor import LexborHTMLParser
 
@@ -98,7 +98,7 @@ def opera_small_targets() -> list[dict]:
 
 def recall(records: list[dict], encoder: str) -> dict:
     reachable = [r for r in records if r["hits"]]
-    found = {k: 0 for k in KS}
+    found = dict.fromkeys(KS, 0)
     per_target = []
     for record in reachable:
         ranking = rank_candidates(record["observation"], record["query"], encoder)

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 
 TWINSIM = [sys.executable, "-c", "from service.cli.main import main; main()"]
 COMMANDS = {"--help": ["--help"], "--version": ["--version"], "personas list": ["personas", "list"],

@@ -21,18 +21,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
+from _common import SHARED_OPERA, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments import runner  # noqa: E402
-from agent.experiments.decision_export import ExperimentExport  # noqa: E402
-from agent.experiments.spec import ExperimentSpec  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.memory_texts import persona_memory_texts  # noqa: E402
-from personas.memory_types import Memory  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.brains.embedded import EmbeddedBrain
+from agent.experiments import runner
+from agent.experiments.decision_export import ExperimentExport
+from agent.experiments.spec import ExperimentSpec
+from agent.sample_pages import sample_page
+from personas.memory_texts import persona_memory_texts
+from personas.memory_types import Memory
+from personas.sources import load_personas
 
 BANNER = ('<div name="deal_banner"><strong>Deal of the day: 25% off Anker cables, FREE delivery</strong>'
           '<a name="deal_banner.product_name">Anker USB C Cable, 6ft, 2-Pack</a>'

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import time
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
 
-from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
-from agent.history import Step  # noqa: E402
-from agent.page.observation import EMPTY_OBSERVATION  # noqa: E402
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.actions import ClickAction, InputAction
+from agent.brains.embedded import EmbeddedBrain
+from agent.decision import TwinContext
+from agent.history import Step
+from agent.page.observation import EMPTY_OBSERVATION
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
+from personas.sources import load_personas
 
 HISTORY = [
     Step(action=InputAction(name="nav_bar.search_input", text="running shoes"), click_type=None),

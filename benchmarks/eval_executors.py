@@ -18,12 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import SHARED_OPERA, write_result
 from rich.console import Console
+from timelines_eval import timelines_table
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
-from timelines_eval import timelines_table  # noqa: E402
-
-from service.cli.evaluation import run_eval_command  # noqa: E402
+from service.cli.evaluation import run_eval_command
 
 
 def run(table: Path, executor: str) -> tuple[dict, float]:

@@ -22,23 +22,23 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
+from _common import SHARED_OPERA, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments.runner import personas_from, prepare, run_experiment, run_unit_graph  # noqa: E402
-from agent.experiments.spec import ExperimentSpec  # noqa: E402
-from agent.experiments.statistics import analyse  # noqa: E402
-from agent.experiments.themes import rationale_themes  # noqa: E402
-from agent.graph import TwinGraph  # noqa: E402
-from agent.llm.offline_litellm import load_litellm  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.memory_store import open_memory_store  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
-from service.container import build_brains, build_llm_client  # noqa: E402
-from service.settings import Settings  # noqa: E402
-from tests.support.openai_server import OpenAICompatibleServer  # noqa: E402
+from agent.brains.embedded import EmbeddedBrain
+from agent.experiments.runner import personas_from, prepare, run_experiment, run_unit_graph
+from agent.experiments.spec import ExperimentSpec
+from agent.experiments.statistics import analyse
+from agent.experiments.themes import rationale_themes
+from agent.graph import TwinGraph
+from agent.llm.offline_litellm import load_litellm
+from agent.sample_pages import sample_page
+from personas.memory_store import open_memory_store
+from personas.sources import load_personas
+from service.container import build_brains, build_llm_client
+from service.settings import Settings
+from tests.support.openai_server import OpenAICompatibleServer
 
 SEARCH_URL = "https://www.amazon.com/s?k=usb+c+cable"
 BANNER = ('<div name="deal_banner"><strong>Deal of the day: 25% off Anker cables, FREE delivery</strong>'

@@ -25,19 +25,18 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from _common import SHARED_OPERA, write_result
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
-
-from agent.behaviour.labels import LABELS  # noqa: E402
-from agent.behaviour.params import load_params  # noqa: E402
-from agent.calibration.calibrate import read_personas  # noqa: E402
-from agent.calibration.cross_validation import fold_assignment, out_of_fold_distributions  # noqa: E402
-from agent.calibration.decision_tuning import TuningSet, tune_rule  # noqa: E402
-from agent.calibration.fitting import fit_variant, merged_features  # noqa: E402
-from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics  # noqa: E402
-from agent.calibration.model_selection import Selection, previous_labels  # noqa: E402
-from agent.calibration.timelines import read_timelines  # noqa: E402
-from agent.calibration.training_data import TrainingRows, build_rows  # noqa: E402
+from agent.behaviour.labels import LABELS
+from agent.behaviour.params import load_params
+from agent.calibration.calibrate import read_personas
+from agent.calibration.cross_validation import fold_assignment, out_of_fold_distributions
+from agent.calibration.decision_tuning import TuningSet, tune_rule
+from agent.calibration.fitting import fit_variant, merged_features
+from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics
+from agent.calibration.model_selection import Selection, previous_labels
+from agent.calibration.timelines import read_timelines
+from agent.calibration.training_data import TrainingRows, build_rows
 
 N_FOLDS = 5
 SEED = 0

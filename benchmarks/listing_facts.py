@@ -27,7 +27,7 @@ def _words(title: str) -> str:
 
 def _same_title(read: str, listed: str) -> bool:
     a, b = _words(read), _words(listed)
-    return bool(a and b) and (a == b or len(a) >= 8 and b.startswith(a) or len(b) >= 8 and a.startswith(b))
+    return bool(a and b) and (a == b or (len(a) >= 8 and b.startswith(a)) or (len(b) >= 8 and a.startswith(b)))
 
 
 def score_page(entry: dict) -> dict:

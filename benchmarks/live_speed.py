@@ -162,8 +162,8 @@ def end_to_end(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps:
 def profile(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int,
             concurrency: int | None) -> dict:
     with shop_kind() as shop:
-        code = ("import sys, runpy; sys.argv = sys.argv[1:]; sys.path.insert(0, {!r}); "
-                "runpy.run_path(sys.argv[0], run_name='__main__')").format(str(checkout))
+        code = (f"import sys, runpy; sys.argv = sys.argv[1:]; sys.path.insert(0, {str(checkout)!r}); "
+                "runpy.run_path(sys.argv[0], run_name='__main__')")
         done = subprocess.run([sys.executable, "-c", code, str(PROFILE), str(data_dir), shop.url, ",".join(ids),
                                str(steps), str(seed), str(concurrency or 0)], cwd=checkout,
                               env=env_for(checkout, data_dir), capture_output=True, text=True)

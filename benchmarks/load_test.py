@@ -19,12 +19,11 @@ import time
 from collections import Counter
 
 import httpx
+from _common import SHARED_OPERA, percentile, write_result
 from prometheus_client.parser import text_string_to_metric_families
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
-
-from agent.sample_pages import sample_page  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from agent.sample_pages import sample_page
+from tests.support.service_process import ServiceProcess
 
 PAGES = [("search_results.html", "https://www.amazon.com/s?k=usb+c+cable"),
          ("product_page.html", "https://www.amazon.com/dp/B0EXAMPLE"),

@@ -19,28 +19,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import time
 from collections import Counter
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
-from observation_speed import page_600kb  # noqa: E402
-from page_edits import MANIPULATIONS, Page  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
+from observation_speed import page_600kb
+from page_edits import MANIPULATIONS, Page
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.llm import LLMBrain  # noqa: E402
-from agent.decision import BrainError, TwinContext  # noqa: E402
-from agent.grounding import grounding_error, normalise  # noqa: E402
-from agent.history import Step  # noqa: E402
-from agent.llm.client import LLMClient  # noqa: E402
-from agent.page.click_types import infer_click_type  # noqa: E402
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
-from service.local_model import LocalModelServer, shipped_gguf  # noqa: E402
+from agent.actions import ClickAction, InputAction
+from agent.brains.llm import LLMBrain
+from agent.decision import BrainError, TwinContext
+from agent.grounding import grounding_error, normalise
+from agent.history import Step
+from agent.llm.client import LLMClient
+from agent.page.click_types import infer_click_type
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
+from personas.sources import load_personas
+from service.local_model import LocalModelServer, shipped_gguf
 
 SEARCH = [Step(action=InputAction(name="nav_bar.search_input", text="usb c cable"), rationale="My old cable frayed."),
           Step(action=ClickAction(name="nav_bar.search_button"), click_type="search")]

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 
 
 def setup_cmake_args() -> str:

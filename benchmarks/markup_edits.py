@@ -72,7 +72,7 @@ def spellings(value: Decimal) -> dict[str, Spelling]:
             if decimal == group:
                 continue
             for decimals in (0, 1, 2):
-                if decimals == 0 and not whole_needed or decimals == 1 and not one_decimal:
+                if (decimals == 0 and not whole_needed) or (decimals == 1 and not one_decimal):
                     continue
                 s = Spelling(group, decimal if decimals else "", decimals)
                 out.setdefault(s.write(value), s)
@@ -272,7 +272,7 @@ def out_of_stock(html: str) -> Edit:
         words = attributes + " " + re.sub(r"<[^>]+>", " ", inner)
         if not BUY_WORDS.search(words) or m.start() < at:
             continue
-        out += [html[at:m.start()], f'<span class="buy-removed" aria-hidden="true"></span>']
+        out += [html[at:m.start()], '<span class="buy-removed" aria-hidden="true"></span>']
         at = end
         removed += 1
     out.append(html[at:])

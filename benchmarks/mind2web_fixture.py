@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from _common import write_result  # noqa: E402
+from _common import write_result
 from typer.testing import CliRunner
 
 from service.cli.main import app

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import time
 
-from _common import percentile, write_result  # noqa: E402
+from _common import percentile, write_result
 
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
 
 
 def page_600kb() -> str:

@@ -67,7 +67,7 @@ class Page:
     spans: list[tuple[int, int]] = field(default_factory=list)  # other products' blocks (product) / each product (search)
 
     @classmethod
-    def make(cls, key: str, origin: str, source: str, kind: str, html: str, url: str | None) -> "Page":
+    def make(cls, key: str, origin: str, source: str, kind: str, html: str, url: str | None) -> Page:
         tree = LexborHTMLParser(html)
         named = tree.css("[name]")
         groups, sections = product_blocks(named, [n.attributes.get("name") or "" for n in named])

@@ -12,7 +12,6 @@ worktree, one process each, alternating), so the machine's load weighs on both a
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import subprocess
 import sys

@@ -32,21 +32,21 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import REPO, SHARED_OPERA, write_result  # noqa: E402
-from page_edits import MANIPULATIONS, ONLY_ON, WHY_NOT, Page, brief, check, targets  # noqa: E402
-from statsmodels.stats.multitest import multipletests  # noqa: E402
+from _common import REPO, SHARED_OPERA, write_result
+from page_edits import MANIPULATIONS, ONLY_ON, WHY_NOT, Page, brief, check, targets
+from statsmodels.stats.multitest import multipletests
 
-from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
-from agent.experiments.statistics import _paired_binary  # noqa: E402
-from agent.history import Step  # noqa: E402
-from agent.page.observation import Observation  # noqa: E402
-from agent.page.parse import parse_page  # noqa: E402
-from agent.page.simplifier import simplify_html  # noqa: E402
-from agent.page.simplifier.slug import slugify  # noqa: E402
-from personas.sensitivities import sensitivities  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.actions import ClickAction, InputAction
+from agent.brains.embedded import EmbeddedBrain
+from agent.decision import TwinContext
+from agent.experiments.statistics import _paired_binary
+from agent.history import Step
+from agent.page.observation import Observation
+from agent.page.parse import parse_page
+from agent.page.simplifier import simplify_html
+from agent.page.simplifier.slug import slugify
+from personas.sensitivities import sensitivities
+from personas.sources import load_personas
 
 CITATION = "OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0 (personas)"
 SHARED_PAGES = SHARED_OPERA.parent / "pages"

@@ -33,14 +33,14 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import numpy as np
-from _common import SHARED_OPERA, write_result  # noqa: E402
-from markup_edits import deal, out_of_stock, rating_down, scale_price  # noqa: E402
-from page_sensitivity import compare, decide_all, history_for, rate  # noqa: E402
-from statsmodels.stats.multitest import multipletests  # noqa: E402
+from _common import SHARED_OPERA, write_result
+from markup_edits import deal, out_of_stock, rating_down, scale_price
+from page_sensitivity import compare, decide_all, history_for, rate
+from statsmodels.stats.multitest import multipletests
 
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.page.read_page import observe_page  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.brains.embedded import EmbeddedBrain
+from agent.page.read_page import observe_page
+from personas.sources import load_personas
 
 PAGES_DIR = SHARED_OPERA.parent / "product-pages"
 CITATION = ("pages: Zyte product-extraction benchmark (scrapinghub/product-extraction-benchmark, commit cba97d7, MIT, "

@@ -13,12 +13,11 @@ import tempfile
 import time
 
 import httpx
+from _common import SHARED_OPERA, percentile, write_result
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
-
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.memory_store import open_memory_store  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from agent.sample_pages import sample_page
+from personas.memory_store import open_memory_store
+from tests.support.service_process import ServiceProcess
 
 HISTORY = [
     {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"}, "rationale": "I need a longer cable."},

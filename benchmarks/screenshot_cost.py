@@ -27,20 +27,20 @@ import os
 import statistics
 import time
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
 
-from agent.brains.llm import LLMBrain  # noqa: E402
-from agent.browsing.chromium import launch  # noqa: E402
-from agent.browsing.snapshot import SnapshotTaker, selector_for  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
-from agent.llm.client import LLMClient  # noqa: E402
-from agent.llm.offline_litellm import load_litellm  # noqa: E402
-from agent.page.observation import Observation  # noqa: E402
-from agent.screenshots import read_screenshot  # noqa: E402
-from personas.persona import Persona  # noqa: E402
-from service.demo_shop import create_shop_app  # noqa: E402
-from tests.support.live_server import serve  # noqa: E402
-from tests.support.openai_server import OpenAICompatibleServer  # noqa: E402
+from agent.brains.llm import LLMBrain
+from agent.browsing.chromium import launch
+from agent.browsing.snapshot import SnapshotTaker, selector_for
+from agent.decision import TwinContext
+from agent.llm.client import LLMClient
+from agent.llm.offline_litellm import load_litellm
+from agent.page.observation import Observation
+from agent.screenshots import read_screenshot
+from personas.persona import Persona
+from service.demo_shop import create_shop_app
+from tests.support.live_server import serve
+from tests.support.openai_server import OpenAICompatibleServer
 
 MODEL = "openai/twin-test"      # the loopback server's model; vision forced with vision="always"
 TOKEN_MODEL = "gpt-4o"          # the model whose image-token rule litellm applies for the count

@@ -13,10 +13,10 @@ import argparse
 import statistics
 import time
 
-from _common import REPO, SHARED_OPERA, percentile, write_result  # noqa: E402
+from _common import REPO, SHARED_OPERA, percentile, write_result
 from selectolax.lexbor import LexborHTMLParser
 
-from agent.page.simplifier import simplify_html  # noqa: E402
+from agent.page.simplifier import simplify_html
 
 REAL_PAGE = SHARED_OPERA.parent / "pages" / "amazon_search_results.html"
 FIXTURES = REPO / "tests" / "fixtures" / "raw_pages"

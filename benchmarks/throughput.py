@@ -24,13 +24,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+from _common import write_result
 from load_test import HISTORY, PAGES, persona_records, served_predictions
 
-from _common import write_result  # noqa: E402
-
-from agent.sample_pages import sample_page  # noqa: E402
-from tests.support.chroma_server import ChromaServer  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from agent.sample_pages import sample_page
+from tests.support.chroma_server import ChromaServer
+from tests.support.service_process import ServiceProcess
 
 WRK_SCRIPT = r"""
 local bodies, requests, i = {}, {}, 0

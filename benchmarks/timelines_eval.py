@@ -19,11 +19,10 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+from _common import SHARED_OPERA, write_result
 from rich.console import Console
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
-
-from service.cli.evaluation import run_eval_command  # noqa: E402
+from service.cli.evaluation import run_eval_command
 
 KEYS = ("n", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1", "fine_grained_accuracy",
         "outcome_accuracy", "outcome_weighted_f1")

@@ -25,7 +25,7 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ log = logging.getLogger(__name__)
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class MemoryStore:
@@ -231,7 +231,7 @@ class MemoryStore:
         generation": a younger one may be another writer's, written but not yet committed."""
         doomed = [(pid, old) for pid, old in displaced.items() if old != ours[pid]]
         current = self._current_generations(list(ours))
-        cutoff = (datetime.now(timezone.utc) - ABANDONED_AFTER).isoformat(timespec="seconds")
+        cutoff = (datetime.now(UTC) - ABANDONED_AFTER).isoformat(timespec="seconds")
         newest: dict[tuple[str, str], str] = {}  # copied events keep their own, older, time: judge by the newest entry
         for start in range(0, len(ours), _CHROMA_BATCH):
             chunk = list(ours)[start:start + _CHROMA_BATCH]

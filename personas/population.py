@@ -13,7 +13,8 @@ import hashlib
 import operator
 import re
 from collections import defaultdict
-from typing import Callable, Iterable, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.llm.provider_lock import ProviderLock
 from agent.brains import registry
 from agent.brains.base import Brain
 from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
+from agent.llm.provider_lock import ProviderLock
 from service.settings import Settings
 from service.tenant_store import TenantScopedStore, open_tenant_store, store_description
 

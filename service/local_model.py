@@ -89,7 +89,7 @@ class LocalModelServer:
             command += ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)]
         return command
 
-    def start(self, timeout_s: float = 120.0) -> "LocalModelServer":
+    def start(self, timeout_s: float = 120.0) -> LocalModelServer:
         if not self.gguf.is_file():
             raise LocalModelError(f"no GGUF model file at {self.gguf}")
         if not server_installed():
@@ -131,7 +131,7 @@ class LocalModelServer:
                 self.process.kill()
                 self.process.wait()
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start() if self.process is None else self
 
     def __exit__(self, *exc) -> None:

@@ -153,7 +153,7 @@ def test_after_deciding_to_buy_a_twin_at_a_checkout_step_goes_on_or_leaves_and_n
     step = next(c.name for c in page.candidates if c.text == "Continue to shipping")
     assert chosen == {("click", step)}
     expected = float(np.mean(leave_probability)) * len(leave_probability)
-    assert 0 < expected and abs(left - expected) <= 3 * np.sqrt(expected) + 1
+    assert expected > 0 and abs(left - expected) <= 3 * np.sqrt(expected) + 1
     wandering = {brain.decide_sync(TwinContext(persona=personas[0], memories=[], observation=page, history=[],
                                                mode="sample", seed=seed)).details["label"] for seed in range(40)}
     assert wandering - {PURCHASE, TERMINATE}  # no purchase decision behind it: other actions too

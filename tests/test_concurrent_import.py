@@ -18,7 +18,7 @@ WAIT_S = 120  # a deadlock guard only: each wait is released by the other writer
 class PausingStore(MemoryStore):
     """Holds each writer, named by its thread, at the point between writing a generation and committing it."""
 
-    def __init__(self, client, pauses: dict[str, "callable"]) -> None:
+    def __init__(self, client, pauses: dict[str, callable]) -> None:
         super().__init__(client)
         self._pauses = pauses
 

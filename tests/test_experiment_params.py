@@ -37,7 +37,7 @@ def test_an_experiment_uses_the_behaviour_parameters_the_service_was_started_wit
     one_hot = [1.0 if i == terminate else 0.0 for i in range(len(leaving["labels"]))]
     chain = leaving["label_chain"]
     chain["overall"] = one_hot
-    chain["transitions"] = {previous: one_hot for previous in chain["transitions"]}
+    chain["transitions"] = dict.fromkeys(chain["transitions"], one_hot)
     params = tmp_path / "leaving_params.json"
     params.write_text(json.dumps(leaving))
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent.browsing import chromium as chromium_module
-from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import ExperimentRejected, check_experiment
+from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from service.container import experiment_context
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 

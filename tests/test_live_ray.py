@@ -37,7 +37,7 @@ def cluster():
                 "num_cpus": 1, "resources": {"chromium": 1}, "include_dashboard": False,
                 "object_store_memory": 100 * 2**20})
             break
-        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
+        except Exception:
             if attempt == 4:
                 raise
     worker = cluster.add_node(num_cpus=2, resources={"chromium": 2}, object_store_memory=100 * 2**20)

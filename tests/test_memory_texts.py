@@ -130,7 +130,7 @@ def test_core_profile_is_compact_first_person_and_grounded(opera_dir, sample_use
 
 def test_core_profile_fits_a_very_long_self_description():
     persona = Persona(id="wordy", name="Wordy", self_description="I like long sentences. " * 300,
-                      preferences={c: 5 for c in ("quality", "delivery", "novelty")})
+                      preferences=dict.fromkeys(("quality", "delivery", "novelty"), 5))
     text = core_profile_text(persona)
     assert len(text) <= CORE_PROFILE_MAX_CHARS
     assert "My name is Wordy." in text and "high quality" in text

@@ -62,6 +62,6 @@ def test_every_currency_the_script_offers_has_a_price_for_every_product():
     """The script's currencies are the catalogue's (the project runs in Oscar's interpreter, so they are written
     twice), and each price list beyond the built one prices every product."""
     data = runpy.run_path(str(PROJECT / "shopsite" / "catalogue_data.py"))
-    assert CURRENCIES == data["CURRENCIES"] and CURRENCIES[0] == "GBP"
+    assert data["CURRENCIES"] == CURRENCIES and CURRENCIES[0] == "GBP"
     skus = {row[0] for row in data["PRODUCTS"]} | {data["TSHIRT"][0]}
     assert {currency: set(prices) for currency, prices in data["PRICE_LISTS"].items()} == {"EUR": skus}

@@ -105,8 +105,9 @@ def test_on_a_search_page_every_product_changes(search_page, name):
 
 # --- edits of real shop pages from their own markup (benchmarks/markup_edits.py) --------------------------------
 
-import markup_edits as me  # noqa: E402
 from decimal import Decimal  # noqa: E402
+
+import markup_edits as me  # noqa: E402
 
 SHOP_PAGE = """<html><head><title>Table - 1.299,00 €</title>
 <script type="application/ld+json">{"@type": "Product", "offers": {"@type": "Offer", "price": "1299.00",

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.recorded_sessions import read_action_table
 from agent.evaluation.runner import EvalConfig, evaluate
 from agent.graph import TwinGraph
 from agent.ray_executor import RayExecutor
+from agent.recorded_sessions import read_action_table
 from personas.sources import load_personas
 from service.cli.main import app
 from service.container import build_brains, build_llm_client

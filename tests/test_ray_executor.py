@@ -12,8 +12,8 @@ import time
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.ray_executor import RayExecutor
 from agent.experiments.runner import InProcessExecutor, RunInterrupted, prepare, run_experiment
+from agent.ray_executor import RayExecutor
 from personas.sources import load_personas
 from tests.conftest import ray_batches_run
 from tests.test_experiment_cli import PERSONA_FILES, invoke, write_spec

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -96,7 +96,7 @@ def test_order_by_timestamp_else_file_order(tmp_path):
 
 
 def test_timestamp_columns_typed_as_datetimes_or_epoch_numbers(tmp_path):
-    base = datetime(2025, 4, 3, 14, 0, tzinfo=timezone.utc)
+    base = datetime(2025, 4, 3, 14, 0, tzinfo=UTC)
     frame = pd.DataFrame({"session_id": ["s_2025-04-03T14:00:00Z"] * 3, "action_type": ["click"] * 3,
                           "semantic_id": ["c", "a", "b"],
                           "timestamp": pd.to_datetime([base.timestamp() + 2, base.timestamp(), base.timestamp() + 1],

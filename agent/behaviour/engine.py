@@ -73,7 +73,7 @@ class _PersonaCache:
     """persona -> (feature vector, sensitivities), keyed by the Persona object (populations reuse the same objects)."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._items: "OrderedDict[int, tuple[Persona, dict[str, float]]]" = OrderedDict()
+        self._items: OrderedDict[int, tuple[Persona, dict[str, float]]] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
@@ -95,11 +95,11 @@ class _EffectCache:
     """(page, person's sensitivities) -> the page's terms: a population sees one page with many instances."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._items: "OrderedDict[tuple[int, Sensitivities], tuple[Observation, PageEffect]]" = OrderedDict()
+        self._items: OrderedDict[tuple[int, Sensitivities], tuple[Observation, PageEffect]] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, observation: Observation, sens: Sensitivities, engine: "BehaviourEngine") -> PageEffect:
+    def get(self, observation: Observation, sens: Sensitivities, engine: BehaviourEngine) -> PageEffect:
         if observation.page_type == "cart":  # the cart holds what was chosen; its facts only gate checking out
             return NO_EFFECT
         key = (id(observation), sens)

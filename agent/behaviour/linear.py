@@ -56,7 +56,7 @@ class LinearSoftmax:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "LinearSoftmax":
+    def from_json(cls, data: dict) -> LinearSoftmax:
         features = list(data["features"])
         weights = np.asarray(data["weights"], dtype=np.float64).reshape(len(data["classes"]), len(features))
         return cls(

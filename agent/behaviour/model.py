@@ -52,7 +52,7 @@ class BehaviourVariant:
             return True
         return isinstance(self.chain, PersonChain) and self.chain.knows(person_feature)
 
-    def distribution(self, features: dict[str, float]) -> "LabelDistribution":
+    def distribution(self, features: dict[str, float]) -> LabelDistribution:
         action = self.action.probabilities(features)
         outcome = self.outcome.probabilities(features)
         hazard = float(action[-1])
@@ -77,7 +77,7 @@ class LabelDistribution:
     buy_share: float
 
     @classmethod
-    def of(cls, probabilities: np.ndarray) -> "LabelDistribution":
+    def of(cls, probabilities: np.ndarray) -> LabelDistribution:
         """A distribution from probabilities alone (hazard and buy share read off purchase and terminate)."""
         hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
         return cls(probabilities, hazard, float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from agent.behaviour.labels import PURCHASE, TERMINATE
 from agent.behaviour.page_terms import LOOK_ELSEWHERE, Driver

@@ -59,7 +59,7 @@ class PageTermCoefficients:
         return {k: round(float(v), 5) for k, v in asdict(self).items()}
 
     @classmethod
-    def from_json(cls, data: dict | None) -> "PageTermCoefficients":
+    def from_json(cls, data: dict | None) -> PageTermCoefficients:
         known = {f.name for f in fields(cls)}
         return replace(cls(), **{k: float(v) for k, v in (data or {}).items() if k in known})
 
@@ -237,7 +237,7 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
                    if over_budget and prices else ())
     unappeal = max(0.0, -total)
     shifts = {PURCHASE: total, TERMINATE: coef.leave_per_appeal * unappeal}
-    shifts.update({label: coef.look_per_appeal * unappeal for label in LOOK_ELSEWHERE})
+    shifts.update(dict.fromkeys(LOOK_ELSEWHERE, coef.look_per_appeal * unappeal))
     if facts.reviews_shown and sens.reviews:
         shifts["review"] = coef.read_reviews * sens.reviews
     if focus is not None and facts.products[focus].availability == "unavailable":

@@ -12,7 +12,6 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS
 from agent.behaviour.label_chain import LabelChain
 from agent.behaviour.labels import LABELS, bias_vector

@@ -10,7 +10,7 @@ person (price-conscious people add "cheap", quality-minded people "best", ...).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -12,7 +12,7 @@ buying). A trait that says the opposite of the action (CONTRADICTS) is never nam
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT, TERMINATE

@@ -10,7 +10,7 @@ after that preposition ("Mumbai", "New York"). Rules, not a model: cheap, offlin
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -10,4 +10,4 @@ from agent.browsing.funnel import Funnel, summarise
 from agent.browsing.simulation import SimulationResult, run_simulation
 from agent.browsing.trace import TraceStep, TwinTrace
 
-__all__ = ["SimulationConfig", "SimulationResult", "run_simulation", "Funnel", "summarise", "TraceStep", "TwinTrace"]
+__all__ = ["Funnel", "SimulationConfig", "SimulationResult", "TraceStep", "TwinTrace", "run_simulation", "summarise"]

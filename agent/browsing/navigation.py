@@ -64,7 +64,7 @@ class NavigationWatch:
         """Until nothing is in flight (True), or `timeout_s` passed (False)."""
         try:
             await asyncio.wait_for(self._quiet.wait(), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 
@@ -99,7 +99,7 @@ async def settle(page, timeouts: Timeouts, watch: NavigationWatch | None = None)
     while True:
         try:  # one frame: what the page starts on load (fetches, timers at 0) is started by then
             await asyncio.wait_for(page.evaluate(_NEXT_FRAME), max(0.05, deadline - time.monotonic()))
-        except (PlaywrightError, asyncio.TimeoutError):
+        except (TimeoutError, PlaywrightError):
             return  # navigating again, or a page too busy to paint: loaded is enough
         if not watch.in_flight:
             return

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from agent.browsing.report import render_simulation_html
 from agent.browsing.simulation import SimulationResult

@@ -59,7 +59,7 @@ class RecallBroker:
         queue = self._queue()
         try:
             first = await asyncio.wait_for(queue.get(), wait_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return []
         taken = [first]
         while not queue.empty():

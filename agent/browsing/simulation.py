@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from playwright.async_api import async_playwright
@@ -54,7 +54,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    started, clock = datetime.now(UTC), time.perf_counter()
     if executor is not None:
         from agent.browsing.ray_twins import run_twins_on_ray
 
@@ -63,7 +63,7 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
     else:
         traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
     return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
-                            finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                            finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
                             seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
                             task=simulation_task_success(config, traces),
                             personas={p.id: persona_card(p) for p in personas},

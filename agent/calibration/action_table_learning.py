@@ -8,7 +8,7 @@ calibration on the timelines alone never loads them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

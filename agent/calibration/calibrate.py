@@ -20,8 +20,8 @@ release's action table (names, typed text, pages) and user table. Steps:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits

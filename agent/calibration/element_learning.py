@@ -7,7 +7,7 @@ element_choice.ELEMENT_FEATURES is fitted by L-BFGS with a small L2 penalty towa
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import minimize

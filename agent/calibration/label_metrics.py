@@ -10,7 +10,7 @@ computes it on real actions.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

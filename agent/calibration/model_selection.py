@@ -9,8 +9,8 @@ tuned on out-of-fold predictions, with the cross-validated metrics they give.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -11,8 +11,8 @@ labels drawn from known coefficients are fitted back.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import minimize
@@ -61,7 +61,7 @@ def _appeal(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficients) -
 
 
 def design(steps: Sequence[PageStep], prior: PageTermCoefficients = PRIORS) -> _Design:
-    zero = replace(prior, **{name: 0.0 for name in APPEAL_COEFFICIENTS})
+    zero = replace(prior, **dict.fromkeys(APPEAL_COEFFICIENTS, 0.0))
     constant, components, reviews = [], [], []
     for step in steps:
         base_appeal = _appeal(step.facts, step.sens, zero)

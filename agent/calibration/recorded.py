@@ -8,7 +8,7 @@ agent.recorded_sessions (shared with evaluation); this module only maps them int
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from agent.behaviour.history_view import click_type_from_name
 from agent.behaviour.labels import INPUT, TERMINATE

@@ -45,7 +45,7 @@ class BehaviourSession:
     def labels(self) -> list[str]:
         return [step.label for step in self.steps]
 
-    def without_times(self) -> "BehaviourSession":
+    def without_times(self) -> BehaviourSession:
         """The session as the live simulator and most API callers describe it: actions without times."""
         return replace(self, steps=tuple(replace(step, timestamp=None) for step in self.steps))
 

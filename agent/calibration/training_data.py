@@ -10,8 +10,8 @@ would otherwise look like nothing seen in training. Only the benchmark's rows ar
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class TrainingRows:
     def __len__(self) -> int:
         return len(self.history)
 
-    def subset(self, mask: np.ndarray) -> "TrainingRows":
+    def subset(self, mask: np.ndarray) -> TrainingRows:
         indices = np.flatnonzero(mask)
         return TrainingRows(
             history=[self.history[i] for i in indices],

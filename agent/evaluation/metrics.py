@@ -7,8 +7,8 @@ Plain Python, no scikit-learn at run time; tests check every figure against scik
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from agent.actions import ACTION_TYPES, Action, same_action
 from agent.page.click_types import infer_click_type

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import string
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 _PUNCTUATION = frozenset(string.punctuation)
 

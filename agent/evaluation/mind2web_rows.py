@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from agent.json_cells import json_object
 from agent.page.node_pages import NodeCandidate, node_candidates

@@ -16,9 +16,9 @@ import asyncio
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
+from datetime import UTC, datetime
 
 from agent.actions import Action, ClickAction, InputAction
 from agent.decision import Usage
@@ -147,7 +147,7 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
                             options: PredictOptions | None = None) -> dict:
     """Every step scored; the report holds the metrics per split, the run's details and the published figures.
     `on_step` receives each step's log record as it finishes (the CLI appends them to a JSONL file)."""
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     semaphore = asyncio.Semaphore(max(1, concurrency))
     outcomes: list[Mind2WebOutcome] = []
 
@@ -180,7 +180,7 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
                 "grounding": options.grounding if options else None, "vision": options.vision if options else None,
                 "candidates": "every pos_candidates and neg_candidates element of the row; an LLM prompt over its "
                               "budget keeps those most relevant to the task (agent/candidate_ranking.py)",
-                "started": started_at, "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "started": started_at, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
                 "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95)}, "usage": usage.model_dump(),
                 "fallbacks": sum(o.fallback for o in outcomes), "pages_refused": sum(o.refused for o in outcomes),
                 "screenshots": screenshot_fates(outcomes)},

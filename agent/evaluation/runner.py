@@ -13,22 +13,31 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from agent.actions import parse_action
 from agent.brains.names import BrainName
 from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
-from agent.recorded_sessions import RecordedSession, user_id_from_session_id
-from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
-                                    predict_step, step_record)
+from agent.evaluation.steps import (
+    RecalledMemories,
+    StepOutcome,
+    StepUnit,
+    StepWork,
+    history_before,
+    observe,
+    predict_step,
+    step_record,
+)
 from agent.graph import TwinGraph
 from agent.options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
+from agent.recorded_sessions import RecordedSession, user_id_from_session_id
 from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")
@@ -114,7 +123,7 @@ async def evaluate(
 ) -> dict:
     """Score every step of every session; returns the report (metrics, run details, published figures).
     With an executor, the steps not yet checkpointed run there, with the memories recalled here first."""
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     checkpoint = _Checkpoint(config.checkpoint, config.fingerprint())
     options = config.options()
     known = list(personas)
@@ -188,7 +197,7 @@ async def evaluate(
             "n_sessions": len(sessions),
             "sessions_without_persona": sorted(missing_personas),
             "started": started_at,
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
             "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95),
                         "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else None},
             "usage": usage.model_dump(),

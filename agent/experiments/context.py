@@ -7,8 +7,9 @@ the experiment's bulk runs use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal, Protocol
+from typing import Literal, Protocol
 
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource

@@ -8,7 +8,7 @@ at a time) and where bulk units run (here, or as Ray tasks), then turns the samp
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext

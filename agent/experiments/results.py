@@ -7,13 +7,13 @@ Samples enter in a canonical order and every seed comes from the spec, so the sa
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from agent.experiments.flips import persona_flips
-from agent.experiments.paths import step_paths
 from agent.experiments.live_sights import live_visibility
+from agent.experiments.paths import step_paths
 from agent.experiments.runner import PreparedExperiment, RunOutcome
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec

@@ -21,9 +21,10 @@ import asyncio
 import hashlib
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Protocol
 
 from agent.allowed_hosts import HostAllowList
 from agent.brains.names import BrainName

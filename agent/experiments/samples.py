@@ -5,7 +5,8 @@ Kept apart from the runner so the statistics, the themes and the report can be t
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 

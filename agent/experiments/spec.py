@@ -44,7 +44,7 @@ class PageSpec(BaseModel):
                                                          "simplified HTML by its name= ids.")
 
     @model_validator(mode="after")
-    def _exactly_one_source(self) -> "PageSpec":
+    def _exactly_one_source(self) -> PageSpec:
         given = [k for k in ("simplified_html", "html", "path", "url") if getattr(self, k)]
         if len(given) != 1:
             raise ValueError("a page needs exactly one of simplified_html, html, path or url"
@@ -164,7 +164,7 @@ class ExperimentSpec(BaseModel):
         return [v.name for v in self.variants]
 
     @property
-    def live_variants(self) -> dict[str, "VariantSpec"]:
+    def live_variants(self) -> dict[str, VariantSpec]:
         return {v.name: v for v in self.variants if v.live}
 
     def predictions_needed(self, personas: int) -> int:

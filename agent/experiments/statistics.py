@@ -146,7 +146,7 @@ def _click_types(group: list[Sample]) -> list[str]:
     return [s.click_type for s in group if s.action_type == "click" and s.click_type]
 
 
-def _describe(variant: str, group: list[Sample], outcomes: list[str], boot: "_Bootstrap", top_elements: int) -> dict:
+def _describe(variant: str, group: list[Sample], outcomes: list[str], boot: _Bootstrap, top_elements: int) -> dict:
     n = len(group)
     elements = Counter(s.element for s in group if s.element)
     top = sorted(elements.items(), key=lambda kv: (-kv[1], kv[0]))[:top_elements]
@@ -180,7 +180,7 @@ def _pairing(control: list[Sample], treated: list[Sample], control_name: str, va
 
 
 def _compare(control: list[Sample], treated: list[Sample], control_name: str, variant: str, outcomes: list[str],
-             boot: "_Bootstrap", scope: str, with_distributions: bool) -> dict:
+             boot: _Bootstrap, scope: str, with_distributions: bool) -> dict:
     paired, why, order = _pairing(control, treated, control_name, variant)
     if paired:
         treated = [treated[i] for i in order]

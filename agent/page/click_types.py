@@ -78,11 +78,11 @@ _RULES: tuple[tuple[object, str], ...] = (
     (lambda n, p, last: "search_input" in n or "search_button" in n or "search_box" in n
      or bool(_SEARCH_LAST.fullmatch(last)) or n.startswith("nav_bar.search"), "search"),
     (lambda n, p, last: n.startswith("cart_side_bar")
-     or bool(_GO_TO_CART.match(last)) and p[0] not in _SITE_FRAME, "cart_side_bar"),
-    (lambda n, p, last: p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all")
+     or (bool(_GO_TO_CART.match(last)) and p[0] not in _SITE_FRAME), "cart_side_bar"),
+    (lambda n, p, last: (p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all"))
      or "select_all" in n or "deselect_all" in n, "cart_page_select"),
     (lambda n, p, last: bool(_PURCHASE.search(last)) or n in ("check_out", "checkout")
-     or bool(_PURCHASE_ELSEWHERE.search(last)) and p[0] not in _SITE_FRAME, "purchase"),
+     or (bool(_PURCHASE_ELSEWHERE.search(last)) and p[0] not in _SITE_FRAME), "purchase"),
     (lambda n, p, last: bool(_PRODUCT_LINK.match(last)), "product_link"),
     (lambda n, p, last: "review" in n and bool(_WRITING.search(last)), "other"),  # writing one is not reading them
     (lambda n, p, last: p[0].startswith("review") or bool(_REVIEW.search(p[0])) or "review" in n, "review"),
@@ -91,7 +91,7 @@ _RULES: tuple[tuple[object, str], ...] = (
     (lambda n, p, last: "quantity" in n, "quantity"),
     (lambda n, p, last: bool(_FILTER.search(n)), "filter"),
     (lambda n, p, last: bool(_PAGE_RELATED.search(n)), "page_related"),
-    (lambda n, p, last: p[0] == "nav_bar" or p[0] in _SITE_FRAME and bool(_CART_LINK.match(last)), "nav_bar"),
+    (lambda n, p, last: p[0] == "nav_bar" or (p[0] in _SITE_FRAME and bool(_CART_LINK.match(last))), "nav_bar"),
     (lambda n, p, last: bool(_REVIEW.search(n)), "review"),
 )
 

@@ -22,7 +22,7 @@ def is_text_input(node: LexborNode) -> bool:
     """A field the person types into (text inputs, text areas, search boxes, combo boxes)."""
     tag = node.tag
     role = (node.attributes.get("role") or "").lower()
-    if tag == "textarea" or role in ("searchbox", "textbox", "combobox") and tag != "select":
+    if tag == "textarea" or (role in ("searchbox", "textbox", "combobox") and tag != "select"):
         return True
     if tag == "input":
         return (node.attributes.get("type") or "text").lower() not in _NON_TEXT_INPUTS

@@ -81,10 +81,10 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     declared = declared_type == "product"  # the page says it is about one product
     heading = fold(h1.text(deep=True, separator=" ")) if (h1 := tree.css_first("h1")) is not None else ""
     titled = _card_titled(products, heading)  # a card titled as the page: the page's product beside others
-    a_list = (a_list or bool(own_buy) and not _one_products_buttons(own_buy)) and titled is None
-    says_so = page_type == "product" or page_type == "other" and declared_type != "listing" \
-        and (declared or _one_products_buttons(own_buy) and not a_list)
-    if says_so or page_type == "other" and heading and not a_list:  # any shop's product page
+    a_list = (a_list or (bool(own_buy) and not _one_products_buttons(own_buy))) and titled is None
+    says_so = page_type == "product" or (page_type == "other" and declared_type != "listing" \
+        and (declared or (_one_products_buttons(own_buy) and not a_list)))
+    if says_so or (page_type == "other" and heading and not a_list):  # any shop's product page
         remove_blocks([g.node for g in groups] + sections)
         own = own_product(tree, by_name, own_buy, options, page_title, wide=bool(says_so))
         card = titled if own.price is None else None
@@ -118,7 +118,7 @@ def _card_titled(products: list[ProductFacts], heading: str) -> int | None:
     if len(wanted) < 4:
         return None
     return next((i for i, p in enumerate(products) if p.title and (p.title.casefold() == wanted
-                 or len(p.title) >= 0.8 * len(wanted) and wanted.startswith(p.title.casefold()))), None)
+                 or (len(p.title) >= 0.8 * len(wanted) and wanted.startswith(p.title.casefold())))), None)
 
 
 def _page_currency(products: list[ProductFacts], focus: int | None, hint: str | None) -> str | None:

@@ -11,8 +11,8 @@ role, text, options and bounding box. Without a candidate list, the interactive 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 

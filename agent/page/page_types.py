@@ -13,8 +13,9 @@ priced products). The behaviour model only uses the kinds it can tell apart (`pa
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 from urllib.parse import urlparse
 
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
@@ -32,7 +33,7 @@ def page_type(url: str | None, names: Sequence[str] = ()) -> PageType:
         return "cart"
     if "/dp/" in path or "/gp/product" in path or any(n.startswith(("buybox", "product_options")) for n in names):
         return "product"
-    if path.startswith("/s") and ("k=" in query or path.startswith("/s/")) or any(n.startswith("search_results") for n in names):
+    if (path.startswith("/s") and ("k=" in query or path.startswith("/s/"))) or any(n.startswith("search_results") for n in names):
         return "search_results"
     if url and path in ("", "/"):
         return "home"

@@ -49,7 +49,7 @@ def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[Prod
         if head:
             under.setdefault(head, []).append(name)
             node_of.setdefault(name, node)
-        if not head or last not in LINK_PARTS and last not in CARD_PARTS:
+        if not head or (last not in LINK_PARTS and last not in CARD_PARTS):
             continue
         group = by_head.get(head)
         if group is None:
@@ -123,7 +123,7 @@ def _widen(group: ProductBlock, node_of: dict[str, LexborNode], before: ProductB
 
 def _same_product(owner_name: str, head: str) -> bool:
     """`search_results.x` holds `search_results.x.product_name` and `4_stars_and_above.x.product_title`."""
-    return owner_name == head or "." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2]
+    return owner_name == head or ("." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2])
 
 
 def _named_ancestor(node: LexborNode, name_of: dict[int, str]) -> LexborNode | None:

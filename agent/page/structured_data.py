@@ -13,8 +13,9 @@ A page that declares a list of products (an ItemList, or several priced products
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
@@ -83,7 +84,7 @@ def read_declared(raw_html: str, url: str | None = None, tree: LexborHTMLParser 
         main = og
     elif main is not None and og is not None:
         main = _filled(main, og)
-    if listed >= 2 and (main is None or len(products) > 2 and about is None):
+    if listed >= 2 and (main is None or (len(products) > 2 and about is None)):
         return Declared(product=None, listed=listed, page_type="listing")
     if about is None and len({p.name for p in products if p.name}) >= _SEVERAL:
         # products side by side and none the page's own: a list, or a product page beside its recommendations;

@@ -11,7 +11,7 @@ import hashlib
 import math
 import time
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from fastapi import HTTPException, Request, status
 

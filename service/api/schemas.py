@@ -35,7 +35,7 @@ class Page(BaseModel):
     url: str | None = Field(None, max_length=8192)
 
     @model_validator(mode="after")
-    def _one_form(self) -> "Page":
+    def _one_form(self) -> Page:
         if self.simplified_html is not None and self.html is not None:
             raise ValueError("send the page once: simplified_html or html, not both")
         return self
@@ -53,7 +53,7 @@ class ScreenshotIn(BaseModel):
                             "service's address). No other URL is accepted, and nothing is fetched.")
 
     @model_validator(mode="after")
-    def _one_source(self) -> "ScreenshotIn":
+    def _one_source(self) -> ScreenshotIn:
         if (self.base64 is None) == (self.url is None):
             raise ValueError("send the screenshot once: base64 or url")
         return self

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.experiments.report import render_report
-from agent.experiments.spec import ExperimentSpec, load_spec
 from agent.experiments.decision_export import ExperimentExport
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import check_experiment
+from agent.experiments.report import render_report
+from agent.experiments.spec import ExperimentSpec, load_spec
 from service.container import Services, experiment_context
 
 EXAMPLE_SPEC = Path(__file__).resolve().parents[2] / "examples" / "experiments" / "deal_banner.yaml"

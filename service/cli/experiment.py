@@ -61,7 +61,14 @@ def run(
     fresh: bool = typer.Option(False, "--fresh", help="Ignore samples of an earlier run in --out."),
 ) -> None:
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from agent.experiments.decision_export import ExperimentExport
     from agent.experiments.execution import ExperimentExecutor

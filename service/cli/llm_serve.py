@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -22,15 +21,15 @@ console = Console(soft_wrap=True)
 
 @llm_app.command("serve")
 def serve_local_model(
-    model: Optional[Path] = typer.Option(None, "--model", help="A GGUF file; default: the shipped "
+    model: Path | None = typer.Option(None, "--model", help="A GGUF file; default: the shipped "
                                          "SmolLM2-135M-Instruct (bash scripts/setup --local-llm)."),
     context: int = typer.Option(8192, "--context", min=256, max=1_048_576, help="The context size in tokens the "
                                 "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS)."),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8011, "--port", min=1, max=65535),
-    alias: Optional[str] = typer.Option(None, "--alias", help="The model name the server answers to; default: the "
+    alias: str | None = typer.Option(None, "--alias", help="The model name the server answers to; default: the "
                                         "file's name (smollm2-135m-instruct for the shipped one)."),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CPU threads; default: all cores."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads; default: all cores."),
 ) -> None:
     """Start the local model server, wait until it answers, print the TWINSIM_LLM_* settings, serve until Ctrl-C."""
     from service.local_model import DEFAULT_ALIAS, LocalModelError, LocalModelServer, shipped_gguf

@@ -7,7 +7,6 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 from pydantic import TypeAdapter, ValidationError
@@ -64,7 +63,7 @@ BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
 
 def _one_of(choices: tuple[str, ...], flag: str):
     """A callback accepting one of `choices`, written with - or _ (opera-protocol = opera_protocol)."""
-    def check(value: Optional[str]) -> Optional[str]:
+    def check(value: str | None) -> str | None:
         if value is None:
             return None
         folded = value.strip().lower().replace("-", "_")
@@ -180,8 +179,8 @@ def list_personas() -> None:
         console.print(f"{summary.id}\t{summary.source}\t{summary.memories} memories\t{summary.updated_at}")
 
 
-def _task(goal: Optional[str], url: Optional[str] = None, element: Optional[str] = None,
-          text: Optional[str] = None):
+def _task(goal: str | None, url: str | None = None, element: str | None = None,
+          text: str | None = None):
     """--task and its success criteria as one Task, refused with the schema's own reason (agent/tasks.py)."""
     from agent.tasks import Task
 
@@ -196,7 +195,7 @@ def _task(goal: Optional[str], url: Optional[str] = None, element: Optional[str]
         fail(f"--task: {_validation_message(error)}")
 
 
-def _read_history(path: Optional[Path]):
+def _read_history(path: Path | None):
     from agent.history import Step
 
     if path is None:
@@ -227,18 +226,18 @@ def _print_prediction(prediction, persona_id: str) -> None:
 @app.command()
 def predict(
     persona: str = typer.Option(..., "--persona", help="Persona id."),
-    page: Optional[Path] = typer.Option(None, "--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free."),
-    url: Optional[str] = typer.Option(None, "--url", help="The page's URL, when known."),
-    history: Optional[Path] = typer.Option(None, "--history", help="JSON list of steps: [{action, rationale?}, ...]."),
+    page: Path | None = typer.Option(None, "--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free."),
+    url: str | None = typer.Option(None, "--url", help="The page's URL, when known."),
+    history: Path | None = typer.Option(None, "--history", help="JSON list of steps: [{action, rationale?}, ...]."),
     brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: Optional[str] = typer.Option(None, "--model"),
+    model: str | None = typer.Option(None, "--model"),
     as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
-    task: Optional[str] = typer.Option(None, "--task", help="What the twin came to do, in words."),
-    screenshot: Optional[Path] = typer.Option(None, "--screenshot", help="--brain llm: the page as a PNG, JPEG or "
+    task: str | None = typer.Option(None, "--task", help="What the twin came to do, in words."),
+    screenshot: Path | None = typer.Option(None, "--screenshot", help="--brain llm: the page as a PNG, JPEG or "
                                               "WebP file, shown to a model that takes images (see --vision)."),
-    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    prompt_style: str | None = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
         "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
 ) -> None:
     """Predict a persona's next action on a page."""
@@ -290,10 +289,10 @@ def demo() -> None:
 
 @app.command()
 def calibrate(
-    timelines: Optional[Path] = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
-    personas: Optional[Path] = typer.Option(None, help="personas.jsonl (default: the shared data)."),
-    actions: Optional[Path] = typer.Option(None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."),
-    users: Optional[Path] = typer.Option(None, help="The OPeRA user table matching --actions."),
+    timelines: Path | None = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
+    personas: Path | None = typer.Option(None, help="personas.jsonl (default: the shared data)."),
+    actions: Path | None = typer.Option(None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."),
+    users: Path | None = typer.Option(None, help="The OPeRA user table matching --actions."),
     out: Path = typer.Option(..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."),
     seed: int = typer.Option(0),
 ) -> None:
@@ -327,29 +326,29 @@ class Mind2WebSplit(str, Enum):
 
 @app.command("eval")
 def evaluate(
-    path: Optional[Path] = typer.Argument(None, help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
+    path: Path | None = typer.Argument(None, help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
                                           "or a directory searched for <split>-*.parquet) or JSONL of the same rows."),
     data_format: EvalFormat = typer.Option(EvalFormat.opera, "--format", help="opera: recorded OPeRA sessions "
                                            "(--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH)."),
-    split: Optional[Mind2WebSplit] = typer.Option(None, "--split", help="mind2web: the split to score (default: "
+    split: Mind2WebSplit | None = typer.Option(None, "--split", help="mind2web: the split to score (default: "
                                                   "every test split found)."),
-    actions: Optional[Path] = typer.Option(None, "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."),
-    users: Optional[Path] = typer.Option(None, "--users", help="OPeRA user table, personas.jsonl, or native personas."),
+    actions: Path | None = typer.Option(None, "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."),
+    users: Path | None = typer.Option(None, "--users", help="OPeRA user table, personas.jsonl, or native personas."),
     brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
+    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
     ablate: str = typer.Option("", "--ablate", help="Comma-separated: persona, rationale, memory."),
     sessions: str = typer.Option("", "--sessions", help="Comma-separated session ids to evaluate (default: all)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate at most N sessions (mind2web: tasks)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Evaluate at most N sessions (mind2web: tasks)."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, max=256),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write the JSON report here."),
-    html: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
-    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
-    prompt_style: Optional[str] = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
+    out: Path | None = typer.Option(None, "--out", help="Write the JSON report here."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
+    prompt_style: str | None = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
         "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
         "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
         "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.")),
-    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     screenshots: bool = typer.Option(False, "--screenshots", help="--brain llm sees each step's screenshot: OPeRA's "
                                      "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
                                      "that takes images, or --vision always)."),
@@ -384,10 +383,10 @@ def evaluate(
         console.print(f"{key:>26}: {value if value is None or key == 'n' else f'{value:.4f}'}")
 
 
-def _evaluate_mind2web(path: Optional[Path], split: Optional[Mind2WebSplit], *, actions, users, ablate, sessions,
-                       checkpoint, brain: str, model: Optional[str], limit: Optional[int], concurrency: int,
-                       out: Optional[Path], html: Optional[Path], prompt_style: Optional[str], grounding: Optional[str],
-                       vision: Optional[str], screenshots: bool) -> None:
+def _evaluate_mind2web(path: Path | None, split: Mind2WebSplit | None, *, actions, users, ablate, sessions,
+                       checkpoint, brain: str, model: str | None, limit: int | None, concurrency: int,
+                       out: Path | None, html: Path | None, prompt_style: str | None, grounding: str | None,
+                       vision: str | None, screenshots: bool) -> None:
     if path is None:
         fail("--format mind2web needs PATH: the Multimodal-Mind2Web parquet files or JSONL rows")
     given = [flag for flag, value in (("--actions", actions), ("--users", users), ("--ablate", ablate),
@@ -441,19 +440,19 @@ def simulate(
     max_steps: int = typer.Option(10, "--max-steps", min=1, max=100, help="Actions per twin at most."),
     out: Path = typer.Option(..., "--out", help="Directory for report.json, report.html, traces/ and screenshots/."),
     brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
+    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
     seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
-    vision: Optional[str] = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    grounding: Optional[str] = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
+    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
+    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
                                               "(default: one per core, at least 2)."),
-    task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
-    task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
+    task: str | None = typer.Option(None, "--task", help="What every twin came to do, in words."),
+    task_url: str | None = typer.Option(None, "--task-url", help="Reached when the address contains this "
                                            "('*' = any run of characters, then the whole address must match)."),
-    task_element: Optional[str] = typer.Option(None, "--task-element", help="Reached when an element with this "
+    task_element: str | None = typer.Option(None, "--task-element", help="Reached when an element with this "
                                                "name (or showing this text) is on the page."),
-    task_text: Optional[str] = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
+    task_text: str | None = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
     fill_checkout: bool = typer.Option(True, "--fill-checkout/--no-fill-checkout", help="Twins that go on with "
                                        "their order fill a checkout form's required fields with made-up TEST details "
                                        "(listed in report.json's test_details); off: they stop at such a form."),

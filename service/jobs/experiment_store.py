@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from agent.experiments.samples import Sample
 from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant
@@ -49,7 +50,7 @@ CREATE TABLE IF NOT EXISTS samples (
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

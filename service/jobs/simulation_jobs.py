@@ -9,7 +9,7 @@ import contextvars
 import threading
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -66,7 +66,7 @@ class SimulationJobs:
     def submit(self, services: Services, config: SimulationConfig, personas: list[Persona]) -> SimulationJob:
         job_id = uuid.uuid4().hex[:12]
         job = SimulationJob(id=job_id, config=config, out_dir=self.root / job_id,
-                            created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                            created_at=datetime.now(UTC).isoformat(timespec="seconds"))
         with self._lock:
             if self._closed:
                 raise SimulationJobsClosed("the service is stopping; no new simulation starts")

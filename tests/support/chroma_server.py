@@ -25,7 +25,7 @@ class ChromaServer:
         self._output = tempfile.TemporaryFile()
         self._proc: subprocess.Popen | None = None
 
-    def start(self) -> "ChromaServer":
+    def start(self) -> ChromaServer:
         self.path.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
         self._proc = subprocess.Popen([str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1",
@@ -57,7 +57,7 @@ class ChromaServer:
                 self._proc.kill()
                 self._proc.wait()
 
-    def __enter__(self) -> "ChromaServer":
+    def __enter__(self) -> ChromaServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -29,10 +29,11 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Union
+from typing import Union
 
 DEFAULT_CONTENT = '{"rationale": "I have what I came for, so I am leaving.", "action": {"type": "terminate"}}'
 DEFAULT_MODEL_IDS = ("twin-test",)
@@ -117,7 +118,7 @@ class OpenAICompatibleServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "OpenAICompatibleServer":
+    def start(self) -> OpenAICompatibleServer:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             self._thread.start()
@@ -132,7 +133,7 @@ class OpenAICompatibleServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> "OpenAICompatibleServer":
+    def __enter__(self) -> OpenAICompatibleServer:
         return self.start()
 
     def __exit__(self, *exc_info) -> None:
@@ -217,7 +218,7 @@ def _make_handler(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real providers do
 
-        def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args) -> None:
             return  # quiet: tests and benchmarks read server.requests, not stderr
 
         def do_GET(self) -> None:

@@ -4,8 +4,9 @@ value: for checking that no operation of the API fails (5xx) or answers outside 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass

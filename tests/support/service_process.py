@@ -50,7 +50,7 @@ class ServiceProcess:
         self._proc: subprocess.Popen | None = None
         self.ready_after_s: float | None = None
 
-    def start(self) -> "ServiceProcess":
+    def start(self) -> ServiceProcess:
         started = time.perf_counter()
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "service.api.main:app", "--host", "127.0.0.1", "--port", str(self.port),
@@ -86,7 +86,7 @@ class ServiceProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def __enter__(self) -> "ServiceProcess":
+    def __enter__(self) -> ServiceProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

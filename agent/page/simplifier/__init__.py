@@ -111,4 +111,4 @@ def _document(title: str, parts: list[str]) -> str:
     return f"<html><head>{head}</head><body>{''.join(parts)}</body></html>"
 
 
-__all__ = ["SimplifiedPage", "simplify_html", "simplify", "RECIPES"]
+__all__ = ["RECIPES", "SimplifiedPage", "simplify", "simplify_html"]
