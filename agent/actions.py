@@ -11,7 +11,9 @@ class ClickAction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["click"] = "click"
-    name: str = Field(..., min_length=1, max_length=2048, description="The semantic id (`name=`) of the element clicked.")
+    name: str = Field(
+        ..., min_length=1, max_length=2048, description="The semantic id (`name=`) of the element clicked."
+    )
 
 
 class InputAction(BaseModel):

@@ -96,8 +96,9 @@ def _minilm_scores(page: _PageVectors, query: str, indices: Sequence[int]) -> np
     return vectors @ np.asarray(embedder.embed_query(query[:1000]), dtype=np.float32)
 
 
-def rank_candidates(observation: Observation, query: str, encoder: Encoder = DEFAULT_ENCODER,
-                    pool: int = RERANK_POOL) -> list[int]:
+def rank_candidates(
+    observation: Observation, query: str, encoder: Encoder = DEFAULT_ENCODER, pool: int = RERANK_POOL
+) -> list[int]:
     """Candidate positions, most relevant to `query` first (ties keep document order)."""
     n = len(observation.candidates)
     if n == 0:
@@ -118,8 +119,7 @@ def rank_candidates(observation: Observation, query: str, encoder: Encoder = DEF
     return [head[j] for j in by_minilm] + order[pool:]
 
 
-def top_candidates(observation: Observation, query: str, k: int,
-                   encoder: Encoder = DEFAULT_ENCODER) -> list[Candidate]:
+def top_candidates(observation: Observation, query: str, k: int, encoder: Encoder = DEFAULT_ENCODER) -> list[Candidate]:
     """The k most relevant candidates, in document order."""
     keep = sorted(rank_candidates(observation, query, encoder)[:k])
     return [observation.candidates[i] for i in keep]

@@ -45,18 +45,18 @@ class Usage(BaseModel):
 class TwinContext:
     """Everything a brain may look at for one prediction."""
 
-    persona: Persona | None            # None when the persona is ablated
-    memories: list[Memory]             # recalled for this page and history (empty when ablated)
-    observation: Observation           # EMPTY_OBSERVATION in page-free mode
-    history: list[Step]                # steps 1..t-1; rationales stripped when ablated
+    persona: Persona | None  # None when the persona is ablated
+    memories: list[Memory]  # recalled for this page and history (empty when ablated)
+    observation: Observation  # EMPTY_OBSERVATION in page-free mode
+    history: list[Step]  # steps 1..t-1; rationales stripped when ablated
     mode: DecisionMode = "most_likely"
-    seed: int | None = None            # for mode="sample": same seed, same draw
-    feedback: str | None = None        # why the previous proposal was rejected (grounding retry)
-    model: str | None = None           # the LLM to use, for brains that take one
-    task: Task | None = None           # what the person came to do, when they were given a task
+    seed: int | None = None  # for mode="sample": same seed, same draw
+    feedback: str | None = None  # why the previous proposal was rejected (grounding retry)
+    model: str | None = None  # the LLM to use, for brains that take one
+    task: Task | None = None  # what the person came to do, when they were given a task
     screenshot: Screenshot | None = None  # the page as a picture, for brains that look (the LLM brain, vision)
-    page_html: str | None = None       # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
-    prompt_style: str | None = None    # LLM brain overrides for this prediction (PredictOptions); None: its own
+    page_html: str | None = None  # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
+    prompt_style: str | None = None  # LLM brain overrides for this prediction (PredictOptions); None: its own
     grounding: str | None = None
     vision: str | None = None
     extra: dict = field(default_factory=dict)

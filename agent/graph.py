@@ -1,10 +1,10 @@
 """The twin's decision graph: recall -> reason -> act -> ground, with one retry and an embedded fallback.
 
-    recall   the persona's memories most relevant to this page and history
-    reason   the brain writes a first-person rationale and proposes an action (one brain call)
-    act      the proposal is made concrete for this page (a near-miss name resolved to the candidate's)
-    ground   the action must be doable here; if not, the reason goes back to the brain once, then the
-             embedded brain answers instead and the result says why (`fallback_used`, `fallback_reason`)
+recall   the persona's memories most relevant to this page and history
+reason   the brain writes a first-person rationale and proposes an action (one brain call)
+act      the proposal is made concrete for this page (a near-miss name resolved to the candidate's)
+ground   the action must be doable here; if not, the reason goes back to the brain once, then the
+         embedded brain answers instead and the result says why (`fallback_used`, `fallback_reason`)
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ class TwinGraph:
         graph.add_edge("recall", "reason")
         graph.add_conditional_edges("reason", self._after_reason, {"act": "act", "fallback": "fallback"})
         graph.add_edge("act", "ground")
-        graph.add_conditional_edges("ground", self._after_ground, {"done": END, "retry": "reason", "fallback": "fallback"})
+        graph.add_conditional_edges(
+            "ground", self._after_ground, {"done": END, "retry": "reason", "fallback": "fallback"}
+        )
         graph.add_edge("fallback", END)
         return graph.compile()
 
@@ -91,15 +93,26 @@ class TwinGraph:
     def wants_memories(self, persona: Persona | None, options: PredictOptions, brain: str | None = None) -> bool:
         """Whether a prediction recalls: not without a persona or a store, not when ablated, and not for a brain
         whose prompt shows no memories (the LLM brain under the OPeRA protocol)."""
-        if persona is None or options.ablate_persona or options.ablate_memory or self._memory is None \
-                or options.memories_k == 0:
+        if (
+            persona is None
+            or options.ablate_persona
+            or options.ablate_memory
+            or self._memory is None
+            or options.memories_k == 0
+        ):
             return False
         reads = getattr(self._brains.get(brain), "reads_memories", None) if brain is not None else None
         return reads is None or reads(options)
 
-    def recall_request(self, persona: Persona | None, observation: Observation, history: list[Step],
-                       options: PredictOptions, task: Task | None = None,
-                       brain: str | None = None) -> RecallRequest | None:
+    def recall_request(
+        self,
+        persona: Persona | None,
+        observation: Observation,
+        history: list[Step],
+        options: PredictOptions,
+        task: Task | None = None,
+        brain: str | None = None,
+    ) -> RecallRequest | None:
         """The recall this prediction makes, or None when it recalls nothing."""
         if not self.wants_memories(persona, options, brain):
             return None
@@ -111,8 +124,14 @@ class TwinGraph:
     # ---- nodes ----------------------------------------------------------------------------------
 
     async def _recall(self, state: TwinState) -> dict:
-        request = self.recall_request(state.get("persona"), state["observation"], state["history"], state["options"],
-                                      state.get("task"), state["brain"])
+        request = self.recall_request(
+            state.get("persona"),
+            state["observation"],
+            state["history"],
+            state["options"],
+            state.get("task"),
+            state["brain"],
+        )
         if request is None:
             return {"memories": []}
         memories = await asyncio.to_thread(self.recall, request)
@@ -144,8 +163,12 @@ class TwinGraph:
         try:
             decision = await brain.decide(self._context(state, state.get("feedback")))
         except BrainError as error:
-            return {"decision": None, "attempts": attempts, "fallback_reason": f"{brain.name} brain failed: {error}",
-                    "usage": state.get("usage", Usage()).add(error.usage)}
+            return {
+                "decision": None,
+                "attempts": attempts,
+                "fallback_reason": f"{brain.name} brain failed: {error}",
+                "usage": state.get("usage", Usage()).add(error.usage),
+            }
         return {"decision": decision, "attempts": attempts, "usage": state.get("usage", Usage()).add(decision.usage)}
 
     def _after_reason(self, state: TwinState) -> str:
@@ -224,8 +247,10 @@ class TwinGraph:
         fallback_used = state.get("fell_back", False)
         details = decision.details
         if screenshot is not None and "screenshot" not in details:
-            details = {**details, "screenshot": f"not used: the {state['answered_by']} brain reads the page's "
-                       "elements, not images"}
+            details = {
+                **details,
+                "screenshot": f"not used: the {state['answered_by']} brain reads the page's elements, not images",
+            }
         if state.get("no_memories"):  # a persona stored with no memories decides from its profile alone
             details = {**details, "memories": NO_MEMORIES}
         return Prediction(

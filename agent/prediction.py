@@ -12,7 +12,9 @@ from personas.memory_types import Memory
 class Prediction(BaseModel):
     action: Action
     rationale: str
-    click_type: str | None = Field(None, description="OPeRA click type of the clicked element (None for input/terminate).")
+    click_type: str | None = Field(
+        None, description="OPeRA click type of the clicked element (None for input/terminate)."
+    )
     brain: str = Field(..., description="The brain whose action this is (after any fallback).")
     requested_brain: str
     model: str | None = None

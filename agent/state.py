@@ -20,18 +20,18 @@ class TwinState(TypedDict, total=False):
     observation: Observation
     history: list[Step]
     options: PredictOptions
-    brain: str                  # the brain asked first
+    brain: str  # the brain asked first
     model: str | None
-    task: Task | None           # the goal the twin was given, if any
+    task: Task | None  # the goal the twin was given, if any
     screenshot: Screenshot | None  # the page as a picture (brains that look at it)
-    page_html: str | None       # the page's simplified HTML in full (the OPeRA protocol prompt)
+    page_html: str | None  # the page's simplified HTML in full (the OPeRA protocol prompt)
     memories: list[Memory]
-    no_memories: bool           # a recall was made and the person has none stored
-    decision: Decision | None   # the brain's latest proposal (reason)
-    action: Action | None       # that proposal made concrete for this page (act)
-    feedback: str | None        # why the last action was rejected (ground)
+    no_memories: bool  # a recall was made and the person has none stored
+    decision: Decision | None  # the brain's latest proposal (reason)
+    action: Action | None  # that proposal made concrete for this page (act)
+    feedback: str | None  # why the last action was rejected (ground)
     attempts: int
     usage: Usage
     fallback_reason: str | None
-    answered_by: str            # the brain whose action stands
-    fell_back: bool             # the fallback node answered
+    answered_by: str  # the brain whose action stands
+    fell_back: bool  # the fallback node answered

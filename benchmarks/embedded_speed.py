@@ -39,8 +39,16 @@ def contexts(personas, observation) -> list[TwinContext]:
     for i in range(400):
         persona = personas[i % len(personas)]
         mode = "sample" if i % 2 else "most_likely"
-        out.append(TwinContext(persona=persona, memories=[], observation=observation, history=HISTORY[: i % 13],
-                               mode=mode, seed=i if mode == "sample" else None))
+        out.append(
+            TwinContext(
+                persona=persona,
+                memories=[],
+                observation=observation,
+                history=HISTORY[: i % 13],
+                mode=mode,
+                seed=i if mode == "sample" else None,
+            )
+        )
     return out
 
 
@@ -55,8 +63,13 @@ def rate(brain: EmbeddedBrain, batch: list[TwinContext], seconds: float = 5.0) -
             latencies.append((time.perf_counter() - t0) * 1000)
         done += len(batch)
     elapsed = time.perf_counter() - started
-    return {"predictions": done, "seconds": round(elapsed, 2), "per_second": round(done / elapsed),
-            "p50_ms": round(percentile(latencies, 50), 3), "p99_ms": round(percentile(latencies, 99), 3)}
+    return {
+        "predictions": done,
+        "seconds": round(elapsed, 2),
+        "per_second": round(done / elapsed),
+        "p50_ms": round(percentile(latencies, 50), 3),
+        "p99_ms": round(percentile(latencies, 99), 3),
+    }
 
 
 def main() -> None:
@@ -68,12 +81,21 @@ def main() -> None:
     parse_ms = (time.perf_counter() - t0) * 1000
     page = rate(brain, contexts(personas, observation))
     page_free = rate(brain, contexts(personas, EMPTY_OBSERVATION))
-    write_result("embedded_speed", {
-        "page": {"bytes": len(html.encode()), "candidates": len(observation.candidates), "parse_ms": round(parse_ms, 1),
-                 **page, "target_per_second": 500},
-        "page_free": {**page_free, "target_per_second": 2000},
-        "personas": len(personas), "process": "one process, one thread, brain.decide_sync",
-    })
+    write_result(
+        "embedded_speed",
+        {
+            "page": {
+                "bytes": len(html.encode()),
+                "candidates": len(observation.candidates),
+                "parse_ms": round(parse_ms, 1),
+                **page,
+                "target_per_second": 500,
+            },
+            "page_free": {**page_free, "target_per_second": 2000},
+            "personas": len(personas),
+            "process": "one process, one thread, brain.decide_sync",
+        },
+    )
 
 
 if __name__ == "__main__":

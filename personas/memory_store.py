@@ -59,7 +59,9 @@ class PersonaSummary:
     updated_at: str
 
 
-def open_chroma_client(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> chromadb.ClientAPI:
+def open_chroma_client(
+    path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0
+) -> chromadb.ClientAPI:
     """An embedded persistent client by default; a Chroma server client when a URL is given.
 
     Chroma's HTTP client waits forever on a stuck server (its httpx session has timeout=None): we check
@@ -87,7 +89,9 @@ def _check_server_answers(base_url: str, timeout_s: float) -> None:
     try:
         httpx.get(f"{base_url}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
     except httpx.HTTPError as error:
-        raise ConnectionError(f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}") from error
+        raise ConnectionError(
+            f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}"
+        ) from error
 
 
 def _bound_requests(client: chromadb.ClientAPI, timeout_s: float) -> None:
@@ -155,14 +159,20 @@ class MemoryStore:
         memory_ids = self._memories.get(include=[])["ids"]
         persona_ids = self._personas.get(include=[])["ids"]
         if memory_ids or persona_ids:
-            log.warning("this memory store's vectors were written by %s; re-embedding its %d memories and %d personas "
-                        "with %s, once", recorded or UNRECORDED_EMBEDDER, len(memory_ids), len(persona_ids), embedder.id)
+            log.warning(
+                "this memory store's vectors were written by %s; re-embedding its %d memories and %d personas "
+                "with %s, once",
+                recorded or UNRECORDED_EMBEDDER,
+                len(memory_ids),
+                len(persona_ids),
+                embedder.id,
+            )
             for start in range(0, len(memory_ids), _CHROMA_BATCH):
-                got = self._memories.get(ids=memory_ids[start:start + _CHROMA_BATCH], include=["documents"])
+                got = self._memories.get(ids=memory_ids[start : start + _CHROMA_BATCH], include=["documents"])
                 if got["ids"]:  # an id deleted meanwhile by another writer is simply gone
                     self._memories.update(ids=got["ids"], embeddings=embedder.embed(got["documents"]))
             for start in range(0, len(persona_ids), _CHROMA_BATCH):
-                got = self._personas.get(ids=persona_ids[start:start + _CHROMA_BATCH], include=["documents"])
+                got = self._personas.get(ids=persona_ids[start : start + _CHROMA_BATCH], include=["documents"])
                 if got["ids"]:
                     profiles = [profile_text(Persona.model_validate_json(document)) for document in got["documents"]]
                     self._personas.update(ids=got["ids"], embeddings=embedder.embed(profiles))
@@ -191,24 +201,34 @@ class MemoryStore:
         if not items:
             return []
         now = _now()
-        plans = [(persona, keep_events, uuid.uuid4().hex, persona_memory_texts(persona)) for persona, keep_events in items]
+        plans = [
+            (persona, keep_events, uuid.uuid4().hex, persona_memory_texts(persona)) for persona, keep_events in items
+        ]
         texts = [text for _, _, _, pairs in plans for _, text in pairs]
         vectors = self.embedder.embed(texts + [profile_text(persona) for persona, *_ in plans])
-        memory_vectors, profile_vectors = vectors[:len(texts)], vectors[len(texts):]
+        memory_vectors, profile_vectors = vectors[: len(texts)], vectors[len(texts) :]
         memory_ids, documents, metadatas = [], [], []
         for persona, _, generation, pairs in plans:
             memory_ids += [f"{persona.id}:{generation}:{i:05d}" for i in range(len(pairs))]
             documents += [text for _, text in pairs]
-            metadatas += [{"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
-                          for i, (kind, _) in enumerate(pairs)]
+            metadatas += [
+                {"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
+                for i, (kind, _) in enumerate(pairs)
+            ]
         ours = {persona.id: generation for persona, _, generation, _ in plans}
         try:
             for start in range(0, len(memory_ids), _CHROMA_BATCH):
                 end = start + _CHROMA_BATCH
-                self._memories.add(ids=memory_ids[start:end], embeddings=memory_vectors[start:end].tolist(),
-                                   documents=documents[start:end], metadatas=metadatas[start:end])
-            events = {persona.id: self._copy_events(persona.id, generation) if keep_events else 0
-                      for persona, keep_events, generation, _ in plans}
+                self._memories.add(
+                    ids=memory_ids[start:end],
+                    embeddings=memory_vectors[start:end].tolist(),
+                    documents=documents[start:end],
+                    metadatas=metadatas[start:end],
+                )
+            events = {
+                persona.id: self._copy_events(persona.id, generation) if keep_events else 0
+                for persona, keep_events, generation, _ in plans
+            }
             for persona_id, generation in ours.items():
                 self._generation_written(persona_id, generation)
             displaced = self._current_generations(ids)
@@ -216,8 +236,16 @@ class MemoryStore:
                 ids=ids,
                 embeddings=profile_vectors.tolist(),
                 documents=[persona.model_dump_json() for persona, *_ in plans],
-                metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
-                            "source": persona.source, "name": persona.name or ""} for persona, _, generation, _ in plans],
+                metadatas=[
+                    {
+                        "persona_id": persona.id,
+                        "generation": generation,
+                        "updated_at": now,
+                        "source": persona.source,
+                        "name": persona.name or "",
+                    }
+                    for persona, _, generation, _ in plans
+                ],
             )
         except BaseException:
             self._delete_generations(list(ours.items()))  # a failed write leaves nothing behind
@@ -234,7 +262,7 @@ class MemoryStore:
         cutoff = (datetime.now(UTC) - ABANDONED_AFTER).isoformat(timespec="seconds")
         newest: dict[tuple[str, str], str] = {}  # copied events keep their own, older, time: judge by the newest entry
         for start in range(0, len(ours), _CHROMA_BATCH):
-            chunk = list(ours)[start:start + _CHROMA_BATCH]
+            chunk = list(ours)[start : start + _CHROMA_BATCH]
             got = self._memories.get(where={"persona_id": {"$in": chunk}}, include=["metadatas"])
             for meta in got["metadatas"]:
                 key = (meta["persona_id"], meta["generation"])
@@ -256,9 +284,11 @@ class MemoryStore:
 
     def _delete_generations(self, pairs: list[tuple[str, str]]) -> None:
         """Delete the memories of each (persona id, generation), a hundred pairs a call."""
-        clauses = [{"$and": [{"persona_id": pid}, {"generation": generation}]} for pid, generation in dict.fromkeys(pairs)]
+        clauses = [
+            {"$and": [{"persona_id": pid}, {"generation": generation}]} for pid, generation in dict.fromkeys(pairs)
+        ]
         for start in range(0, len(clauses), 100):
-            chunk = clauses[start:start + 100]
+            chunk = clauses[start : start + 100]
             self._memories.delete(where=chunk[0] if len(chunk) == 1 else {"$or": chunk})
 
     def _copy_events(self, persona_id: str, generation: str) -> int:
@@ -266,8 +296,10 @@ class MemoryStore:
         current = self._current_generation(persona_id)
         if current is None:
             return 0
-        got = self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
-                                 include=["documents", "metadatas", "embeddings"])
+        got = self._memories.get(
+            where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
+            include=["documents", "metadatas", "embeddings"],
+        )
         if not got["ids"]:
             return 0
         self._memories.add(
@@ -300,9 +332,14 @@ class MemoryStore:
         got = self._personas.get(include=["metadatas"], limit=limit, offset=offset)
         summaries = []
         for pid, meta in sorted(zip(got["ids"], got["metadatas"]), key=lambda pair: pair[0]):
-            count = len(self._memories.get(where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]},
-                                           include=[])["ids"])
-            summaries.append(PersonaSummary(pid, meta.get("name") or None, meta.get("source", ""), count, meta.get("updated_at", "")))
+            count = len(
+                self._memories.get(
+                    where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]}, include=[]
+                )["ids"]
+            )
+            summaries.append(
+                PersonaSummary(pid, meta.get("name") or None, meta.get("source", ""), count, meta.get("updated_at", ""))
+            )
         return summaries
 
     def persona_ids(self) -> list[str]:
@@ -324,7 +361,9 @@ class MemoryStore:
             ids=[memory_id],
             embeddings=self.embedder.embed([text]).tolist(),
             documents=[text],
-            metadatas=[{"persona_id": persona_id, "generation": meta["generation"], "kind": kind, "seq": -1, "created_at": now}],
+            metadatas=[
+                {"persona_id": persona_id, "generation": meta["generation"], "kind": kind, "seq": -1, "created_at": now}
+            ],
         )
         return Memory(id=memory_id, persona_id=persona_id, kind=kind, text=text, created_at=now)
 
@@ -345,20 +384,34 @@ class MemoryStore:
         ):
             if m.get("persona_id") != persona_id:  # belt and braces: never another person's memory
                 continue
-            memories.append(Memory(id=memory_id, persona_id=persona_id, kind=m["kind"], text=text,
-                                   score=round(max(0.0, 1.0 - float(distance)), 4), created_at=m.get("created_at")))
+            memories.append(
+                Memory(
+                    id=memory_id,
+                    persona_id=persona_id,
+                    kind=m["kind"],
+                    text=text,
+                    score=round(max(0.0, 1.0 - float(distance)), 4),
+                    created_at=m.get("created_at"),
+                )
+            )
         return memories
 
-    def list_memories(self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Memory]:
+    def list_memories(
+        self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0
+    ) -> list[Memory]:
         _, meta = self._record(persona_id)
         clauses: list[dict[str, Any]] = [{"persona_id": persona_id}, {"generation": meta["generation"]}]
         if kind:
             clauses.append({"kind": kind})
         got = self._memories.get(where={"$and": clauses}, include=["documents", "metadatas"])
-        rows = sorted(zip(got["ids"], got["documents"], got["metadatas"]),
-                      key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)))
-        return [Memory(id=i, persona_id=persona_id, kind=m["kind"], text=d, created_at=m.get("created_at"))
-                for i, d, m in rows[offset:offset + limit]]
+        rows = sorted(
+            zip(got["ids"], got["documents"], got["metadatas"]),
+            key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)),
+        )
+        return [
+            Memory(id=i, persona_id=persona_id, kind=m["kind"], text=d, created_at=m.get("created_at"))
+            for i, d, m in rows[offset : offset + limit]
+        ]
 
 
 def profile_text(persona: Persona) -> str:

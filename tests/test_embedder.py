@@ -70,12 +70,16 @@ def test_a_missing_onnx_file_is_converted_on_first_use_with_one_line_on_stderr(t
     ensure_onnx(DEFAULT_VARIANT)  # the usual place has it; the empty model dir below does not
     script = "from personas.embedder import Embedder; print(Embedder().embed(['a first use']).shape)"
     env = {**os.environ, "TWINSIM_MODEL_DIR": str(tmp_path / "models")}
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"(1, {EMBEDDING_DIM})"
     notes = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(notes) == 1 and "converting all-MiniLM-L6-v2 to ONNX" in notes[0] and "personas.onnx_export" in notes[0]
     made = {path.name for path in (tmp_path / "models").iterdir()}
     assert made == {onnx_path("fp32").name, onnx_path(DEFAULT_VARIANT).name}  # no partial files left
-    again = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300)
+    again = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300
+    )
     assert again.returncode == 0 and again.stderr.strip() == ""  # converted once

@@ -60,8 +60,10 @@ def test_every_operation_answers_within_its_schema(case):
 
 def _url(path: str, path_parameters: dict, query: dict) -> str:
     """Strings as UTF-8 (a lone surrogate as the bytes a careless client sends: %ED%A0%80), numbers as written."""
+
     def encoded(value) -> str:
         return quote(str(value).encode("utf-8", "surrogatepass"), safe="")
+
     for name, value in path_parameters.items():
         path = path.replace("{" + name + "}", encoded(value))
     if query:
@@ -83,10 +85,12 @@ def test_extreme_values_in_every_field_are_refused_within_the_schema(running_app
     parameters = {k: PERSONA["id"] if v == "PERSONA" else v for k, v in request_.path_parameters.items()}
     url = _url(request_.path, parameters, request_.query)
     body = None if request_.body is None else json.dumps(request_.body)  # ASCII JSON: the surrogate as \ud800
-    response = running_app.request(request_.method, url, content=body,
-                                    headers={"content-type": "application/json"} if body is not None else {})
+    response = running_app.request(
+        request_.method, url, content=body, headers={"content-type": "application/json"} if body is not None else {}
+    )
     assert response.status_code < 500, f"{request_.changed}: {response.status_code} {response.text[:300]}"
     operation = schema[request_.path][request_.method]
-    assert str(response.status_code) in operation.definition.raw["responses"], \
+    assert str(response.status_code) in operation.definition.raw["responses"], (
         f"{request_.changed}: status {response.status_code} is not in the schema: {response.text[:300]}"
+    )
     operation.validate_response(response)

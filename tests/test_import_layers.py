@@ -23,7 +23,7 @@ FORBIDDEN = {
     "service/tenancy.py": ("service.api", "service.cli", "service.jobs"),
     "service/tenant_store.py": ("service.api", "service.cli", "service.jobs"),
     "agent/behaviour": ("agent.calibration",),  # serving never loads training code
-    "agent/llm": ("agent.brains",),             # the LLM brain uses its parts, never the reverse
+    "agent/llm": ("agent.brains",),  # the LLM brain uses its parts, never the reverse
     "agent/brains/names.py": ("agent.brains.embedded", "agent.brains.llm", "agent.brains.baselines"),
 }
 
@@ -47,9 +47,12 @@ def test_every_shared_module_named_here_exists():
 def test_no_layer_imports_one_above_it(place):
     root = REPO / place
     files = [root] if root.is_file() else sorted(root.rglob("*.py"))
-    wrong = [f"{path.relative_to(REPO)} imports {module}"
-             for path in files for module in sorted(imported_modules(path))
-             if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[place])]
+    wrong = [
+        f"{path.relative_to(REPO)} imports {module}"
+        for path in files
+        for module in sorted(imported_modules(path))
+        if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[place])
+    ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -72,7 +75,9 @@ def test_no_import_cycle_between_agent_folders():
                 edges.setdefault(source, set()).add(target)
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:
-        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})) for nxt in edges.get(start, ()))
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})) for nxt in edges.get(start, ())
+        )
 
     cycles = sorted(f"{a} -> {b} -> ... -> {a}" for a in edges for b in edges[a] if reaches(b, a, {b}))
     assert not cycles, "\n".join(cycles)

@@ -23,7 +23,10 @@ def test_personas_survive_restart(tmp_path, opera_dir):
         memories_before = httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json()
     with ServiceProcess(env) as service:
         assert httpx.get(f"{service.url}/personas/{rows[0]['user_id']}").json() == before
-        assert httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json() == memories_before
+        assert (
+            httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json()
+            == memories_before
+        )
         assert httpx.get(f"{service.url}/healthz").json()["personas"] == 2
         response = httpx.post(f"{service.url}/predict", json={"persona_id": rows[1]["user_id"]}, timeout=30)
         assert response.status_code == 200 and response.json()["memories"]

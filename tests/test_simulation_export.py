@@ -47,7 +47,7 @@ def test_a_simulation_exports_every_step_and_each_page_once(tmp_path_factory, op
 
     stored = {path.stem: path for path in (out / "pages").iterdir()}
     assert set(stored) == set(table.page_sha256)  # every page read, and no other
-    assert len(stored) < len(table)               # a page read twice (the same render) is stored once
+    assert len(stored) < len(table)  # a page read twice (the same render) is stored once
     for sha, path in stored.items():
         assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
         row = table[table.page_sha256 == sha].iloc[0]

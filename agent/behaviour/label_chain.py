@@ -30,7 +30,7 @@ class LabelChain:
     """P(next label | previous label): counts plus `strength` pseudo-counts of the overall label shares."""
 
     transitions: dict[str, np.ndarray]  # context feature -> probabilities over labels.LABELS
-    overall: np.ndarray                 # for a context never seen in calibration
+    overall: np.ndarray  # for a context never seen in calibration
     strength: float
 
     @classmethod

@@ -18,7 +18,7 @@ class LinearSoftmax:
     classes: tuple[str, ...]
     vocabulary: dict[str, int]
     weights: np.ndarray  # (n_classes, n_features)
-    bias: np.ndarray     # (n_classes,)
+    bias: np.ndarray  # (n_classes,)
 
     def logits(self, features: dict[str, float]) -> np.ndarray:
         columns: list[int] = []

@@ -62,7 +62,9 @@ class BehaviourVariant:
         probabilities[_PURCHASE] = hazard * buy_share
         probabilities[_TERMINATE] = hazard * (1.0 - buy_share)
         if self.chain is not None and self.chain_weight > 0:
-            probabilities = (1.0 - self.chain_weight) * probabilities + self.chain_weight * self.chain.probabilities(features)
+            probabilities = (1.0 - self.chain_weight) * probabilities + self.chain_weight * self.chain.probabilities(
+                features
+            )
             hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
             buy_share = float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0
         return LabelDistribution(probabilities=probabilities, hazard=hazard, buy_share=buy_share)
@@ -99,7 +101,7 @@ class BehaviourModel:
     without_persona: BehaviourVariant
     decision_bias: np.ndarray  # log bias per label (labels.LABELS order), most-likely mode only
     known_person: BehaviourVariant | None = None
-    repeat_bias: float = 0.0   # log bias for repeating the previous label, most-likely mode only
+    repeat_bias: float = 0.0  # log bias for repeating the previous label, most-likely mode only
     start_bias: np.ndarray | None = None  # the decision bias at a session's first step (calibration/decision_tuning.py)
 
     def variant(self, use_persona: bool, person_feature: str | None = None) -> BehaviourVariant:
@@ -114,7 +116,9 @@ class BehaviourModel:
             return "known_person"
         return "persona" if variant is self.with_persona else "no_persona"
 
-    def most_likely(self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None) -> int:
+    def most_likely(
+        self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None
+    ) -> int:
         """The label the decision rule picks: argmax of log p + bias (+ repeat bias for the previous label)."""
         first = previous is None or previous < 0
         bias = self.start_bias if first and self.start_bias is not None else self.decision_bias

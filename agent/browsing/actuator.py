@@ -49,9 +49,14 @@ async def perform(page, snapshot: PageSnapshot, action: Action, reader: Snapshot
         # The element may have vanished while Playwright waited for it: tell that apart from a slow page.
         fresh = await reader.take(page)
         if fresh.marker(action.name) is None:
-            raise StepFailure("name_missing", f"'{action.name}' disappeared from {page.url} before it could be "
-                                              f"{'clicked' if action.type == 'click' else 'typed into'}") from None
-        raise StepFailure("timeout", f"could not {action.type} '{action.name}' within {timeouts.action_ms} ms") from None
+            raise StepFailure(
+                "name_missing",
+                f"'{action.name}' disappeared from {page.url} before it could be "
+                f"{'clicked' if action.type == 'click' else 'typed into'}",
+            ) from None
+        raise StepFailure(
+            "timeout", f"could not {action.type} '{action.name}' within {timeouts.action_ms} ms"
+        ) from None
     except PlaywrightError as error:
         raise StepFailure("browser_error", f"{action.type} '{action.name}': {str(error).splitlines()[0]}") from None
 

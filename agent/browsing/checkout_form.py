@@ -57,7 +57,9 @@ _READ_FORM = """
 """
 
 
-async def fill_checkout_form(page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]) -> list[FilledField]:
+async def fill_checkout_form(
+    page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]
+) -> list[FilledField]:
     """Fill the required empty fields of the form `control_name` submits; returns what was filled (and which
     required fields were left empty). A field that cannot be filled is noted, never raised: the click goes ahead."""
     marker = snapshot.marker(control_name)
@@ -143,6 +145,11 @@ async def _choose_radio(page, group: list[dict], names: dict[str, str]) -> Fille
         target, note = group[0], "the first choice (the form requires one)"
     else:
         return None
-    outcome = await _act(page.locator(selector_for(target["mark"])).check(timeout=FILL_TIMEOUT_MS),
-                         target["label"] or target["name"], "choice", note, target["label"] or target["value"])
+    outcome = await _act(
+        page.locator(selector_for(target["mark"])).check(timeout=FILL_TIMEOUT_MS),
+        target["label"] or target["name"],
+        "choice",
+        note,
+        target["label"] or target["value"],
+    )
     return outcome.model_copy(update={"name": names.get(target["mark"])})

@@ -9,8 +9,14 @@ import shutil
 from pathlib import Path
 
 CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync")
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -21,8 +27,10 @@ class ChromiumMissing(RuntimeError):
 def chromium_path() -> str:
     path = CHROMIUM_PATH if Path(CHROMIUM_PATH).exists() else shutil.which("chromium")
     if not path:
-        raise ChromiumMissing(f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
-                              "(or set TWINSIM_CHROMIUM to a Chromium binary)")
+        raise ChromiumMissing(
+            f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
+            "(or set TWINSIM_CHROMIUM to a Chromium binary)"
+        )
     return path
 
 
@@ -31,5 +39,6 @@ async def launch(playwright, *, pictures: bool = True):
     (agent/browsing/request_filter.py); `pictures`: whether any screenshot will be taken (fonts are kept for it)."""
     from agent.browsing.request_filter import refusing_switches
 
-    return await playwright.chromium.launch(executable_path=chromium_path(),
-                                            args=[*CHROMIUM_ARGS, *refusing_switches(pictures)], headless=True)
+    return await playwright.chromium.launch(
+        executable_path=chromium_path(), args=[*CHROMIUM_ARGS, *refusing_switches(pictures)], headless=True
+    )

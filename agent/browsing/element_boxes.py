@@ -28,6 +28,8 @@ async def with_element_boxes(page, snapshot: PageSnapshot) -> Observation:
     observation = snapshot.observation
     markers = [snapshot.marker(candidate.name) for candidate in observation.candidates]
     boxes = await page.evaluate(_READ_BOXES, [MARK, markers])
-    candidates = tuple(dataclasses.replace(candidate, bbox=tuple(box) if box else None)
-                       for candidate, box in zip(observation.candidates, boxes))
+    candidates = tuple(
+        dataclasses.replace(candidate, bbox=tuple(box) if box else None)
+        for candidate, box in zip(observation.candidates, boxes)
+    )
     return dataclasses.replace(observation, candidates=candidates, by_name={c.name: c for c in candidates})

@@ -21,9 +21,9 @@ from agent.browsing.failures import StepFailure
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    navigation_ms: int = 15_000   # a page must load within this
-    action_ms: int = 5_000        # a click or a keystroke must land within this
-    idle_ms: int = 3_000          # then up to this long for the network to go quiet (not required)
+    navigation_ms: int = 15_000  # a page must load within this
+    action_ms: int = 5_000  # a click or a keystroke must land within this
+    idle_ms: int = 3_000  # then up to this long for the network to go quiet (not required)
 
 
 _NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
@@ -47,8 +47,12 @@ class NavigationWatch:
 
     def detach(self) -> None:
         """Stop following the page (a kept tab is handed on to the next twin with a watch of its own)."""
-        for event, handler in (("response", self._on_response), ("request", self._on_request),
-                               ("requestfinished", self._on_done), ("requestfailed", self._on_done)):
+        for event, handler in (
+            ("response", self._on_response),
+            ("request", self._on_request),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+        ):
             self._page.remove_listener(event, handler)
 
     def _on_request(self, request) -> None:

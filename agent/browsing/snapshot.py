@@ -61,8 +61,8 @@ class PageSnapshot:
     title: str
     simplified: SimplifiedPage
     observation: Observation
-    elements: int            # DOM elements marked
-    hidden: int              # of which not rendered (left out)
+    elements: int  # DOM elements marked
+    hidden: int  # of which not rendered (left out)
 
     def marker(self, name: str) -> str | None:
         return self.simplified.sources.get(name)
@@ -87,8 +87,14 @@ class SnapshotTaker:
         url = page.url
         simplified = await asyncio.to_thread(simplify_html, rendered["html"], url, source_attribute=MARK)
         observation = parse_page(simplified.html, url=url)
-        return PageSnapshot(url=url, title=observation.title, simplified=simplified, observation=observation,
-                            elements=rendered["elements"], hidden=rendered["hidden"])
+        return PageSnapshot(
+            url=url,
+            title=observation.title,
+            simplified=simplified,
+            observation=observation,
+            elements=rendered["elements"],
+            hidden=rendered["hidden"],
+        )
 
 
 def selector_for(marker: str) -> str:

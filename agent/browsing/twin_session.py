@@ -59,8 +59,14 @@ def takes_pictures(graph, config: SimulationConfig, out_dir: Path | None) -> boo
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
-async def run_twin(tabs, graph, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
-                   allowed: HostAllowList | None = None) -> TwinTrace:
+async def run_twin(
+    tabs,
+    graph,
+    persona: Persona,
+    config: SimulationConfig,
+    out_dir: Path | None = None,
+    allowed: HostAllowList | None = None,
+) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
     (agent/browsing/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
     (a browser given), every request the browser makes (redirect hops too) must be on an allowed host; a TwinTabs
@@ -110,8 +116,9 @@ async def _browse(page, guard, graph, persona: Persona, config: SimulationConfig
                 trace.outcome = "left"
                 break
             if _goes_on_with_order(step, config):
-                step.filled = await fill_checkout_form(page, snapshot, step.action.name,
-                                                       config.checkout_details.values_for(persona))
+                step.filled = await fill_checkout_form(
+                    page, snapshot, step.action.name, config.checkout_details.values_for(persona)
+                )
             watch.reset()
             await perform(page, snapshot, step.action, reader, timeouts)
             await settle(page, timeouts, watch)
@@ -166,12 +173,24 @@ def _confirms_order(snapshot: PageSnapshot) -> bool:
 
 def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
     """A purchase-type click on a checkout page (Continue, Place order): the twin has decided to go on."""
-    return (config.checkout_details is not None and isinstance(step.action, ClickAction)
-            and step.click_type == "purchase" and step.page_type == "checkout")
+    return (
+        config.checkout_details is not None
+        and isinstance(step.action, ClickAction)
+        and step.click_type == "purchase"
+        and step.page_type == "checkout"
+    )
 
 
-async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
-                  config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
+async def _decide(
+    graph,
+    persona: Persona,
+    snapshot: PageSnapshot,
+    observation: Observation,
+    history: list[Step],
+    config: SimulationConfig,
+    step_number: int,
+    image: bytes | None = None,
+) -> TraceStep:
     """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)
     screenshot = None
@@ -180,19 +199,35 @@ async def _decide(graph, persona: Persona, snapshot: PageSnapshot, observation: 
             screenshot = await asyncio.to_thread(read_screenshot, image)
         except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
             screenshot = None
-    prediction = await graph.predict(persona=persona, observation=observation, history=history,
-                                     brain=config.brain, model=config.model,
-                                     options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
-                                                            grounding=config.grounding),
-                                     task=config.task, screenshot=screenshot, page_html=snapshot.simplified.html)
+    prediction = await graph.predict(
+        persona=persona,
+        observation=observation,
+        history=history,
+        brain=config.brain,
+        model=config.model,
+        options=PredictOptions(mode="sample", seed=seed, vision=config.vision, grounding=config.grounding),
+        task=config.task,
+        screenshot=screenshot,
+        page_html=snapshot.simplified.html,
+    )
     html = snapshot.simplified.html
     return TraceStep(
-        step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
-        candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
+        step=step_number,
+        url=snapshot.url,
+        page_type=snapshot.observation.page_type,
+        title=snapshot.title,
+        candidates=len(snapshot.observation.candidates),
+        action=prediction.action,
+        click_type=prediction.click_type,
         rationale=prediction.rationale,
         memories=[MemoryUsed(id=m.id, kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
-        brain=prediction.brain, fallback_used=prediction.fallback_used, fallback_reason=prediction.fallback_reason,
-        seed=seed, predict_ms=prediction.latency_ms, page_sha256=page_sha256(html), page_html=html,
+        brain=prediction.brain,
+        fallback_used=prediction.fallback_used,
+        fallback_reason=prediction.fallback_reason,
+        seed=seed,
+        predict_ms=prediction.latency_ms,
+        page_sha256=page_sha256(html),
+        page_html=html,
         evidence=evidence_of(prediction.details, persona, history, snapshot.observation.title),
     )
 

@@ -27,8 +27,12 @@ def learn_from_action_table(recorded: Sequence[BehaviourSession], people: dict[s
     `history_only` is the fitted variant without persona terms: name priors and page terms are corrections
     to what it expects.
     """
-    learned = {"naming": NamingTables(), "name_priors": DEFAULT_NAME_PRIORS, "element_choice": {},
-               "page_terms": {"source": "prior", "coefficients": PRIORS.to_json()}}
+    learned = {
+        "naming": NamingTables(),
+        "name_priors": DEFAULT_NAME_PRIORS,
+        "element_choice": {},
+        "page_terms": {"source": "prior", "coefficients": PRIORS.to_json()},
+    }
     if recorded:
         learned["naming"] = learn_naming(recorded)
         learned["name_priors"] = learn_name_priors(recorded, _expected_labels(history_only)) or DEFAULT_NAME_PRIORS
@@ -47,6 +51,7 @@ def _expected_labels(variant):
 
     return expected
 
+
 def learn_element_weights(recorded: Sequence[BehaviourSession], people: dict[str, Persona]) -> dict[str, float]:
     """Element-choice weights from the action table's pages (empty when pages are missing or too few)."""
     from agent.calibration.element_learning import choice_sets, fit_element_weights
@@ -57,6 +62,7 @@ def learn_element_weights(recorded: Sequence[BehaviourSession], people: dict[str
     }
     sets = choice_sets(recorded, memory_texts, {key: sensitivities(p) for key, p in people.items()})
     return fit_element_weights(sets) or {}
+
 
 def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Persona], variant) -> dict | None:
     """Page-term coefficients fitted on the action table's pages (None when pages are missing or too few)."""
@@ -70,8 +76,14 @@ def learn_page_terms(recorded: Sequence[BehaviourSession], people: dict[str, Per
         allowed[LABEL_INDEX[PURCHASE]] &= observation.facts.can_buy
         return allowed
 
-    steps = page_steps(recorded, people, _expected_labels(variant), lambda html, url: parse_page(html, url=url),
-                       sensitivities, allowed_of)
+    steps = page_steps(
+        recorded,
+        people,
+        _expected_labels(variant),
+        lambda html, url: parse_page(html, url=url),
+        sensitivities,
+        allowed_of,
+    )
     fitted = fit_page_terms(steps)
     if fitted is None:
         return None

@@ -112,7 +112,9 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
         sessions = merge_sessions(recorded, sessions)
     if not sessions:
         raise CalibrationError("no sessions with a click or an input in the data given")
-    persona_paths = [p for p in (personas_path, Path(users) if users is not None else None) if p is not None and p.exists()]
+    persona_paths = [
+        p for p in (personas_path, Path(users) if users is not None else None) if p is not None and p.exists()
+    ]
     people = read_personas(persona_paths)
 
     rows = build_rows(sessions, people)
@@ -155,15 +157,25 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
         "decision": {"bias": rule.biases, "repeat_bias": rule.repeat_bias, "start_bias": rule.start_biases},
         "variants": {
             "persona": {"action": with_persona.action.to_json(DIGITS), "outcome": with_persona.outcome.to_json(DIGITS)},
-            "no_persona": {"action": without_persona.action.to_json(DIGITS), "outcome": without_persona.outcome.to_json(DIGITS)},
+            "no_persona": {
+                "action": without_persona.action.to_json(DIGITS),
+                "outcome": without_persona.outcome.to_json(DIGITS),
+            },
             **(
-                {"known_person": {"action": known_person.action.to_json(DIGITS), "outcome": known_person.outcome.to_json(DIGITS)}}
+                {
+                    "known_person": {
+                        "action": known_person.action.to_json(DIGITS),
+                        "outcome": known_person.outcome.to_json(DIGITS),
+                    }
+                }
                 if known_person is not None
                 else {}
             ),
         },
         "label_chain": with_persona.chain.to_json(DIGITS) if with_persona.chain is not None else None,
-        "person_chain": known_person.chain.to_json() if known_person is not None and isinstance(known_person.chain, PersonChain) else None,
+        "person_chain": known_person.chain.to_json()
+        if known_person is not None and isinstance(known_person.chain, PersonChain)
+        else None,
         **learned,
     }
     out = Path(out)
@@ -178,4 +190,3 @@ def _calibrate(timelines, personas, actions, users, out, seed, small_search) -> 
         "learned_names": bool(recorded),
         "element_weights_fitted": bool(learned["element_choice"]),
     }
-

@@ -55,7 +55,9 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
     return distributions
 
 
-def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0) -> np.ndarray:
+def out_of_fold_chain(
+    rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0
+) -> np.ndarray:
     """The label chain's P(label) for every benchmark row, each fitted on the other folds
     (refined by each known person's own chain when person_strength > 0)."""
     distributions = np.full((len(rows), len(LABELS)), np.nan)

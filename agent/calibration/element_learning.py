@@ -49,7 +49,9 @@ def choice_sets(
             query = next((p.text for p in reversed(past) if p.label == INPUT and p.text), "")
             intent = build_intent(query, observation.title, memories)
             sens = person_sensitivities.get(session.user_prefix, NEUTRAL)
-            features = element_features(index, members, intent, past, page_effect(observation.facts, sens).appeal_by_name)
+            features = element_features(
+                index, members, intent, past, page_effect(observation.facts, sens).appeal_by_name
+            )
             sets.append((features, names.index(step.name)))
             if len(sets) >= MAX_CHOICES:
                 return sets

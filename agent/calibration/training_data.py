@@ -24,15 +24,15 @@ from personas.persona import Persona
 
 @dataclass(frozen=True)
 class TrainingRows:
-    history: list[dict[str, float]]   # history (and live) features of each row
-    persona: list[dict[str, float]]   # the persona vector of each row's person ({} when unknown)
-    labels: np.ndarray                # label index (labels.LABELS order)
+    history: list[dict[str, float]]  # history (and live) features of each row
+    persona: list[dict[str, float]]  # the persona vector of each row's person ({} when unknown)
+    labels: np.ndarray  # label index (labels.LABELS order)
     weights: np.ndarray
-    users: np.ndarray                 # user prefix of each row
-    sessions: np.ndarray              # index of each row's session in the input list
-    is_last: np.ndarray               # the row predicts its session's last step
-    training_only: np.ndarray         # a copy with live context or without times: trained on, never scored
-    previous: np.ndarray              # the label before the row's step (START at a session's first step)
+    users: np.ndarray  # user prefix of each row
+    sessions: np.ndarray  # index of each row's session in the input list
+    is_last: np.ndarray  # the row predicts its session's last step
+    training_only: np.ndarray  # a copy with live context or without times: trained on, never scored
+    previous: np.ndarray  # the label before the row's step (START at a session's first step)
 
     def __len__(self) -> int:
         return len(self.history)

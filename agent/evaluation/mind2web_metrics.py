@@ -64,12 +64,23 @@ class StepScore:
         return self.element_correct and self.op_f1 == 1.0
 
 
-def score_step(split: str, annotation_id: str, predicted_node: str | None, predicted_op: str,
-               positive_nodes: set[str], gold_op: str) -> StepScore:
+def score_step(
+    split: str,
+    annotation_id: str,
+    predicted_node: str | None,
+    predicted_op: str,
+    positive_nodes: set[str],
+    gold_op: str,
+) -> StepScore:
     if not positive_nodes:
         return StepScore(split, annotation_id, False, 0.0, False)
-    return StepScore(split, annotation_id, predicted_node is not None and predicted_node in positive_nodes,
-                     operation_f1(predicted_op, gold_op), True)
+    return StepScore(
+        split,
+        annotation_id,
+        predicted_node is not None and predicted_node in positive_nodes,
+        operation_f1(predicted_op, gold_op),
+        True,
+    )
 
 
 def _mean(values: list[float]) -> float | None:
@@ -99,8 +110,10 @@ def split_metrics(scores: Iterable[StepScore]) -> dict[str, dict]:
             "operation_f1": macro(lambda r: r.op_f1),
             "step_success_rate": macro(lambda r: float(r.step_success)),
             "task_success_rate": _mean([float(all(r.step_success for r in steps)) for steps in tasks.values()]),
-            "micro": {"element_accuracy": _mean([float(r.element_correct) for r in rows]),
-                      "operation_f1": _mean([r.op_f1 for r in rows]),
-                      "step_success_rate": _mean([float(r.step_success) for r in rows])},
+            "micro": {
+                "element_accuracy": _mean([float(r.element_correct) for r in rows]),
+                "operation_f1": _mean([r.op_f1 for r in rows]),
+                "step_success_rate": _mean([float(r.step_success) for r in rows]),
+            },
         }
     return out

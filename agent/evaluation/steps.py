@@ -48,8 +48,10 @@ class StepUnit:
 
 def history_before(session: RecordedSession, t: int) -> list[Step]:
     """The gold steps 1..t-1 with their rationales: what the twin knows when it predicts step t."""
-    return [Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
-            for s in session.steps[:t]]
+    return [
+        Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
+        for s in session.steps[:t]
+    ]
 
 
 def observe(session: RecordedSession, t: int) -> Observation:
@@ -61,8 +63,9 @@ def observe(session: RecordedSession, t: int) -> Observation:
 def step_record(session: RecordedSession, t: int, pred: Action, pred_click_type: str | None) -> StepRecord:
     """Step t's prediction beside its gold action, as the metrics read it."""
     gold = session.steps[t]
-    return StepRecord(session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type, pred,
-                      pred_click_type)
+    return StepRecord(
+        session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type, pred, pred_click_type
+    )
 
 
 def screenshot_of(session: RecordedSession, t: int) -> tuple[Screenshot | None, str | None]:
@@ -76,18 +79,39 @@ def screenshot_of(session: RecordedSession, t: int) -> tuple[Screenshot | None, 
         return None, f"unreadable: {error}"
 
 
-async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
-                       brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
+async def predict_step(
+    graph: TwinGraph,
+    session: RecordedSession,
+    persona: Persona | None,
+    t: int,
+    *,
+    brain: str,
+    model: str | None,
+    options: PredictOptions,
+) -> StepOutcome:
     observation = observe(session, t)
     screenshot, refused = screenshot_of(session, t)
     started = time.perf_counter()
-    prediction = await graph.predict(persona=persona, observation=observation, history=history_before(session, t),
-                                     brain=brain, model=model, options=options, screenshot=screenshot,
-                                     page_html=session.steps[t].simplified_html)
+    prediction = await graph.predict(
+        persona=persona,
+        observation=observation,
+        history=history_before(session, t),
+        brain=brain,
+        model=model,
+        options=options,
+        screenshot=screenshot,
+        page_html=session.steps[t].simplified_html,
+    )
     latency = (time.perf_counter() - started) * 1000
     record = step_record(session, t, prediction.action, prediction.click_type)
-    return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale,
-                       refused or prediction.details.get("screenshot"))
+    return StepOutcome(
+        record,
+        latency,
+        prediction.usage,
+        prediction.fallback_used,
+        prediction.rationale,
+        refused or prediction.details.get("screenshot"),
+    )
 
 
 class RecalledMemories:
@@ -121,5 +145,14 @@ class StepWork:
     def __call__(self, unit: StepUnit) -> StepOutcome:
         if self._graph is None:
             self._graph = TwinGraph(self.brains, memory=self.memory)
-        return asyncio.run(predict_step(self._graph, self.sessions[unit.session], self.personas[unit.session],
-                                        unit.step, brain=self.brain, model=self.model, options=self.options))
+        return asyncio.run(
+            predict_step(
+                self._graph,
+                self.sessions[unit.session],
+                self.personas[unit.session],
+                unit.step,
+                brain=self.brain,
+                model=self.model,
+                options=self.options,
+            )
+        )

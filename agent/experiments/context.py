@@ -31,10 +31,10 @@ class PersonaSource(MemorySource, Protocol):
 
 @dataclass(frozen=True)
 class ExperimentContext:
-    graph: TwinGraph                               # the brains available, the embedded one included
+    graph: TwinGraph  # the brains available, the embedded one included
     store: PersonaSource
-    llm: object | None = None                      # the provider client, for the one probe call before an LLM run
-    default_model: str | None = None               # brain 'llm' without a model in the spec
+    llm: object | None = None  # the provider client, for the one probe call before an LLM run
+    default_model: str | None = None  # brain 'llm' without a model in the spec
     llm_graph: Callable[[int], TwinGraph] | None = None  # a graph making at most N LLM calls at once (the spec's)
     max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
     page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS

@@ -21,7 +21,7 @@ from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
 from personas.persona import Persona
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
-SEED_RANGE = 2**32    # SimulationConfig.seed
+SEED_RANGE = 2**32  # SimulationConfig.seed
 
 
 def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = None) -> None:
@@ -84,25 +84,48 @@ async def chromium():
             await browser.close()
 
 
-async def browse(browser, graph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
-                 instance_seed: int, allowed: HostAllowList | None = None) -> tuple[TwinTrace, Usage, list[Sight]]:
+async def browse(
+    browser,
+    graph,
+    persona: Persona,
+    variant: VariantSpec,
+    spec: ExperimentSpec,
+    instance_seed: int,
+    allowed: HostAllowList | None = None,
+) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
     from agent.browsing.twin_session import run_twin
 
-    config = SimulationConfig(url=variant.live_url, persona_ids=[persona.id], max_steps=variant.max_steps,
-                              brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1,
-                              task=spec.task)
+    config = SimulationConfig(
+        url=variant.live_url,
+        persona_ids=[persona.id],
+        max_steps=variant.max_steps,
+        brain=spec.brain,
+        model=spec.model,
+        seed=browsing_seed(instance_seed),
+        concurrency=1,
+        task=spec.task,
+    )
     meter = UsageMeter(graph, str(spec.brain))
     trace = await run_twin(browser, meter, persona, config, allowed=allowed)
     return trace, meter.usage, meter.sights
 
 
-def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: list[str],
-                    segments: dict[str, str]) -> Sample:
+def trace_to_sample(
+    trace: TwinTrace, *, variant: str, instance: int, targets: list[str], segments: dict[str, str]
+) -> Sample:
     if not trace.steps:
         raise RuntimeError(f"twin {trace.persona_id} could not start on {trace.start_url}: {trace.reason}")
-    return to_sample(trace.steps, variant=variant, persona_id=trace.persona_id, instance=instance, targets=targets,
-                     segments=segments, purchase=trace.outcome == "purchased", leave=trace.outcome == "left",
-                     task_reached=trace.task.reached if trace.task else None,
-                     task_step=trace.task.step if trace.task else None,
-                     decisions=[step.decision() for step in trace.steps])
+    return to_sample(
+        trace.steps,
+        variant=variant,
+        persona_id=trace.persona_id,
+        instance=instance,
+        targets=targets,
+        segments=segments,
+        purchase=trace.outcome == "purchased",
+        leave=trace.outcome == "left",
+        task_reached=trace.task.reached if trace.task else None,
+        task_step=trace.task.step if trace.task else None,
+        decisions=[step.decision() for step in trace.steps],
+    )

@@ -43,16 +43,22 @@ def address_of(url: str | None) -> str:
 
 def sight_of(observation: Observation, brain: str) -> Sight:
     text = brain_input(observation, brain)
-    return Sight(address=address_of(observation.url), digest=hashlib.sha256(text.encode()).hexdigest(),
-                 lines=readable_lines(observation, brain))
+    return Sight(
+        address=address_of(observation.url),
+        digest=hashlib.sha256(text.encode()).hexdigest(),
+        lines=readable_lines(observation, brain),
+    )
 
 
 def readable_lines(observation: Observation, brain: str) -> tuple[str, ...]:
     """What a person would call the page's content, as the brain reads it: title, products, elements."""
     if brain not in (BrainName.EMBEDDED, BrainName.LLM):
         return ()
-    return (f"title: {observation.title}", *(f"product: {product_line(p)}" for p in observation.facts.products),
-            *(f"element: {c.text or c.name} ({c.click_type})" for c in observation.candidates))
+    return (
+        f"title: {observation.title}",
+        *(f"product: {product_line(p)}" for p in observation.facts.products),
+        *(f"element: {c.text or c.name} ({c.click_type})" for c in observation.candidates),
+    )
 
 
 def _first_difference(control: list[Sight], variant: list[Sight]) -> tuple[int, dict | None]:
@@ -66,8 +72,12 @@ def _first_difference(control: list[Sight], variant: list[Sight]) -> tuple[int, 
             seen_a, seen_b = set(a.lines), set(b.lines)
             only_control = [line for line in a.lines if line not in seen_b]
             only_variant = [line for line in b.lines if line not in seen_a]
-            return compared, {"step": step, "address": a.address, "control_only": only_control[:MAX_LINES],
-                              "variant_only": only_variant[:MAX_LINES]}
+            return compared, {
+                "step": step,
+                "address": a.address,
+                "control_only": only_control[:MAX_LINES],
+                "variant_only": only_variant[:MAX_LINES],
+            }
     return compared, None
 
 
@@ -91,22 +101,38 @@ def live_visibility(sights: dict[SightKey, list[Sight]], variant_names: list[str
                 where[difference["address"]] = where.get(difference["address"], 0) + 1
                 if len(examples) < MAX_EXAMPLES:
                     examples.append({"persona_id": persona_id, "instance": instance, **difference})
-        per_variant[name] = {"pairs_compared": pairs, "pages_compared": pages, "pairs_seeing_a_difference": seeing,
-                             "visible": (seeing > 0) if pages else None,
-                             "first_difference_at": dict(sorted(where.items(), key=lambda kv: -kv[1])),
-                             "examples": examples}
+        per_variant[name] = {
+            "pairs_compared": pairs,
+            "pages_compared": pages,
+            "pairs_seeing_a_difference": seeing,
+            "visible": (seeing > 0) if pages else None,
+            "first_difference_at": dict(sorted(where.items(), key=lambda kv: -kv[1])),
+            "examples": examples,
+        }
     unseen = [n for n, v in per_variant.items() if v["visible"] is False]
     unknown = [n for n, v in per_variant.items() if v["visible"] is None]
     distinguishable = None if unknown else not unseen
     if unseen:
-        note = (f"variant(s) {', '.join(unseen)}: on every page the twins were shown at the same address as on "
-                f"{control}, the {brain} brain read exactly the same input, so the twins could not see the "
-                "difference and any difference in outcomes is noise")
+        note = (
+            f"variant(s) {', '.join(unseen)}: on every page the twins were shown at the same address as on "
+            f"{control}, the {brain} brain read exactly the same input, so the twins could not see the "
+            "difference and any difference in outcomes is noise"
+        )
     elif unknown:
-        note = (f"variant(s) {', '.join(unknown)}: no twin pair was shown a page at the same address on both "
-                "variants, so whether the twins could see the difference is not known")
+        note = (
+            f"variant(s) {', '.join(unknown)}: no twin pair was shown a page at the same address on both "
+            "variants, so whether the twins could see the difference is not known"
+        )
     else:
-        note = (f"every variant showed the twins something {control} did not, as the {brain} brain reads pages "
-                "(see first_difference_at and examples)")
-    return {"distinguishable": distinguishable, "brain": brain, "live": True, "variants": per_variant,
-            "indistinguishable_variants": unseen, "note": note}
+        note = (
+            f"every variant showed the twins something {control} did not, as the {brain} brain reads pages "
+            "(see first_difference_at and examples)"
+        )
+    return {
+        "distinguishable": distinguishable,
+        "brain": brain,
+        "live": True,
+        "variants": per_variant,
+        "indistinguishable_variants": unseen,
+        "note": note,
+    }

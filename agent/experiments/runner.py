@@ -107,35 +107,64 @@ class PreparedExperiment:
 
     def units(self) -> list[WorkUnit]:
         """In a fixed order: persona, instance, then variant (a twin instance's variants run side by side)."""
-        return [WorkUnit(pid, i, v) for pid in sorted(self.personas) for i in range(self.spec.samples_per_persona)
-                for v in self.spec.variant_names]
+        return [
+            WorkUnit(pid, i, v)
+            for pid in sorted(self.personas)
+            for i in range(self.spec.samples_per_persona)
+            for v in self.spec.variant_names
+        ]
 
     @property
     def predictions_needed(self) -> int:
         return self.spec.predictions_needed(len(self.personas))
 
 
-def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
-            base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-            pages: dict[str, list[ResolvedPage]] | None = None,
-            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-            allowed_hosts: HostAllowList | None = None) -> PreparedExperiment:
+def prepare(
+    spec: ExperimentSpec,
+    pool: Sequence[Persona],
+    memory: MemorySource | None,
+    *,
+    base_dir: Path | None = None,
+    allow_paths: bool = True,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    pages: dict[str, list[ResolvedPage]] | None = None,
+    page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    allowed_hosts: HostAllowList | None = None,
+) -> PreparedExperiment:
     """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason.
     With `allowed_hosts`, pages are fetched and live variants browsed only on those hosts."""
     if pages is None:
-        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
-                                 limits=page_limits, allowed=allowed_hosts)
-    notes = check_targets(spec, {name: {n for page in variant_pages for n in page.observation.by_name}
-                                 for name, variant_pages in pages.items()})
+        pages = resolve_variants(
+            spec,
+            base_dir=base_dir,
+            allow_paths=allow_paths,
+            max_bytes=max_page_bytes,
+            limits=page_limits,
+            allowed=allowed_hosts,
+        )
+    notes = check_targets(
+        spec,
+        {
+            name: {n for page in variant_pages for n in page.observation.by_name}
+            for name, variant_pages in pages.items()
+        },
+    )
     check_live_variants(spec, allowed_hosts)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:
-        raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
-                        f"samples x pages); max_predictions is {spec.max_predictions}")
-    prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
-                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas}, notes=notes,
-                                  allowed_hosts=allowed_hosts)
+        raise SpecError(
+            f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
+            f"samples x pages); max_predictions is {spec.max_predictions}"
+        )
+    prepared = PreparedExperiment(
+        spec=spec,
+        personas={p.id: p for p in personas},
+        pages=pages,
+        segments={p.id: segment_buckets(p, spec.segments) for p in personas},
+        notes=notes,
+        allowed_hosts=allowed_hosts,
+    )
     if memory is not None:
         unique = {page.key: page for variant_pages in pages.values() for page in variant_pages}
         for persona in personas:
@@ -147,27 +176,65 @@ def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource 
 
 # ---- one unit of work --------------------------------------------------------------------------------------
 
-def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step], fallbacks: int = 0,
-               reached: int | None = None, decisions: list[DecisionRecord] | None = None) -> Sample:
+
+def _to_sample(
+    prepared: PreparedExperiment,
+    unit: WorkUnit,
+    steps: list[Step],
+    fallbacks: int = 0,
+    reached: int | None = None,
+    decisions: list[DecisionRecord] | None = None,
+) -> Sample:
     """`reached`: the number of actions after which a page met the task (None: never, or no judged task)."""
     judged = prepared.spec.task is not None and prepared.spec.task.success is not None
-    return to_sample(steps, variant=unit.variant, persona_id=unit.persona_id, instance=unit.instance,
-                     targets=prepared.spec.targets, segments=prepared.segments.get(unit.persona_id, {}),
-                     purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
-                     leave=any(s.action.type == "terminate" for s in steps), fallbacks=fallbacks,
-                     task_reached=(reached is not None) if judged else None, task_step=reached, decisions=decisions)
+    return to_sample(
+        steps,
+        variant=unit.variant,
+        persona_id=unit.persona_id,
+        instance=unit.instance,
+        targets=prepared.spec.targets,
+        segments=prepared.segments.get(unit.persona_id, {}),
+        purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
+        leave=any(s.action.type == "terminate" for s in steps),
+        fallbacks=fallbacks,
+        task_reached=(reached is not None) if judged else None,
+        task_step=reached,
+        decisions=decisions,
+    )
 
 
-def _record(step: Step, number: int, page: ResolvedPage, persona: Persona, history: list[Step], details: dict,
-            memories: list[Memory], *, brain: str, model: str | None, fallback_reason: str | None,
-            seed: int | None) -> DecisionRecord:
+def _record(
+    step: Step,
+    number: int,
+    page: ResolvedPage,
+    persona: Persona,
+    history: list[Step],
+    details: dict,
+    memories: list[Memory],
+    *,
+    brain: str,
+    model: str | None,
+    fallback_reason: str | None,
+    seed: int | None,
+) -> DecisionRecord:
     """The decision export's record of one step (the page itself is stored once per run, from the spec's pages)."""
-    return DecisionRecord(step=number, url=page.url, page_sha256=page.sha256, page_type=page.observation.page_type,
-                          page_title=page.observation.title, action=step.action, click_type=step.click_type,
-                          rationale=step.rationale or "", memories=[MemoryRef.of(m) for m in memories],
-                          evidence=evidence_of(details, persona, history, page.observation.title), brain=brain,
-                          model=model, fallback_used=fallback_reason is not None, fallback_reason=fallback_reason,
-                          seed=seed)
+    return DecisionRecord(
+        step=number,
+        url=page.url,
+        page_sha256=page.sha256,
+        page_type=page.observation.page_type,
+        page_title=page.observation.title,
+        action=step.action,
+        click_type=step.click_type,
+        rationale=step.rationale or "",
+        memories=[MemoryRef.of(m) for m in memories],
+        evidence=evidence_of(details, persona, history, page.observation.title),
+        brain=brain,
+        model=model,
+        fallback_used=fallback_reason is not None,
+        fallback_reason=fallback_reason,
+        seed=seed,
+    )
 
 
 def _reaches_task(spec: ExperimentSpec, page: ResolvedPage, number: int) -> bool:
@@ -212,16 +279,38 @@ def run_unit(prepared: PreparedExperiment, brain: SyncBrain, unit: WorkUnit) -> 
         if _reaches_task(prepared.spec, page, number):
             reached = number
             break
-        ctx = TwinContext(persona=persona, memories=prepared.memories.get((unit.persona_id, page.key), []),
-                          observation=page.observation, history=history + steps, mode="sample",
-                          seed=page_seed(seed, number), task=prepared.spec.task)
+        ctx = TwinContext(
+            persona=persona,
+            memories=prepared.memories.get((unit.persona_id, page.key), []),
+            observation=page.observation,
+            history=history + steps,
+            mode="sample",
+            seed=page_seed(seed, number),
+            task=prepared.spec.task,
+        )
         decision, action, fell_back = _decide_grounded(brain, ctx)
         fallbacks += fell_back
-        step = Step(action=action, rationale=decision.rationale, url=page.url,
-                    click_type=click_type_of(action, page.observation, decision.details))
-        records.append(_record(step, len(steps) + 1, page, persona, ctx.history, decision.details, ctx.memories,
-                               brain=BrainName.EMBEDDED.value, model=decision.model, seed=ctx.seed,
-                               fallback_reason=UNGROUNDED if fell_back else None))
+        step = Step(
+            action=action,
+            rationale=decision.rationale,
+            url=page.url,
+            click_type=click_type_of(action, page.observation, decision.details),
+        )
+        records.append(
+            _record(
+                step,
+                len(steps) + 1,
+                page,
+                persona,
+                ctx.history,
+                decision.details,
+                ctx.memories,
+                brain=BrainName.EMBEDDED.value,
+                model=decision.model,
+                seed=ctx.seed,
+                fallback_reason=UNGROUNDED if fell_back else None,
+            )
+        )
         steps.append(step)
         if _ends_visit(step):
             break
@@ -241,39 +330,65 @@ async def run_unit_graph(prepared: PreparedExperiment, graph, unit: WorkUnit) ->
             reached = number
             break
         history = list(spec.history) + steps
-        prediction = await graph.predict(persona=persona, observation=page.observation, history=history,
-                                         brain=spec.brain, model=spec.model,
-                                         options=PredictOptions(mode="sample", seed=page_seed(seed, number),
-                                                                memories_k=MEMORIES_K), task=spec.task)
+        prediction = await graph.predict(
+            persona=persona,
+            observation=page.observation,
+            history=history,
+            brain=spec.brain,
+            model=spec.model,
+            options=PredictOptions(mode="sample", seed=page_seed(seed, number), memories_k=MEMORIES_K),
+            task=spec.task,
+        )
         usage = usage.add(prediction.usage)
         fallbacks += prediction.fallback_used
-        step = Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
-                    url=page.url)
-        records.append(_record(step, len(steps) + 1, page, persona, history, prediction.details, prediction.memories,
-                               brain=prediction.brain, model=prediction.model, seed=page_seed(seed, number),
-                               fallback_reason=prediction.fallback_reason if prediction.fallback_used else None))
+        step = Step(
+            action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type, url=page.url
+        )
+        records.append(
+            _record(
+                step,
+                len(steps) + 1,
+                page,
+                persona,
+                history,
+                prediction.details,
+                prediction.memories,
+                brain=prediction.brain,
+                model=prediction.model,
+                seed=page_seed(seed, number),
+                fallback_reason=prediction.fallback_reason if prediction.fallback_used else None,
+            )
+        )
         steps.append(step)
         if _ends_visit(step):
             break
     return _to_sample(prepared, unit, steps, fallbacks, reached, records), usage
 
 
-async def run_unit_live(prepared: PreparedExperiment, graph, browser, unit: WorkUnit,
-                        sights: dict | None = None) -> tuple[Sample, Usage]:
+async def run_unit_live(
+    prepared: PreparedExperiment, graph, browser, unit: WorkUnit, sights: dict | None = None
+) -> tuple[Sample, Usage]:
     """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed.
     `sights` collects what it was shown, by (variant, persona, instance)."""
     spec = prepared.spec
     variant = spec.live_variants[unit.variant]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
-    trace, usage, shown = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed,
-                                       prepared.allowed_hosts)
+    trace, usage, shown = await browse(
+        browser, graph, prepared.personas[unit.persona_id], variant, spec, seed, prepared.allowed_hosts
+    )
     if sights is not None:
         sights[(unit.variant, unit.persona_id, unit.instance)] = shown
-    return trace_to_sample(trace, variant=unit.variant, instance=unit.instance, targets=spec.targets,
-                           segments=prepared.segments.get(unit.persona_id, {})), usage
+    return trace_to_sample(
+        trace,
+        variant=unit.variant,
+        instance=unit.instance,
+        targets=spec.targets,
+        segments=prepared.segments.get(unit.persona_id, {}),
+    ), usage
 
 
 # ---- executors ---------------------------------------------------------------------------------------------
+
 
 class Executor(Protocol):
     """Runs units of work; results may come back in any order."""
@@ -289,6 +404,7 @@ class InProcessExecutor:
 
 # ---- the run -----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Progress:
     done: int
@@ -298,7 +414,7 @@ class Progress:
 
 @dataclass
 class RunOutcome:
-    samples: list[Sample]           # every sample of the experiment, resumed ones included, in a canonical order
+    samples: list[Sample]  # every sample of the experiment, resumed ones included, in a canonical order
     usage: Usage
     resumed: int
     wall_s: float
@@ -313,8 +429,15 @@ def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[
 class _Sink:
     """Hands finished samples out in batches and reports progress; raises RunInterrupted when asked to stop."""
 
-    def __init__(self, total: int, resumed: int, on_samples, on_progress, stop: threading.Event | None,
-                 flush_every: int = FLUSH_EVERY) -> None:
+    def __init__(
+        self,
+        total: int,
+        resumed: int,
+        on_samples,
+        on_progress,
+        stop: threading.Event | None,
+        flush_every: int = FLUSH_EVERY,
+    ) -> None:
         self.total, self.resumed, self.done = total, resumed, resumed
         self.on_samples, self.on_progress, self.stop = on_samples, on_progress, stop
         self.flush_every = flush_every
@@ -393,8 +516,9 @@ def run_experiment(
         sink.flush_every = LIVE_CONCURRENCY
         usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
-    return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started,
-                      live_sights=sights)
+    return RunOutcome(
+        samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started, live_sights=sights
+    )
 
 
 def _embedded_of(graph) -> SyncBrain:
@@ -403,18 +527,40 @@ def _embedded_of(graph) -> SyncBrain:
     return graph.brain(BrainName.EMBEDDED)
 
 
-async def _run_live(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                    stop: threading.Event | None, spent: Usage, sights: dict) -> Usage:
+async def _run_live(
+    prepared: PreparedExperiment,
+    graph,
+    todo: list[WorkUnit],
+    sink: _Sink,
+    stop: threading.Event | None,
+    spent: Usage,
+    sights: dict,
+) -> Usage:
     """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
     async with chromium() as browser:
-        return await _run_through_graph(prepared, graph, todo, sink, stop, spent=spent,
-                                        work=lambda unit: run_unit_live(prepared, graph, browser, unit, sights),
-                                        concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
+        return await _run_through_graph(
+            prepared,
+            graph,
+            todo,
+            sink,
+            stop,
+            spent=spent,
+            work=lambda unit: run_unit_live(prepared, graph, browser, unit, sights),
+            concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY),
+        )
 
 
-async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[WorkUnit], sink: _Sink,
-                             stop: threading.Event | None, *, spent: Usage | None = None, work=None,
-                             concurrency: int | None = None) -> Usage:
+async def _run_through_graph(
+    prepared: PreparedExperiment,
+    graph,
+    todo: list[WorkUnit],
+    sink: _Sink,
+    stop: threading.Event | None,
+    *,
+    spent: Usage | None = None,
+    work=None,
+    concurrency: int | None = None,
+) -> Usage:
     spec = prepared.spec
     semaphore = asyncio.Semaphore(concurrency or spec.concurrency)
     spent = spent or Usage()
@@ -429,8 +575,12 @@ async def _run_through_graph(prepared: PreparedExperiment, graph, todo: list[Wor
             sample, usage = await work(unit)
             spent = spent.add(usage)
             if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
-                halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
-                                           f"after {sink.done + 1} of {sink.total} samples"))
+                halt.append(
+                    BudgetExceeded(
+                        f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
+                        f"after {sink.done + 1} of {sink.total} samples"
+                    )
+                )
             try:
                 sink.add(sample)
             except RunInterrupted as error:

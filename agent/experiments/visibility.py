@@ -36,18 +36,32 @@ def visibility(pages: dict[str, list[ResolvedPage]], variant_names: list[str], b
     None when some variants are live and some are pages (when all are live, agent/experiments/live_sights.py
     compares what the twins were shown while they browsed)."""
     if any(name not in pages for name in variant_names):
-        return {"distinguishable": None, "brain": brain,
-                "note": "a live variant against a page variant: their pages cannot be compared step by step"}
+        return {
+            "distinguishable": None,
+            "brain": brain,
+            "note": "a live variant against a page variant: their pages cannot be compared step by step",
+        }
     control, *others = variant_names
     reference = [_digest(page.observation, brain) for page in pages[control]]
     differing: dict[str, list[int]] = {}
     for name in others:
         seen = [_digest(page.observation, brain) for page in pages[name]]
-        differing[name] = [i + 1 for i in range(max(len(seen), len(reference)))
-                           if i >= len(seen) or i >= len(reference) or seen[i] != reference[i]]
+        differing[name] = [
+            i + 1
+            for i in range(max(len(seen), len(reference)))
+            if i >= len(seen) or i >= len(reference) or seen[i] != reference[i]
+        ]
     same = [name for name, pages_differing in differing.items() if not pages_differing]
-    note = (f"variant(s) {', '.join(same)} give the {brain} brain exactly the same input as {control} on every page: "
-            "the twins cannot see the difference, so any difference in outcomes is noise" if same else
-            f"every variant differs from {control} in what the {brain} brain reads")
-    return {"distinguishable": not same, "brain": brain, "pages_differing": differing,
-            "indistinguishable_variants": same, "note": note}
+    note = (
+        f"variant(s) {', '.join(same)} give the {brain} brain exactly the same input as {control} on every page: "
+        "the twins cannot see the difference, so any difference in outcomes is noise"
+        if same
+        else f"every variant differs from {control} in what the {brain} brain reads"
+    )
+    return {
+        "distinguishable": not same,
+        "brain": brain,
+        "pages_differing": differing,
+        "indistinguishable_variants": same,
+        "note": note,
+    }

@@ -27,8 +27,13 @@ class CachedResponse:
     cost_usd: float = 0.0
 
 
-def cache_key(model: str, messages: list[dict], temperature: float | None, seed: int | None = None,
-              response_format: dict | None = None) -> str:
+def cache_key(
+    model: str,
+    messages: list[dict],
+    temperature: float | None,
+    seed: int | None = None,
+    response_format: dict | None = None,
+) -> str:
     """A stable sha256 over the request's meaning; dict order and whitespace do not matter. A schema-constrained
     request is another request (its answer differs), so the response format is part of the key when there is one."""
     extra = {"response_format": response_format} if response_format is not None else {}

@@ -25,8 +25,9 @@ from agent.page.candidate import Candidate
 from agent.page.observation import Observation
 
 # "3", "[3]", "#3", "(3)", "choice 3", "mark 3", "element 3", "option 3"
-_NUMBER = re.compile(r"^\s*(?:(?:choice|mark|element|option|box|number)\s*)?[\[(#]?\s*(\d{1,4})\s*[\])]?\s*\.?\s*$",
-                     re.IGNORECASE)
+_NUMBER = re.compile(
+    r"^\s*(?:(?:choice|mark|element|option|box|number)\s*)?[\[(#]?\s*(\d{1,4})\s*[\])]?\s*\.?\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,11 @@ class ChoiceSet:
         if match is None:
             if self.listed and action.name in observation.by_name:
                 return action, None, None
-            return action, (f"'{action.name}' is not the number of a choice; answer with one of the numbers "
-                            f"{self.valid_text()}"), None
+            return (
+                action,
+                (f"'{action.name}' is not the number of a choice; answer with one of the numbers {self.valid_text()}"),
+                None,
+            )
         number = int(match.group(1))
         candidate = self.numbers.get(number)
         if candidate is None:
@@ -78,8 +82,9 @@ def number_ranges(numbers: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def number_choices(shown: Sequence[Candidate], strategy: GroundingStrategy,
-                   image_size: tuple[int, int] | None) -> tuple[ChoiceSet | None, str | None]:
+def number_choices(
+    shown: Sequence[Candidate], strategy: GroundingStrategy, image_size: tuple[int, int] | None
+) -> tuple[ChoiceSet | None, str | None]:
     """The choices for `shown` (the elements the prompt shows, in order) under `strategy`, and a note when the
     strategy had to give way: set-of-marks needs a screenshot the model sees and elements with boxes in it;
     without them the numbered list is used instead. None for the names strategy."""

@@ -17,12 +17,18 @@ from agent.page.parse import parse_page
 from personas.memory_types import Memory
 from personas.persona import Persona
 
-INTERVIEW_BLOCKS = {"PROFILE": "the person's profile", "MEMORIES": "what the person remembers",
-                    "DECISION": "what the person did in the shopping session asked about, and why",
-                    "PAGE": "the web page the person was on", "QUESTION": "the interviewer's question"}
-_FENCES = "; ".join(f"{what} between a line {fence_open(label)} and a line {fence_close(label)}"
-                    for label, what in INTERVIEW_BLOCKS.items())
-PAGE_TOKEN_BUDGET = 1_500   # the page is context here, not a choice to make: a short cut of it is enough
+INTERVIEW_BLOCKS = {
+    "PROFILE": "the person's profile",
+    "MEMORIES": "what the person remembers",
+    "DECISION": "what the person did in the shopping session asked about, and why",
+    "PAGE": "the web page the person was on",
+    "QUESTION": "the interviewer's question",
+}
+_FENCES = "; ".join(
+    f"{what} between a line {fence_open(label)} and a line {fence_close(label)}"
+    for label, what in INTERVIEW_BLOCKS.items()
+)
+PAGE_TOKEN_BUDGET = 1_500  # the page is context here, not a choice to make: a short cut of it is enough
 MAX_RATIONALE_CHARS = 1_000
 
 INTERVIEW_SYSTEM_PROMPT = f"""You are a digital twin: you speak as one specific real person who shops online, in an interview with a UX researcher.
@@ -38,22 +44,34 @@ Answer with the plain text of your answer only."""
 
 def decision_block(action: str, click_type: str | None, rationale: str, reasons: Sequence[str], where: str) -> str:
     """What the person did, where, the reason given then, and the drivers in words."""
-    lines = [f"Where: {neutralise(where)}", f"What I did: {neutralise(action)}" + (f" [{click_type}]" if click_type else ""),
-             f"The reason I gave then: {neutralise(rationale)[:MAX_RATIONALE_CHARS]}"]
+    lines = [
+        f"Where: {neutralise(where)}",
+        f"What I did: {neutralise(action)}" + (f" [{click_type}]" if click_type else ""),
+        f"The reason I gave then: {neutralise(rationale)[:MAX_RATIONALE_CHARS]}",
+    ]
     if reasons:
         lines.append("What moved the decision:")
         lines += [f"- {neutralise(reason)}" for reason in reasons]
     return fenced("DECISION", "\n".join(lines))
 
 
-def interview_messages(question: str, persona: Persona, memories: Sequence[Memory], *, decision: str | None = None,
-                       page_html: str | None = None, page_url: str | None = None) -> list[dict]:
+def interview_messages(
+    question: str,
+    persona: Persona,
+    memories: Sequence[Memory],
+    *,
+    decision: str | None = None,
+    page_html: str | None = None,
+    page_url: str | None = None,
+) -> list[dict]:
     """System prompt (constant) and one user message: profile, memories, the decision and its page, the question.
     `decision` is a decision_block."""
     sections = ["# Who you are\n" + persona_block(persona)]
     remembered = memory_block(memories)
-    sections.append("# What you remember about yourself\n" + (remembered or "Nothing: no memories are stored for "
-                                                                 "you, only the profile above. Say so if it matters."))
+    sections.append(
+        "# What you remember about yourself\n"
+        + (remembered or "Nothing: no memories are stored for you, only the profile above. Say so if it matters.")
+    )
     if decision is not None:
         sections.append("# The moment the interviewer asks about\n" + decision)
     if page_html:

@@ -45,6 +45,8 @@ def select_options(node: LexborNode, limit: int = 50) -> tuple[str, ...]:
     """The visible texts of a <select>'s options, in order (empty for anything else)."""
     if node.tag != "select":
         return ()
-    texts = (fold(option.text(deep=True, separator=" ")) or fold(option.attributes.get("value"))
-             for option in node.css("option"))
+    texts = (
+        fold(option.text(deep=True, separator=" ")) or fold(option.attributes.get("value"))
+        for option in node.css("option")
+    )
     return tuple(dict.fromkeys(t[:_MAX_TEXT] for t in texts if t))[:limit]

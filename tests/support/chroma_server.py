@@ -28,8 +28,12 @@ class ChromaServer:
     def start(self) -> ChromaServer:
         self.path.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-        self._proc = subprocess.Popen([str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1",
-                                       "--port", str(self.port)], env=env, stdout=self._output, stderr=subprocess.STDOUT)
+        self._proc = subprocess.Popen(
+            [str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+            env=env,
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
+        )
         if wait_until_answering(self._proc, f"{self.url}/api/v2/heartbeat", self._timeout, "chroma", self._read_output):
             return self
         self.stop()

@@ -68,7 +68,9 @@ def to_reply(spec: ReplySpec) -> Reply:
             return Reply(delay_s=float(spec[1]), content=str(spec[2]))
         if kind == "garbage" and len(spec) == 2:
             return Reply(raw_body=str(spec[1]))
-    raise ValueError(f"unknown reply spec {spec!r}; use a string, ('status', code), ('sleep', s, text), ('garbage', text) or Reply")
+    raise ValueError(
+        f"unknown reply spec {spec!r}; use a string, ('status', code), ('sleep', s, text), ('garbage', text) or Reply"
+    )
 
 
 def estimate_tokens(text: str) -> int:
@@ -120,7 +122,9 @@ class OpenAICompatibleServer:
 
     def start(self) -> OpenAICompatibleServer:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
             self._thread.start()
         return self
 
@@ -223,7 +227,9 @@ def _make_handler(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/v1/models", "/models"):
-                data = [{"id": m, "object": "model", "created": 0, "owned_by": "twinsim-tests"} for m in server.model_ids]
+                data = [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "twinsim-tests"} for m in server.model_ids
+                ]
                 self._send_json(200, {"object": "list", "data": data})
             else:
                 self._send_json(404, _error_body(404, f"no route GET {self.path}"))
@@ -273,7 +279,13 @@ def _error_body(status: int, message: str) -> dict:
         phrase = HTTPStatus(status).phrase
     except ValueError:
         phrase = "error"
-    return {"error": {"message": f"{message} ({phrase})", "type": "server_error" if status >= 500 else "invalid_request_error", "code": status}}
+    return {
+        "error": {
+            "message": f"{message} ({phrase})",
+            "type": "server_error" if status >= 500 else "invalid_request_error",
+            "code": status,
+        }
+    }
 
 
 def main() -> None:

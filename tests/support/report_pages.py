@@ -102,8 +102,9 @@ PLOTS_FIT = """() => [...document.querySelectorAll('.plotly-graph-div')].every(d
 
 
 def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                      args=["--no-sandbox", "--disable-gpu"])
+    return playwright.chromium.launch(
+        executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox", "--disable-gpu"]
+    )
 
 
 def open_offline(browser, path: Path, width: int, height: int = 900):
@@ -124,7 +125,9 @@ def open_offline(browser, path: Path, width: int, height: int = 900):
     tab.route("**/*", route)
     tab.on("pageerror", lambda error: errors.append(str(error)))
     tab.goto(path.as_uri())
-    tab.wait_for_function("() => [...document.querySelectorAll('.plotly-graph-div')].every(d => d.querySelector('svg.main-svg'))")
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('.plotly-graph-div')].every(d => d.querySelector('svg.main-svg'))"
+    )
     try:  # charts refit to their boxes once the page is laid out; a chart that never does fails the width checks
         tab.wait_for_function(PLOTS_FIT, timeout=5000)
     except PlaywrightTimeout:

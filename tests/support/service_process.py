@@ -53,9 +53,23 @@ class ServiceProcess:
     def start(self) -> ServiceProcess:
         started = time.perf_counter()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "service.api.main:app", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning", *self._args],
-            cwd=REPO, env=self._env, stdout=self._output, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "service.api.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                *self._args,
+            ],
+            cwd=REPO,
+            env=self._env,
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
         )
         if wait_until_answering(self._proc, f"{self.url}/healthz", self._timeout, "service", self.output):
             self.ready_after_s = time.perf_counter() - started

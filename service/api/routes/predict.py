@@ -27,17 +27,30 @@ def observe(page: Page | None, max_bytes: int, limits: PageShapeLimits = DEFAULT
         return None
     raw = page.html is not None
     try:
-        return read_page(page.html if raw else page.simplified_html or "", url=page.url, simplified=not raw,
-                         label="page.html" if raw else "page.simplified_html", max_bytes=max_bytes, limits=limits)
+        return read_page(
+            page.html if raw else page.simplified_html or "",
+            url=page.url,
+            simplified=not raw,
+            label="page.html" if raw else "page.simplified_html",
+            max_bytes=max_bytes,
+            limits=limits,
+        )
     except PageRefused as error:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, str(error)) from None
 
 
-@router.post("/predict", response_model=Prediction, responses={
-    **NOT_FOUND, 422: error("Invalid input, a screenshot that is not a PNG, JPEG or WebP within the limits, or a "
-                            "screenshot URL that is not one of this service's own simulations.")})
-async def predict(request: PredictRequest, http: Request, services: ServicesDep,
-                  jobs: SimulationJobsDep) -> Prediction:
+@router.post(
+    "/predict",
+    response_model=Prediction,
+    responses={
+        **NOT_FOUND,
+        422: error(
+            "Invalid input, a screenshot that is not a PNG, JPEG or WebP within the limits, or a "
+            "screenshot URL that is not one of this service's own simulations."
+        ),
+    },
+)
+async def predict(request: PredictRequest, http: Request, services: ServicesDep, jobs: SimulationJobsDep) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
 
@@ -52,8 +65,13 @@ async def predict(request: PredictRequest, http: Request, services: ServicesDep,
     def read() -> tuple[ReadPage | None, Screenshot | None, Persona]:  # one trip to a worker thread for all three
         page = observe(request.page, settings.max_page_bytes, settings.page_limits)
         shot = request.screenshot
-        screenshot = None if shot is None else request_screenshot(shot.base64, shot.url, jobs, http.url.netloc,
-                                                                  settings.screenshot_limits, looks(brain))
+        screenshot = (
+            None
+            if shot is None
+            else request_screenshot(
+                shot.base64, shot.url, jobs, http.url.netloc, settings.screenshot_limits, looks(brain)
+            )
+        )
         try:
             return page, screenshot, services.store.get_persona(request.persona_id)
         except PersonaNotFound:

@@ -53,8 +53,9 @@ class ShopInstance:
         return self.folder / "server.pid"
 
 
-def start(name: str = "shop", variant: str = "control", port: int | None = None, log=print,
-          currency: str = CURRENCIES[0]) -> ShopInstance:
+def start(
+    name: str = "shop", variant: str = "control", port: int | None = None, log=print, currency: str = CURRENCIES[0]
+) -> ShopInstance:
     """Install if needed, copy the built state, apply `variant` in `currency`'s catalogue, start the server; returns
     once it answers. An instance already running under `name` is stopped first."""
     if currency not in CURRENCIES:
@@ -68,11 +69,21 @@ def start(name: str = "shop", variant: str = "control", port: int | None = None,
     instance = ShopInstance(name=name, variant=variant, port=port or _free_port(), folder=folder, currency=currency)
     output = open(folder / "server.log", "w")
     instance.process = subprocess.Popen(
-        [str(PYTHON), str(PROJECT / "manage.py"), "runserver", "--insecure", "--noreload",
-         f"127.0.0.1:{instance.port}"],
-        cwd=PROJECT, env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
-        stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        start_new_session=True)
+        [
+            str(PYTHON),
+            str(PROJECT / "manage.py"),
+            "runserver",
+            "--insecure",
+            "--noreload",
+            f"127.0.0.1:{instance.port}",
+        ],
+        cwd=PROJECT,
+        env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     instance.pid_file.write_text(str(instance.process.pid))
     _wait_until_answering(instance)
     (folder / "url").write_text(instance.url)
