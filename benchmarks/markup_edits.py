@@ -95,7 +95,7 @@ def _visible_spans(html: str) -> list[tuple[int, int]]:
     body = re.search(r"<body\b", html, re.IGNORECASE)
     spans, at = [], body.start() if body else 0
     hidden = [(a, b) for a, b in hidden if b > at]
-    for a, b in hidden + [(len(html), len(html))]:
+    for a, b in [*hidden, (len(html), len(html))]:
         for m in re.finditer(r">([^<>]+)<", html[at:a] + "<"):
             spans.append((at + m.start(1), at + m.end(1)))
         at = b

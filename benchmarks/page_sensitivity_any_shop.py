@@ -102,7 +102,7 @@ def make_edit(name: str, html: str, price: Decimal, control) -> tuple:
         edit = scale_price(html, price, FACTOR, list_price)
         seen = lambda p, o: (
             p is not None and p.price is not None and Decimal(str(p.price)) == Decimal(edit.detail["new_price"])
-        )  # noqa: E731
+        )
     elif name == "rating_1.6":
         edit = rating_down(html, RATING)
         seen = lambda p, o: p is not None and p.rating is not None and Decimal(str(p.rating)) == RATING  # noqa: E731
@@ -114,7 +114,7 @@ def make_edit(name: str, html: str, price: Decimal, control) -> tuple:
         seen = lambda p, o: (
             p is not None
             and p.list_price is not None
-            and p.price is not None  # noqa: E731
+            and p.price is not None
             and abs(p.list_price - 2 * p.price) < 0.011
         )
     return edit, seen

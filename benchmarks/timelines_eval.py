@@ -47,7 +47,7 @@ def timelines_table(out: Path) -> Path:
             continue
         user = users.get(session["user_prefix"], session["user_prefix"])
         session_id = f"{user}_{session['start']}_{session['session_key'][-24:]}"
-        for i, action in enumerate(actions):
+        for _i, action in enumerate(actions):
             rows.append(
                 {
                     "session_id": session_id,

@@ -70,7 +70,7 @@ def read(raw: str, url: str):
 
 
 def test_a_section_of_product_tiles_is_not_named_after_its_first_tile():
-    page, observation = read(listing(), "https://shop.example/catalogue/")
+    page, _observation = read(listing(), "https://shop.example/catalogue/")
     assert "trail_shoes.title" in page.names and "wool_socks.title" in page.names
     assert not any(name.startswith("trail_shoes.wool_socks") for name in page.names)
     # a product page that also shows a few other products is still named by its own title
@@ -89,7 +89,7 @@ def test_stars_drawn_from_a_class_word_are_kept_as_text():
 
 def test_a_tiles_add_to_cart_in_its_own_form_belongs_to_the_tile_and_a_list_of_tiles_is_a_listing():
     _, observation = read(listing(), "https://shop.example/catalogue/")
-    shoes, backpack, socks = observation.facts.products
+    shoes, backpack, _socks = observation.facts.products
     assert (shoes.title, shoes.price, shoes.availability) == ("Trail Shoes", 79.99, "in_stock")
     assert shoes.buy_names == ("trail_shoes.form.add_to_basket",)
     assert (backpack.availability, backpack.buy_names) == ("unavailable", ())
@@ -132,7 +132,7 @@ def test_a_product_drop_down_in_the_add_to_cart_form_offers_its_choices():
         "<label for='qty'>Quantity</label><select id='qty' name='quantity'><option>1</option><option>2</option></select>"
         "<button type='submit'>Add to basket</button></form>"
     )
-    page, observation = read(
+    _page, observation = read(
         product_page(
             "In stock", form, "<form><select name='sort'><option>Newest</option><option>Price</option></select></form>"
         ),

@@ -44,7 +44,8 @@ SEARCH = [
     Step(action=InputAction(name="nav_bar.search_input", text="wireless earbuds")),
     Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"),
 ]
-REVIEWING = SEARCH + [
+REVIEWING = [
+    *SEARCH,
     Step(action=ClickAction(name="search_results.soundcore_p20i.product_name"), click_type="product_link"),
     Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review"),
     Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review"),
@@ -192,8 +193,8 @@ def test_known_people_keep_their_own_habits(brain, personas):
     product = Step(action=ClickAction(name="search_results.some_product.product_name"), click_type="product_link")
     review = Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review")
     for who, history, label, direction in (
-        ("d78a2d81", SEARCH + [product, review, review], "review", -1),
-        ("4363ae6f", SEARCH + [product], "other", +1),
+        ("d78a2d81", [*SEARCH, product, review, review], "review", -1),
+        ("4363ae6f", [*SEARCH, product], "other", +1),
     ):
         person = personas[who]
         stranger = person.model_copy(update={"id": "00000000-0000-0000-0000-000000000000"})
@@ -230,7 +231,7 @@ def test_shipped_model_keeps_rare_self_following_labels_at_real_rates(brain, ope
 
 def test_most_likely_is_deterministic_and_sampling_is_seeded(brain, personas):
     persona = next(iter(personas.values()))
-    ctx = dict(persona=persona, memories=[], observation=EMPTY_OBSERVATION, history=REVIEWING)
+    ctx = {"persona": persona, "memories": [], "observation": EMPTY_OBSERVATION, "history": REVIEWING}
     first = brain.decide_sync(TwinContext(**ctx))
     assert brain.decide_sync(TwinContext(**ctx)).action == first.action
     draws = [brain.decide_sync(TwinContext(**ctx, mode="sample", seed=seed)).details["label"] for seed in range(400)]

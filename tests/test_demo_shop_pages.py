@@ -103,7 +103,7 @@ def test_cart_and_checkout_after_adding(shop):
     line = f"{SHOES.asin}~Blue~10"
     page, _ = read(shop, "/cart/update", data={"line": line, "op": "increment"})
     assert "Qty: 3" in page.html
-    checkout, observation = read(shop, "/checkout")
+    _checkout, observation = read(shop, "/checkout")
     assert observation.page_type == "checkout"
     assert observation.by_name["main.payment.place_order"].click_type == "purchase"
     done = shop.post("/checkout/place-order")

@@ -38,7 +38,7 @@ def texts(sample_users) -> list[str]:
     persona = sample_users[0]
     memories = [text for _, text in persona_memory_texts(persona)]
     longest = max(memories, key=len)  # past the 256-token truncation, where the two could part ways
-    return memories[:6] + [longest, core_profile_text(persona)] + QUERIES
+    return [*memories[:6], longest, core_profile_text(persona), *QUERIES]
 
 
 @pytest.fixture(scope="module")

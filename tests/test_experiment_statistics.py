@@ -204,7 +204,7 @@ def test_pairing_is_detected_only_when_every_twin_is_in_both_variants():
     missing = analyse(samples[:-1], ["A", "B"], n_bootstrap=50)["comparisons"][0]
     assert missing["paired"] is False and "only one variant" in missing["pairing"]
     assert missing["outcomes"]["purchase"]["test"] in ("two-proportion z-test", "Fisher exact")
-    repeated = samples + [_sample("B", "p0", purchase=True), _sample("A", "extra")]
+    repeated = [*samples, _sample("B", "p0", purchase=True), _sample("A", "extra")]
     twice = analyse(repeated, ["A", "B"], n_bootstrap=50)["comparisons"][0]
     assert twice["paired"] is False and "more than once" in twice["pairing"]
     # instances are part of the twin: p0#0 and p0#1 are two twins

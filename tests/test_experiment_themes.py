@@ -106,7 +106,7 @@ def test_one_reason_in_many_words_stays_one_theme(embed):
 
 def test_groups_follow_outcomes_repeats_weigh_and_blank_rationales_are_ignored(embed):
     samples = _left("A", PRICE) + _bought("A", ["Great value, adding it to cart."] * 4)
-    samples += _left("B", DELIVERY + ["", "   "], prefix="q")
+    samples += _left("B", [*DELIVERY, "", "   "], prefix="q")
     result = rationale_themes(samples, embed, per_theme=2)
     assert outcome_group(samples[-1]) == "left" and outcome_group(_bought("A", ["x"])[0]) == "bought"  # bought wins
     bought = result["variants"]["A"]["bought"]

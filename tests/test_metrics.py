@@ -178,7 +178,7 @@ def test_classification_matches_sklearn(seed):
     rng = random.Random(seed)
     labels = list(CLICK_TYPES[: rng.randint(2, 13)])
     gold = [rng.choice(labels) for _ in range(rng.randint(5, 300))]
-    pred = [rng.choice(labels + ["<input>"]) if rng.random() < 0.6 else g for g in gold]
+    pred = [rng.choice([*labels, "<input>"]) if rng.random() < 0.6 else g for g in gold]
     ours = classification(gold, pred)
     union = sorted(set(gold) | set(pred))
     assert ours["macro_f1"] == pytest.approx(f1_score(gold, pred, labels=union, average="macro", zero_division=0))

@@ -83,7 +83,7 @@ def test_references_fall_back_on_the_expectation_with_fewer_than_two_others():
 
 def _focus_appeal(price: float, others=(10.0, 20.0, 30.0), sens: Sensitivities = NEUTRAL) -> tuple[float, list[Driver]]:
     # The product in view has stars and reviews above what a shopper expects: only its price moves it.
-    facts = PageFacts(products=(_product(price, 4.5, 5000),) + tuple(_product(p) for p in others), focus=0)
+    facts = PageFacts(products=(_product(price, 4.5, 5000), *(_product(p) for p in others)), focus=0)
     effect = page_effect(facts, sens)
     return effect.shifts[PURCHASE], list(effect.drivers)
 

@@ -170,7 +170,7 @@ N_STEPS = 8000
 def variant_pages():
     """306 parsed product pages: the product at 6 prices x list price as shown / none / twice the price x no
     reviews or 4 ratings x 4 review counts (the alternatives keep their prices)."""
-    reviews = [None] + list(itertools.product([2.5, 3.2, 3.9, 4.7], [2, 30, 400, 48211]))
+    reviews = [None, *itertools.product([2.5, 3.2, 3.9, 4.7], [2, 30, 400, 48211])]
     observations = []
     for factor, struck, shown in itertools.product([0.6, 1.0, 1.6, 2.5, 4.0, 8.0], ["shown", None, "$25.98"], reviews):
         html = HTML if struck == "shown" else list_price(HTML, struck)
@@ -424,7 +424,7 @@ def test_first_step_rationale_says_what_the_twin_came_to_do(many_decisions):
     first = [(person, d) for person, _, history, d in many_decisions if history == "empty"]
     assert first
     purposes = Counter()
-    for person, decision in first:
+    for _person, decision in first:
         found = re.search(r"(I came to [^,.]+|I'm here to [^,.]+)", decision.rationale)
         assert found, decision.rationale
         purposes[found.group(1)] += 1

@@ -80,9 +80,9 @@ def test_segment_buckets(pool):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        (dict(ids=["no-such-person"]), "unknown persona id"),
-        (dict(filters={"gender": "robot"}), "population is empty"),
-        (dict(sample=53), "sample of 53"),
+        ({"ids": ["no-such-person"]}, "unknown persona id"),
+        ({"filters": {"gender": "robot"}}, "population is empty"),
+        ({"sample": 53}, "sample of 53"),
     ],
 )
 def test_bad_populations_say_why(pool, spec, message):

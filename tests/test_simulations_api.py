@@ -54,7 +54,7 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
     trace = body["traces"][0]
     assert trace["persona_id"] == OPERA_USER and 1 <= len(trace["steps"]) <= 3
     assert trace["steps"][0]["url"] == shop + "/" and trace["steps"][0]["rationale"]
-    assert body["funnel"]["twins"] == 1 and [r["stage"] for r in body["funnel"]["reached"]][0] == "search"
+    assert body["funnel"]["twins"] == 1 and next(r["stage"] for r in body["funnel"]["reached"]) == "search"
     assert (data_dir / "simulations" / job_id / "report.html").exists()
     assert "out_dir" not in body and str(data_dir) not in client.get(f"/simulations/{job_id}").text  # no server paths
     listed = client.get("/simulations").json()

@@ -24,7 +24,7 @@ from agent.behaviour.linear import LinearSoftmax
 from agent.behaviour.person_chain import PersonChain
 
 END = "END"  # the action model's class for "the session ends now" (purchase click or terminate)
-ACTION_CLASSES: tuple[str, ...] = tuple(label for label in LABELS if label not in (PURCHASE, TERMINATE)) + (END,)
+ACTION_CLASSES: tuple[str, ...] = (*(label for label in LABELS if label not in (PURCHASE, TERMINATE)), END)
 OUTCOME_CLASSES: tuple[str, ...] = (PURCHASE, TERMINATE)
 _PURCHASE = LABEL_INDEX[PURCHASE]
 _TERMINATE = LABEL_INDEX[TERMINATE]

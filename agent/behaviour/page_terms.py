@@ -317,7 +317,7 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
         shifts["review"] = coef.read_reviews * sens.reviews
     if focus is not None and facts.products[focus].availability == "unavailable":
         # The rest of what the page says still weighs; apply_effect then moves the buying it would have had.
-        drivers = (Driver("unavailable", -math.inf, None, None),) + drivers
+        drivers = (Driver("unavailable", -math.inf, None, None), *drivers)
         return PageEffect(shifts, drivers, appeal_by_name, unavailable, focus_unavailable=True)
     return PageEffect(shifts, drivers, appeal_by_name, unavailable)
 

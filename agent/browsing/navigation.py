@@ -10,6 +10,7 @@ its scripts start after load, and nothing is in flight, it has settled: no fixed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -94,10 +95,8 @@ async def settle(page, timeouts: Timeouts, watch: NavigationWatch | None = None)
     except PlaywrightTimeout:
         raise StepFailure("timeout", f"{page.url} did not finish loading within {timeouts.navigation_ms} ms") from None
     if watch is None:
-        try:
+        with contextlib.suppress(PlaywrightTimeout):
             await page.wait_for_load_state("networkidle", timeout=timeouts.idle_ms)
-        except PlaywrightTimeout:
-            pass
         return
     deadline = time.monotonic() + timeouts.idle_ms / 1000
     while True:

@@ -28,7 +28,7 @@ from agent.page.facts_model import PageFacts
 from personas.sensitivities import Sensitivities
 
 APPEAL_COEFFICIENTS: tuple[str, ...] = ("price_elasticity", "deal", "rating_elasticity", "volume_elasticity")
-FITTED: tuple[str, ...] = APPEAL_COEFFICIENTS + ("leave_per_appeal", "look_per_appeal", "read_reviews")
+FITTED: tuple[str, ...] = (*APPEAL_COEFFICIENTS, "leave_per_appeal", "look_per_appeal", "read_reviews")
 MIN_STEPS = 200  # fewer steps with products in view than this: keep the priors
 PENALTY = 0.5  # Gaussian penalty toward the priors, per coefficient, in units of the prior's scale
 _PURCHASE, _TERMINATE, _REVIEW = LABEL_INDEX[PURCHASE], LABEL_INDEX[TERMINATE], LABEL_INDEX["review"]

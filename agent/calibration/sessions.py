@@ -65,12 +65,9 @@ def close_session(
     last_time = steps[-1].timestamp if steps else None
     when = end_time if end_time is not None and (last_time is None or end_time >= last_time) else last_time
     scrolls, navigations, tabs = trailing if trailing is not None else (None, None, None)
-    return steps + [
+    return [
+        *steps,
         BehaviourStep(
-            label=TERMINATE,
-            timestamp=when,
-            scrolls_before=scrolls,
-            navigations_before=navigations,
-            tabs_before=tabs,
-        )
+            label=TERMINATE, timestamp=when, scrolls_before=scrolls, navigations_before=navigations, tabs_before=tabs
+        ),
     ]

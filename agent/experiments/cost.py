@@ -42,7 +42,7 @@ def estimate_cost(prepared: PreparedExperiment, model: str | None) -> dict:
     persona_ids = sorted(prepared.personas)[:MAX_PERSONAS_COUNTED]
     scale = len(prepared.personas) / max(1, len(persona_ids))
     calls = prompt_tokens = 0
-    for variant, pages in prepared.pages.items():
+    for _variant, pages in prepared.pages.items():
         for number, page in enumerate(pages):
             counted = 0
             for pid in persona_ids:

@@ -542,7 +542,7 @@ def _segments(analysis: dict, indistinguishable: bool) -> list[Html]:
     comparisons = [c for s in segments for c in s.get("comparisons") or []]
     if comparisons:
         parts += _comparison_tables(
-            _comparison_rows(comparisons, with_scope=True), ["segment"] + COMPARISON_HEADER, indistinguishable
+            _comparison_rows(comparisons, with_scope=True), ["segment", *COMPARISON_HEADER], indistinguishable
         )
     if skipped:
         parts.append(

@@ -90,7 +90,7 @@ def number_choices(
     without them the numbered list is used instead. None for the names strategy."""
     if strategy == "names":
         return None, None
-    numbered = {i: candidate for i, candidate in enumerate(shown, start=1)}
+    numbered = dict(enumerate(shown, start=1))
     if strategy == "textual_choices":
         return ChoiceSet("textual_choices", numbered, listed=True, marked=False), None
     if image_size is None:
@@ -102,4 +102,4 @@ def number_choices(
         return ChoiceSet("textual_choices", numbered, listed=True, marked=False), note
     if strategy == "both":
         return ChoiceSet("both", numbered, listed=True, marked=True), None
-    return ChoiceSet("set_of_marks", {i: c for i, c in enumerate(boxed, start=1)}, listed=False, marked=True), None
+    return ChoiceSet("set_of_marks", dict(enumerate(boxed, start=1)), listed=False, marked=True), None

@@ -68,8 +68,8 @@ def add_line(lines: list[CartLine], asin: str, options: dict[str, str], quantity
     for index, line in enumerate(lines):
         if line.key == new.key:
             merged = CartLine(asin, chosen, min(line.quantity + new.quantity, MAX_QUANTITY))
-            return lines[:index] + [merged] + lines[index + 1 :]
-    return (lines + [new])[-MAX_LINES:]
+            return [*lines[:index], merged, *lines[index + 1 :]]
+    return [*lines, new][-MAX_LINES:]
 
 
 def change_line(lines: list[CartLine], key: str, operation: str) -> list[CartLine]:

@@ -39,7 +39,7 @@ class Product:
         top = max(0, min(90, round((self.rating - 3.0) * 40)))
         rest = 100 - top
         shares = [top, round(rest * 0.55), round(rest * 0.2), round(rest * 0.1)]
-        return [(5 - i, share) for i, share in enumerate(shares + [100 - sum(shares)])]
+        return [(5 - i, share) for i, share in enumerate([*shares, 100 - sum(shares)])]
 
     def words(self) -> set[str]:
         text = " ".join((self.title, self.brand, self.department, *self.keywords))

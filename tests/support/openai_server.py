@@ -24,6 +24,7 @@ Run standalone for benchmarks or manual checks: `python -m tests.support.openai_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import threading
@@ -295,10 +296,8 @@ def main() -> None:
     args = parser.parse_args()
     with OpenAICompatibleServer(args.content, port=args.port, record_requests=False) as srv:
         print(srv.base_url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

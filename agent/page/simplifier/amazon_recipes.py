@@ -489,7 +489,7 @@ CAROUSEL = Rule(
             name="{text}",
             many=True,
             limit=10,
-            text_from=CAROUSEL_ITEM_TITLE[:-2] + ("@label",),
+            text_from=(*CAROUSEL_ITEM_TITLE[:-2], "@label"),
             children=(
                 Rule(
                     ("a",),
@@ -497,7 +497,7 @@ CAROUSEL = Rule(
                     kind="click",
                     tag="a",
                     require_text=True,
-                    text_from=CAROUSEL_ITEM_TITLE[:-2] + ("@self",),
+                    text_from=(*CAROUSEL_ITEM_TITLE[:-2], "@self"),
                 ),
                 Rule(("span.a-icon-alt",), kind="text", css_class="product-rating"),
                 Rule(

@@ -106,17 +106,21 @@ def label_of(node: LexborNode, tree: LexborHTMLParser | None = None) -> str:
             return label
     if value := attr(node, "alt"):
         return value
-    if node.tag in ("input", "button") and (node.attributes.get("type") or "").lower() not in (
-        "text",
-        "search",
-        "email",
-        "tel",
-        "number",
-        "password",
-        "url",
+    if (
+        node.tag in ("input", "button")
+        and (node.attributes.get("type") or "").lower()
+        not in (
+            "text",
+            "search",
+            "email",
+            "tel",
+            "number",
+            "password",
+            "url",
+        )
+        and (value := attr(node, "value"))
     ):
-        if value := attr(node, "value"):
-            return value
+        return value
     if value := attr(node, "placeholder"):
         return value
     inner = node.css_first("[aria-label]")

@@ -204,7 +204,7 @@ class _Walker:
                 out_tag = child.tag if child.tag in LANDMARK_TAGS or child.tag in SECTION_TAGS else "div"
                 self.run.parts.append(f"<{out_tag}>")
                 # A card nested in a card of the same title adds nothing to the name.
-                inner = path if path and path[-1] == part else path + (part,)
+                inner = path if path and path[-1] == part else (*path, part)
                 stack.append(
                     (
                         iter(child.iter(include_text=True)),

@@ -192,7 +192,7 @@ def _emit(rule: Rule, node: LexborNode, prefix: str, tree: LexborHTMLParser, run
         _emit_select(rule, node, attrs, run)
     elif rule.kind == "image":
         if name:
-            run.parts.append(_open("img", attrs + [("alt", text)]))
+            run.parts.append(_open("img", [*attrs, ("alt", text)]))
     elif name or shown:  # text and click
         tag = rule.tag or (_DEFAULT_TAGS.get(node.tag, "span") if rule.kind == "click" else "span")
         run.parts.append(f"{_open(tag, attrs)}{html.escape(shown, quote=False)}</{tag}>")
