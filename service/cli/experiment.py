@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -54,14 +55,17 @@ class _Checkpoint:
 
 @experiment_app.command("run")
 def run(
-    spec_path: Path = typer.Argument(
-        ..., metavar="SPEC", help="Experiment spec, YAML or JSON (see docs/experiments.md)."
-    ),
-    out: Path = typer.Option(..., "--out", help="Directory for results.json, report.html and samples.jsonl."),
-    personas: list[Path] = typer.Option(
-        [], "--personas", help="Import these persona files first (any format `twinsim personas import` reads)."
-    ),
-    fresh: bool = typer.Option(False, "--fresh", help="Ignore samples of an earlier run in --out."),
+    spec_path: Annotated[
+        Path, typer.Argument(metavar="SPEC", help="Experiment spec, YAML or JSON (see docs/experiments.md).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Directory for results.json, report.html and samples.jsonl.")],
+    personas: Annotated[
+        list[Path],
+        typer.Option(
+            "--personas", help="Import these persona files first (any format `twinsim personas import` reads)."
+        ),
+    ] = [],
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore samples of an earlier run in --out.")] = False,
 ) -> None:
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
     from rich.progress import (
@@ -203,7 +207,9 @@ def _print_summary(results: dict) -> None:
 
 
 @experiment_app.command("list")
-def list_experiments(limit: int = typer.Option(100, "--limit", min=1, help="At most this many, newest first.")) -> None:
+def list_experiments(
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many, newest first.")] = 100,
+) -> None:
     """List the experiments submitted to the API on this data dir (runs of `experiment run` live in their --out)."""
     from service.jobs.experiment_store import ExperimentStore
     from service.settings import Settings

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -28,23 +29,30 @@ def _run_dir(run: str, data_dir: Path) -> Path:
 
 
 def interview_command(
-    persona: str = typer.Argument(..., help="Persona id."),
-    question: str = typer.Argument(..., help="The question, in words."),
-    run: str | None = typer.Option(
-        None,
-        "--run",
-        help="A run directory (experiment run --out, simulate --out), "
-        "or an API experiment id; the question is about one of its decisions.",
-    ),
-    variant: str | None = typer.Option(None, "--variant", help="The variant of the twin run asked about."),
-    instance: int | None = typer.Option(None, "--instance", min=0, help="Its twin instance (0..k-1)."),
-    step: int | None = typer.Option(None, "--step", min=1, help="Its step (default: the run's last decision)."),
-    decision: str | None = typer.Option(None, "--decision", help="A decision_id of the run's export instead."),
-    brain: str = typer.Option(
-        "embedded", "--brain", help="embedded (assembled from the decision's drivers and the person's words) or llm."
-    ),
-    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
-    as_json: bool = typer.Option(False, "--json", help="Print the whole answer as JSON."),
+    persona: Annotated[str, typer.Argument(help="Persona id.")],
+    question: Annotated[str, typer.Argument(help="The question, in words.")],
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="A run directory (experiment run --out, simulate --out), "
+            "or an API experiment id; the question is about one of its decisions.",
+        ),
+    ] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="The variant of the twin run asked about.")] = None,
+    instance: Annotated[int | None, typer.Option("--instance", min=0, help="Its twin instance (0..k-1).")] = None,
+    step: Annotated[
+        int | None, typer.Option("--step", min=1, help="Its step (default: the run's last decision).")
+    ] = None,
+    decision: Annotated[
+        str | None, typer.Option("--decision", help="A decision_id of the run's export instead.")
+    ] = None,
+    brain: Annotated[
+        str,
+        typer.Option("--brain", help="embedded (assembled from the decision's drivers and the person's words) or llm."),
+    ] = "embedded",
+    model: Annotated[str | None, typer.Option("--model", help="litellm model for --brain llm.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole answer as JSON.")] = False,
 ) -> None:
     """Interview a twin: why it did what it did in a run, or anything about the person, in their words."""
     from agent.exports.decision_lookup import DecisionNotFound

@@ -7,6 +7,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from pydantic import TypeAdapter, ValidationError
@@ -47,9 +48,9 @@ def _print_version(asked: bool) -> None:
 
 @app.callback()
 def _options(
-    show_version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
-    ),
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """twinsim: persona-conditioned digital twins of online shoppers."""
 
@@ -150,10 +151,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
 
 @personas_app.command("import")
 def import_personas(
-    files: list[Path] = typer.Argument(
-        ..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."
-    ),
-    replace: bool = typer.Option(False, "--replace", help="Replace a stored persona whole instead of merging."),
+    files: Annotated[
+        list[Path], typer.Argument(help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML.")
+    ],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Replace a stored persona whole instead of merging.")
+    ] = False,
 ) -> None:
     """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
     from personas.sources import PersonaSourceError, load_personas
@@ -262,29 +265,35 @@ def _print_prediction(prediction, persona_id: str) -> None:
 
 @app.command()
 def predict(
-    persona: str = typer.Option(..., "--persona", help="Persona id."),
-    page: Path | None = typer.Option(None, "--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free."),
-    url: str | None = typer.Option(None, "--url", help="The page's URL, when known."),
-    history: Path | None = typer.Option(None, "--history", help="JSON list of steps: [{action, rationale?}, ...]."),
-    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: str | None = typer.Option(None, "--model"),
-    as_json: bool = typer.Option(False, "--json", help="Print the full prediction as JSON."),
-    task: str | None = typer.Option(None, "--task", help="What the twin came to do, in words."),
-    screenshot: Path | None = typer.Option(
-        None,
-        "--screenshot",
-        help="--brain llm: the page as a PNG, JPEG or WebP file, shown to a model that takes images (see --vision).",
-    ),
-    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    prompt_style: str | None = typer.Option(
-        None,
-        "--prompt-style",
-        callback=_prompt_style,
-        help=(
-            "--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol)."
+    persona: Annotated[str, typer.Option("--persona", help="Persona id.")],
+    page: Annotated[
+        Path | None, typer.Option("--page", help="A simplified (OPeRA) or raw HTML page; omit for page-free.")
+    ] = None,
+    url: Annotated[str | None, typer.Option("--url", help="The page's URL, when known.")] = None,
+    history: Annotated[
+        Path | None, typer.Option("--history", help="JSON list of steps: [{action, rationale?}, ...].")
+    ] = None,
+    brain: Annotated[str, typer.Option("--brain", callback=_brain, help=BRAIN_HELP)] = "embedded",
+    model: Annotated[str | None, typer.Option("--model")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full prediction as JSON.")] = False,
+    task: Annotated[str | None, typer.Option("--task", help="What the twin came to do, in words.")] = None,
+    screenshot: Annotated[
+        Path | None,
+        typer.Option(
+            "--screenshot",
+            help="--brain llm: the page as a PNG, JPEG or WebP file, shown to a model that takes images (see --vision).",
         ),
-    ),
+    ] = None,
+    vision: Annotated[str | None, typer.Option("--vision", callback=_vision, help=VISION_HELP)] = None,
+    grounding: Annotated[str | None, typer.Option("--grounding", callback=_grounding, help=GROUNDING_HELP)] = None,
+    prompt_style: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-style",
+            callback=_prompt_style,
+            help="--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).",
+        ),
+    ] = None,
 ) -> None:
     """Predict a persona's next action on a page."""
     from agent.options import PredictOptions
@@ -349,16 +358,17 @@ def demo() -> None:
 
 @app.command()
 def calibrate(
-    timelines: Path | None = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
-    personas: Path | None = typer.Option(None, help="personas.jsonl (default: the shared data)."),
-    actions: Path | None = typer.Option(
-        None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."
-    ),
-    users: Path | None = typer.Option(None, help="The OPeRA user table matching --actions."),
-    out: Path = typer.Option(
-        ..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."
-    ),
-    seed: int = typer.Option(0),
+    *,  # keyword-only, as Typer calls it: a required option may follow ones with defaults, in --help's order
+    timelines: Annotated[Path | None, typer.Option(help="OPeRA timelines.jsonl (default: the shared data).")] = None,
+    personas: Annotated[Path | None, typer.Option(help="personas.jsonl (default: the shared data).")] = None,
+    actions: Annotated[
+        Path | None, typer.Option(help="The full OPeRA action table (parquet/csv/jsonl), when you have it.")
+    ] = None,
+    users: Annotated[Path | None, typer.Option(help="The OPeRA user table matching --actions.")] = None,
+    out: Annotated[
+        Path, typer.Option(help="Where to write the parameters (the shipped file is agent/behaviour/params.json).")
+    ],
+    seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
     """Fit the embedded brain's behaviour model on recorded sessions."""
     from agent.calibration.blas_kernel import pin_calibration_kernel
@@ -390,51 +400,66 @@ class Mind2WebSplit(str, Enum):
 
 @app.command("eval")
 def evaluate(
-    path: Path | None = typer.Argument(
-        None,
-        help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
-        "or a directory searched for <split>-*.parquet) or JSONL of the same rows.",
-    ),
-    data_format: EvalFormat = typer.Option(
-        EvalFormat.opera,
-        "--format",
-        help="opera: recorded OPeRA sessions (--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH).",
-    ),
-    split: Mind2WebSplit | None = typer.Option(
-        None, "--split", help="mind2web: the split to score (default: every test split found)."
-    ),
-    actions: Path | None = typer.Option(
-        None, "--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL."
-    ),
-    users: Path | None = typer.Option(None, "--users", help="OPeRA user table, personas.jsonl, or native personas."),
-    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
-    ablate: str = typer.Option("", "--ablate", help="Comma-separated: persona, rationale, memory."),
-    sessions: str = typer.Option("", "--sessions", help="Comma-separated session ids to evaluate (default: all)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Evaluate at most N sessions (mind2web: tasks)."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256),
-    out: Path | None = typer.Option(None, "--out", help="Write the JSON report here."),
-    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
-    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Resume file (default: next to --out)."),
-    prompt_style: str | None = typer.Option(
-        None,
-        "--prompt-style",
-        callback=_prompt_style,
-        help=(
-            "opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
-            "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
-            "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim."
+    path: Annotated[
+        Path | None,
+        typer.Argument(
+            help="--format mind2web: Multimodal-Mind2Web parquet files (a file, "
+            "or a directory searched for <split>-*.parquet) or JSONL of the same rows."
         ),
-    ),
-    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    screenshots: bool = typer.Option(
-        False,
-        "--screenshots",
-        help="--brain llm sees each step's screenshot: OPeRA's "
-        "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
-        "that takes images, or --vision always).",
-    ),
+    ] = None,
+    data_format: Annotated[
+        EvalFormat,
+        typer.Option(
+            "--format",
+            help="opera: recorded OPeRA sessions (--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH).",
+        ),
+    ] = EvalFormat.opera,
+    split: Annotated[
+        Mind2WebSplit | None,
+        typer.Option("--split", help="mind2web: the split to score (default: every test split found)."),
+    ] = None,
+    actions: Annotated[
+        Path | None, typer.Option("--actions", help="OPeRA action table: parquet (file or directory), CSV or JSONL.")
+    ] = None,
+    users: Annotated[
+        Path | None, typer.Option("--users", help="OPeRA user table, personas.jsonl, or native personas.")
+    ] = None,
+    brain: Annotated[str, typer.Option("--brain", callback=_brain, help=BRAIN_HELP)] = "embedded",
+    model: Annotated[str | None, typer.Option("--model", help="litellm model for --brain llm.")] = None,
+    ablate: Annotated[str, typer.Option("--ablate", help="Comma-separated: persona, rationale, memory.")] = "",
+    sessions: Annotated[
+        str, typer.Option("--sessions", help="Comma-separated session ids to evaluate (default: all).")
+    ] = "",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Evaluate at most N sessions (mind2web: tasks).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256)] = 4,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the JSON report here.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Write the HTML report here.")] = None,
+    checkpoint: Annotated[
+        Path | None, typer.Option("--checkpoint", help="Resume file (default: next to --out).")
+    ] = None,
+    prompt_style: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-style",
+            callback=_prompt_style,
+            help="opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
+            "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
+            "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.",
+        ),
+    ] = None,
+    grounding: Annotated[str | None, typer.Option("--grounding", callback=_grounding, help=GROUNDING_HELP)] = None,
+    vision: Annotated[str | None, typer.Option("--vision", callback=_vision, help=VISION_HELP)] = None,
+    screenshots: Annotated[
+        bool,
+        typer.Option(
+            "--screenshots",
+            help="--brain llm sees each step's screenshot: OPeRA's "
+            "`image` column, Mind2Web's `screenshot`, where the row has one (with a model "
+            "that takes images, or --vision always).",
+        ),
+    ] = False,
 ) -> None:
     """Replay recorded sessions and score the twins' predictions as the OPeRA paper does, or score them on
     Multimodal-Mind2Web as Mind2Web does (--format mind2web PATH)."""
@@ -583,7 +608,7 @@ def _validation_message(error: ValidationError) -> str:
 
 
 @app.command()
-def shop(host: str = "127.0.0.1", port: int = typer.Option(8100, min=1, max=65535)) -> None:
+def shop(host: str = "127.0.0.1", port: Annotated[int, typer.Option(min=1, max=65535)] = 8100) -> None:
     """Serve the demo shop (twinshop) for live simulations; `?variant=b` is the B side of its A/B switch."""
     import uvicorn
 
@@ -592,37 +617,52 @@ def shop(host: str = "127.0.0.1", port: int = typer.Option(8100, min=1, max=6553
 
 @app.command()
 def simulate(
-    url: str = typer.Option(..., "--url", help="Where every twin starts, e.g. http://127.0.0.1:8100/ (twinsim shop)."),
-    personas: str = typer.Option("", "--personas", help="Comma-separated persona ids."),
-    all_personas: bool = typer.Option(False, "--all", help="Every stored persona."),
-    max_steps: int = typer.Option(10, "--max-steps", min=1, max=100, help="Actions per twin at most."),
-    out: Path = typer.Option(..., "--out", help="Directory for report.json, report.html, traces/ and screenshots/."),
-    brain: str = typer.Option("embedded", "--brain", callback=_brain, help=BRAIN_HELP),
-    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
-    screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
-    vision: str | None = typer.Option(None, "--vision", callback=_vision, help=VISION_HELP),
-    grounding: str | None = typer.Option(None, "--grounding", callback=_grounding, help=GROUNDING_HELP),
-    concurrency: int | None = typer.Option(
-        None, "--concurrency", min=1, max=16, help="Twins browsing at once (default: one per core, at least 2)."
-    ),
-    task: str | None = typer.Option(None, "--task", help="What every twin came to do, in words."),
-    task_url: str | None = typer.Option(
-        None,
-        "--task-url",
-        help="Reached when the address contains this ('*' = any run of characters, then the whole address must match).",
-    ),
-    task_element: str | None = typer.Option(
-        None, "--task-element", help="Reached when an element with this name (or showing this text) is on the page."
-    ),
-    task_text: str | None = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
-    fill_checkout: bool = typer.Option(
-        True,
-        "--fill-checkout/--no-fill-checkout",
-        help="Twins that go on with "
-        "their order fill a checkout form's required fields with made-up TEST details "
-        "(listed in report.json's test_details); off: they stop at such a form.",
-    ),
+    *,  # keyword-only, as Typer calls it: a required option may follow ones with defaults, in --help's order
+    url: Annotated[
+        str, typer.Option("--url", help="Where every twin starts, e.g. http://127.0.0.1:8100/ (twinsim shop).")
+    ],
+    personas: Annotated[str, typer.Option("--personas", help="Comma-separated persona ids.")] = "",
+    all_personas: Annotated[bool, typer.Option("--all", help="Every stored persona.")] = False,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, max=100, help="Actions per twin at most.")] = 10,
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory for report.json, report.html, traces/ and screenshots/.")
+    ],
+    brain: Annotated[str, typer.Option("--brain", callback=_brain, help=BRAIN_HELP)] = "embedded",
+    model: Annotated[str | None, typer.Option("--model", help="litellm model for --brain llm.")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same site: the same traces.")] = 0,
+    screenshots: Annotated[bool, typer.Option("--screenshots", help="Save a screenshot before every action.")] = False,
+    vision: Annotated[str | None, typer.Option("--vision", callback=_vision, help=VISION_HELP)] = None,
+    grounding: Annotated[str | None, typer.Option("--grounding", callback=_grounding, help=GROUNDING_HELP)] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, max=16, help="Twins browsing at once (default: one per core, at least 2)."
+        ),
+    ] = None,
+    task: Annotated[str | None, typer.Option("--task", help="What every twin came to do, in words.")] = None,
+    task_url: Annotated[
+        str | None,
+        typer.Option(
+            "--task-url",
+            help="Reached when the address contains this ('*' = any run of characters, then the whole address must match).",
+        ),
+    ] = None,
+    task_element: Annotated[
+        str | None,
+        typer.Option(
+            "--task-element", help="Reached when an element with this name (or showing this text) is on the page."
+        ),
+    ] = None,
+    task_text: Annotated[str | None, typer.Option("--task-text", help="Reached when the page shows this text.")] = None,
+    fill_checkout: Annotated[
+        bool,
+        typer.Option(
+            "--fill-checkout/--no-fill-checkout",
+            help="Twins that go on with "
+            "their order fill a checkout form's required fields with made-up TEST details "
+            "(listed in report.json's test_details); off: they stop at such a form.",
+        ),
+    ] = True,
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.browsing import SimulationConfig

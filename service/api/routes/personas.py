@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Query, Response, status
 from pydantic import ValidationError
@@ -58,11 +59,13 @@ PERSONA_RECORD_SHAPES = {
 @router.post("", response_model=PersonaCreated, status_code=status.HTTP_201_CREATED)
 async def import_persona(
     services: ServicesDep,
-    record: dict = Body(
-        ...,
-        openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}},
-        json_schema_extra=PERSONA_RECORD_SHAPES,
-    ),
+    record: Annotated[
+        dict,
+        Body(
+            openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}},
+            json_schema_extra=PERSONA_RECORD_SHAPES,
+        ),
+    ],
 ) -> PersonaCreated:
     """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
     try:
