@@ -90,7 +90,7 @@ def _minilm_scores(page: _PageVectors, query: str, indices: Sequence[int]) -> np
     with page.lock:
         missing = [i for i in indices if i not in page.minilm]
         if missing:
-            for i, vector in zip(missing, embedder.embed([page.texts[i] for i in missing])):
+            for i, vector in zip(missing, embedder.embed([page.texts[i] for i in missing]), strict=True):
                 page.minilm[i] = vector
         vectors = np.stack([page.minilm[i] for i in indices]) if indices else np.zeros((0, 384), np.float32)
     return vectors @ np.asarray(embedder.embed_query(query[:1000]), dtype=np.float32)

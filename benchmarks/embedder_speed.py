@@ -87,7 +87,9 @@ def queries(count: int) -> list[str]:
     """Distinct recall queries as the twin builds them: a page in view after a search, with or without a reason."""
     observations = [observe_page(sample_page(name)) for name, _ in PAGES]
     made: list[str] = []
-    for rationale, term, ((_, url), observation) in product(RATIONALES, SEARCHES, zip(PAGES, observations)):
+    for rationale, term, ((_, url), observation) in product(
+        RATIONALES, SEARCHES, zip(PAGES, observations, strict=True)
+    ):
         if url:
             observation = replace(observation, url=url.format(term=term.replace(" ", "+")))
         history = [
@@ -131,7 +133,7 @@ def top5_overlap(reference: np.ndarray, other: np.ndarray, reference_q: np.ndarr
     k = min(5, len(reference))
     top_ref = np.argsort(-(reference_q @ reference.T), axis=1)[:, :k]
     top_other = np.argsort(-(other_q @ other.T), axis=1)[:, :k]
-    return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(top_ref, top_other)]))
+    return float(np.mean([len(set(a) & set(b)) / k for a, b in zip(top_ref, top_other, strict=True)]))
 
 
 def recall_as_served(personas, query_texts: list[str]) -> dict:

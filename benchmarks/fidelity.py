@@ -108,7 +108,7 @@ def first_steps(gold: np.ndarray, predicted: np.ndarray, distributions: np.ndarr
     real, twin, drawn = mix(gold[first]), mix(predicted[first]), distributions[first].mean(axis=0)
     shown = lambda v: {LABELS[i]: round(float(x), 3) for i, x in enumerate(v) if x >= 0.005}  # noqa: E731
     confusion: dict[str, dict[str, int]] = {}
-    for g, p in zip(gold[first], predicted[first]):
+    for g, p in zip(gold[first], predicted[first], strict=True):
         row = confusion.setdefault(LABELS[g], {})
         row[LABELS[p]] = row.get(LABELS[p], 0) + 1
     return {

@@ -43,7 +43,7 @@ def persona_records(n: int) -> list[dict]:
     import json
 
     with open(SHARED_OPERA / "personas.jsonl") as handle:
-        return [json.loads(line) for line, _ in zip(handle, range(n))]
+        return [json.loads(line) for line, _ in zip(handle, range(n), strict=False)]
 
 
 async def run_load(url: str, bodies: list[dict], total: int, concurrency: int, deadline_s: float) -> dict:

@@ -335,7 +335,7 @@ def check(name: str, before: Observation, after: Observation) -> dict:
     if len(old) != len(new):
         return {"applied": False, "reason": f"products in view changed ({len(old)} -> {len(new)})"}
     factor = {"price_x2.5": 2.5, "price_x0.5": 0.5}.get(name)
-    pairs = list(zip(old, new))
+    pairs = list(zip(old, new, strict=True))
     if factor:
         eligible = [(o, n) for o, n in pairs if o.price]
         ok = [close(n.price, round(o.price * factor + 1e-9, 2)) for o, n in eligible]
@@ -379,7 +379,7 @@ def check(name: str, before: Observation, after: Observation) -> dict:
     if before.facts.focus is not None:
         others_before = [brief(p) for p in before.facts.alternatives()]
         others_after = [brief(p) for p in after.facts.alternatives()]
-        result["other_products_changed"] = sum(a != b for a, b in zip(others_before, others_after)) + abs(
+        result["other_products_changed"] = sum(a != b for a, b in zip(others_before, others_after, strict=False)) + abs(
             len(others_before) - len(others_after)
         )
     if name == "delivery_paid_slow":

@@ -347,7 +347,7 @@ def main() -> None:
 
     testable = [t for t in all_tests if t["p_value"] is not None]
     reject, adjusted, _, _ = multipletests([t["p_value"] for t in testable], alpha=ALPHA, method="holm")
-    for t, p_adj, rej in zip(testable, adjusted, reject):
+    for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
         t["p_holm"], t["significant"] = float(p_adj), bool(rej)
     for t in all_tests:
         t.setdefault("p_holm", None)

@@ -212,7 +212,7 @@ def main() -> None:
     testable = [t for t in tests if t["p_value"] is not None]
     if testable:
         reject, adjusted, _, _ = multipletests([t["p_value"] for t in testable], alpha=ALPHA, method="holm")
-        for t, p_adj, rej in zip(testable, adjusted, reject):
+        for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
             t["p_holm"], t["significant"] = float(p_adj), bool(rej)
     for t in tests:
         t.setdefault("p_holm", None)

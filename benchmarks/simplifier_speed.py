@@ -45,7 +45,7 @@ def products_found(raw: str, simplified: str) -> dict:
     raw_results = LexborHTMLParser(raw).css('div[data-component-type="s-search-result"]')
     out_results = LexborHTMLParser(simplified).css("div.search-result")
     with_name = with_name_and_price = raw_with_price = 0
-    for raw_result, out_result in zip(raw_results, out_results):
+    for raw_result, out_result in zip(raw_results, out_results, strict=True):
         container = out_result.attributes.get("name") or ""
         title = " ".join((raw_result.css_first("h2").text() if raw_result.css_first("h2") else "").split())
         name = out_result.css_first(f'[name="{container}.product_name"]')

@@ -280,7 +280,7 @@ class MemoryStore:
 
     def _current_generations(self, persona_ids: list[str]) -> dict[str, str]:
         got = self._personas.get(ids=persona_ids, include=["metadatas"])
-        return {pid: meta["generation"] for pid, meta in zip(got["ids"], got["metadatas"])}
+        return {pid: meta["generation"] for pid, meta in zip(got["ids"], got["metadatas"], strict=True)}
 
     def _delete_generations(self, pairs: list[tuple[str, str]]) -> None:
         """Delete the memories of each (persona id, generation), a hundred pairs a call."""
@@ -331,7 +331,7 @@ class MemoryStore:
     def list_personas(self, limit: int = 1000, offset: int = 0) -> list[PersonaSummary]:
         got = self._personas.get(include=["metadatas"], limit=limit, offset=offset)
         summaries = []
-        for pid, meta in sorted(zip(got["ids"], got["metadatas"]), key=lambda pair: pair[0]):
+        for pid, meta in sorted(zip(got["ids"], got["metadatas"], strict=True), key=lambda pair: pair[0]):
             count = len(
                 self._memories.get(
                     where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]}, include=[]
@@ -380,7 +380,7 @@ class MemoryStore:
         )
         memories = []
         for memory_id, text, m, distance in zip(
-            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
+            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=True
         ):
             if m.get("persona_id") != persona_id:  # belt and braces: never another person's memory
                 continue
@@ -405,7 +405,7 @@ class MemoryStore:
             clauses.append({"kind": kind})
         got = self._memories.get(where={"$and": clauses}, include=["documents", "metadatas"])
         rows = sorted(
-            zip(got["ids"], got["documents"], got["metadatas"]),
+            zip(got["ids"], got["documents"], got["metadatas"], strict=True),
             key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)),
         )
         return [

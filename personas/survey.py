@@ -54,7 +54,9 @@ def _normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-_STATEMENT_INDEX: dict[str, str] = {_normalise(s): c for s, c in zip(SHOPPING_STATEMENTS, PREFERENCE_CONSTRUCTS)}
+_STATEMENT_INDEX: dict[str, str] = {
+    _normalise(s): c for s, c in zip(SHOPPING_STATEMENTS, PREFERENCE_CONSTRUCTS, strict=True)
+}
 
 
 def parse_likert(answer: Any) -> int | None:

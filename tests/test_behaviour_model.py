@@ -212,7 +212,9 @@ def test_shipped_model_keeps_rare_self_following_labels_at_real_rates(brain, ope
     logistic model alone gave that 5% (never the most likely), the mixture with the chain keeps it."""
     sessions = read_timelines(opera_dir / "timelines.jsonl")
     for label in ("filter", "cart_page_select"):
-        pairs = [(a.label, b.label) for s in sessions for a, b in zip(s.steps, s.steps[1:]) if a.label == label]
+        pairs = [
+            (a.label, b.label) for s in sessions for a, b in zip(s.steps, s.steps[1:], strict=False) if a.label == label
+        ]
         observed = sum(1 for _, b in pairs if b == label) / len(pairs)
         assert observed > 0.5
         history = [

@@ -77,8 +77,8 @@ def test_a_run_writes_one_row_per_decision_with_the_documented_columns(run):
             if column in table.columns:
                 assert set(rows[column]) == {value}, column
     # memories the twin was given, from the real store, and the brain's evidence with its drivers in words
-    assert all(len(ids) == len(texts) > 0 for ids, texts in zip(table.memory_ids, table.memory_texts))
-    assert all(i.startswith(f"{p}:") for p, ids in zip(table.persona_id, table.memory_ids) for i in ids)
+    assert all(len(ids) == len(texts) > 0 for ids, texts in zip(table.memory_ids, table.memory_texts, strict=True))
+    assert all(i.startswith(f"{p}:") for p, ids in zip(table.persona_id, table.memory_ids, strict=True) for i in ids)
     assert set(table.brain) == {"embedded"} and not table.fallback_used.any()
     probabilities = table[[c for c in COLUMN_NAMES if c.startswith("p_")]].sum(axis=1)
     assert probabilities.between(0.999, 1.001).all()

@@ -53,7 +53,7 @@ def test_onnx_vectors_agree_with_torch_on_memories_and_queries(texts, torch_vect
     assert vectors.shape == (len(texts), EMBEDDING_DIM) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     cosine = np.sum(vectors * torch_vectors, axis=1)
-    assert cosine.min() >= AGREEMENT, dict(zip(texts, cosine.round(4)))
+    assert cosine.min() >= AGREEMENT, dict(zip(texts, cosine.round(4), strict=True))
 
 
 def test_a_texts_vector_does_not_depend_on_the_texts_embedded_with_it(texts):

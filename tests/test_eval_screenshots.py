@@ -137,7 +137,7 @@ def test_mind2web_screenshots_with_set_of_marks(env, tmp_path):
         requests = list(server.requests)
     assert len(requests) == 2  # one call at a time, so the requests come in the rows' order
     steps = [json.loads(line) for line in (tmp_path / "m2w.steps.jsonl").read_text().splitlines()]
-    for (_, row), request, step in zip([r for r in rows() if r[0] == "test_website"], requests, steps):
+    for (_, row), request, step in zip([r for r in rows() if r[0] == "test_website"], requests, steps, strict=True):
         content = request["messages"][1]["content"]
         marked = Image.open(
             io.BytesIO(

@@ -75,7 +75,7 @@ def test_seeded_twins_reach_the_cart_and_the_same_seed_repeats_it(twins, shop_ur
     )
 
     again = simulate(twins, shop_url + "/", [OPERA_USER, EXAMPLE], max_steps=8, seed=seed)
-    for before, after in zip(first.traces, again.traces):
+    for before, after in zip(first.traces, again.traces, strict=True):
         assert signature(after) == signature(before)
         assert (after.outcome, after.stages) == (before.outcome, before.stages)
 

@@ -71,7 +71,7 @@ def test_a_re_import_reports_every_persona_in_order_and_merges_keep_events(tmp_p
 
     ids = [p.id for p in load_personas(second)]
     assert re.findall(r"^(\w+) (\S+) \(", output, re.MULTILINE) == list(
-        zip(["imported", "unchanged", "merged", "imported", "unchanged"], ids)
+        zip(["imported", "unchanged", "merged", "imported", "unchanged"], ids, strict=True)
     )
     assert store.get_persona(kept.id).self_description.startswith("I now buy everything used.")
     memories = [m.text for m in store.list_memories(kept.id, limit=10_000)]

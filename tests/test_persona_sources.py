@@ -176,7 +176,7 @@ def test_all_52_personas_jsonl_lines_load(opera_dir, jsonl_records):
     personas = read_personas_jsonl(opera_dir / "personas.jsonl")
     assert len(personas) == len(jsonl_records) == 52
     assert [p.id for p in personas] == [r["user_id"] for r in jsonl_records]
-    for persona, record in zip(personas, jsonl_records):
+    for persona, record in zip(personas, jsonl_records, strict=True):
         assert persona.source == "opera_personas_jsonl"
         assert persona.big_five.method == ("reported_levels" if record["big_five_levels"] else "none")
         assert set(persona.preferences) == set(LABEL_CONSTRUCTS.values())

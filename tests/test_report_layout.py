@@ -155,7 +155,7 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
         assert page["steps_visible"] == len(steps)
         assert len(page["shots"]) == len(steps) and all(shot["loaded"] == 1280 for shot in page["shots"])
         assert all(shot["src"].startswith("data:image/png;base64,") for shot in page["shots"])  # one file
-        for step, shot in zip(steps, page["shots"]):
+        for step, shot in zip(steps, page["shots"], strict=True):
             left, top, w, h = shot["img"]
             assert w >= (600 if width == 1280 else 300), (width, shot)
             if not step["target_box"]:

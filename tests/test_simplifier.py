@@ -76,7 +76,7 @@ def test_real_search_page_keeps_90_percent_of_products_with_name_and_price(real_
     assert len(raw_results) == len(out_results) > 40
 
     complete = 0
-    for raw_result, out_result in zip(raw_results, out_results):
+    for raw_result, out_result in zip(raw_results, out_results, strict=True):
         title = " ".join(raw_result.css_first("h2").text().split())
         price_node = raw_result.css_first("span.a-price > span.a-offscreen")
         container = out_result.attributes["name"]

@@ -35,7 +35,7 @@ def test_a_simulation_exports_every_step_and_each_page_once(tmp_path_factory, op
     assert tuple(table.columns) == COLUMN_NAMES and len(table) == len(steps) > 2
     assert set(table.run_kind) == {"simulation"} and set(table.run_id) == {"sim-1"}
     assert table.variant.isna().all() and table.instance.isna().all()
-    for (persona_id, step), row in zip(steps, table.itertuples()):
+    for (persona_id, step), row in zip(steps, table.itertuples(), strict=True):
         assert row.decision_id == f"{persona_id}/{step.step}" and row.persona_id == persona_id
         assert (row.page_url, row.action_type, row.rationale) == (step.url, step.action.type, step.rationale)
         assert list(row.memory_ids) == [m.id for m in step.memories] and all(row.memory_ids)

@@ -183,7 +183,7 @@ def choose_element(
     return ElementChoice(
         candidate=index.candidates[members[pick]],
         probability=float(probabilities[pick]),
-        drivers={name: round(float(v), 3) for name, v in zip(ELEMENT_FEATURES, features[pick]) if v},
+        drivers={name: round(float(v), 3) for name, v in zip(ELEMENT_FEATURES, features[pick], strict=True) if v},
     )
 
 

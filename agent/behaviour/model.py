@@ -85,7 +85,7 @@ class LabelDistribution:
         return cls(probabilities, hazard, float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0)
 
     def as_dict(self, digits: int = 4) -> dict[str, float]:
-        return {label: round(float(p), digits) for label, p in zip(LABELS, self.probabilities)}
+        return {label: round(float(p), digits) for label, p in zip(LABELS, self.probabilities, strict=True)}
 
 
 @dataclass(frozen=True)

@@ -281,7 +281,7 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
     mean_total = sum(totals) / len(totals)
     appeal_by_name = {
         name: total - mean_total
-        for product, total in zip(facts.products, totals)
+        for product, total in zip(facts.products, totals, strict=True)
         for name in (product.name, *product.buy_names)
         if name
     }

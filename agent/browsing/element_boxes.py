@@ -30,6 +30,6 @@ async def with_element_boxes(page, snapshot: PageSnapshot) -> Observation:
     boxes = await page.evaluate(_READ_BOXES, [MARK, markers])
     candidates = tuple(
         dataclasses.replace(candidate, bbox=tuple(box) if box else None)
-        for candidate, box in zip(observation.candidates, boxes)
+        for candidate, box in zip(observation.candidates, boxes, strict=True)
     )
     return dataclasses.replace(observation, candidates=candidates, by_name={c.name: c for c in candidates})

@@ -88,7 +88,7 @@ def _funnel(funnel: dict) -> list[Html]:
                 pct(r["share"], 0),
                 f"{pct(lo, 0)} to {pct(hi, 0)}" if r.get("ci_low") is not None else "n/a",
             ]
-            for r, (lo, hi) in zip(rows, intervals)
+            for r, (lo, hi) in zip(rows, intervals, strict=True)
         ],
         numeric=(1, 2),
     )

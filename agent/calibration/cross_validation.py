@@ -50,7 +50,7 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
         variant = fit_variant(rows.subset(~test), config)
         scored_mask = test & ~rows.training_only
         features = merged_features(rows.subset(scored_mask), config)
-        for row, row_features in zip(np.flatnonzero(scored_mask), features):
+        for row, row_features in zip(np.flatnonzero(scored_mask), features, strict=True):
             distributions[row] = variant.distribution(row_features).probabilities
     return distributions
 

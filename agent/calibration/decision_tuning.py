@@ -113,7 +113,7 @@ def tune_rule(sets: list[TuningSet]) -> tuple[DecisionRule, float]:
             vector[column] = GRIDS[i][point[i]]
         repeat_bias = GRIDS[3][point[3]]
         values = []
-        for tuning_set, floor, log_p, onehot in zip(sets, floors, log_ps, repeats):
+        for tuning_set, floor, log_p, onehot in zip(sets, floors, log_ps, repeats, strict=True):
             predicted = np.argmax(log_p + vector + repeat_bias * onehot, axis=1)
             metrics = label_metrics(tuning_set.gold, predicted, tuning_set.is_last)
             values.append(objective(metrics))

@@ -78,4 +78,4 @@ def fit_element_weights(sets: list[tuple[np.ndarray, int]]) -> dict[str, float] 
         return total / n + PENALTY * float(diff @ diff), grad / n + 2 * PENALTY * diff
 
     result = minimize(loss, prior.copy(), jac=True, method="L-BFGS-B")
-    return {name: round(float(v), 4) for name, v in zip(ELEMENT_FEATURES, result.x)}
+    return {name: round(float(v), 4) for name, v in zip(ELEMENT_FEATURES, result.x, strict=True)}

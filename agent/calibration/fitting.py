@@ -47,7 +47,7 @@ def merged_features(rows: TrainingRows, config: FitConfig) -> list[dict[str, flo
     if not config.use_persona:
         return rows.history
     merged = []
-    for history, persona in zip(rows.history, rows.persona):
+    for history, persona in zip(rows.history, rows.persona, strict=True):
         row = dict(history)
         for name, value in persona.items():
             scale = config.scale_of(name)

@@ -143,7 +143,8 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
     def chain_loss(point: tuple[float, float]) -> float:
         weight, strength = point
         return sum(
-            log_loss((1.0 - weight) * model + weight * chain, rows) for model, chain in zip(models, chains[strength])
+            log_loss((1.0 - weight) * model + weight * chain, rows)
+            for model, chain in zip(models, chains[strength], strict=True)
         )
 
     points = [(weight, strength) for weight in weight_grid for strength in strength_grid]

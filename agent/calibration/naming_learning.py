@@ -42,7 +42,7 @@ def learn_naming(sessions: Sequence[BehaviourSession]) -> NamingTables:
             if step.label not in (INPUT, TERMINATE):
                 by_type[step.label][step.name] += 1
                 sessions_of_name[step.name].add(number)
-        for previous, step in zip(session.steps, session.steps[1:]):
+        for previous, step in zip(session.steps, session.steps[1:], strict=False):
             if not previous.name or not step.name or step.label in (INPUT, TERMINATE):
                 continue
             prev_count[previous.name] += 1

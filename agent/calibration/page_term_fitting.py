@@ -112,7 +112,7 @@ def fit_page_terms(
         return -log_likelihood(theta, d) + penalty / len(steps) * float(np.sum(((theta - start) / scale) ** 2))
 
     result = minimize(loss, start.copy(), method="L-BFGS-B", bounds=[(0.0, None)] * len(FITTED))
-    return replace(prior, **{name: float(v) for name, v in zip(FITTED, result.x)})
+    return replace(prior, **{name: float(v) for name, v in zip(FITTED, result.x, strict=True)})
 
 
 def page_steps(

@@ -83,7 +83,7 @@ def compare_runs(
     tests = [m for m in _metrics(comparison) if m.get("p_value") is not None]
     if tests:
         reject, adjusted, _, _ = _multipletests([m["p_value"] for m in tests], alpha=alpha, method="holm")
-        for metric, p_adj, rej in zip(tests, adjusted, reject):
+        for metric, p_adj, rej in zip(tests, adjusted, reject, strict=True):
             metric["p_adjusted"], metric["beyond_noise"] = float(p_adj), bool(rej)
     comparison["beyond_noise"] = [
         _sentence(m, scope) for scope, m in _scoped_metrics(comparison) if m.get("beyond_noise")
@@ -431,7 +431,7 @@ def _metric(
     """The share of twins for which `key` holds, in A and B; None values (not judged) are left out, and a pair
     with a None on either side is dropped."""
     if paired:
-        kept = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+        kept = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
         a, b = [x for x, _ in kept], [y for _, y in kept]
     else:
         a, b = [x for x in a if x is not None], [y for y in b if y is not None]

@@ -46,7 +46,7 @@ def classification(gold: Sequence[str], pred: Sequence[str], preferred: Sequence
     labels = _ordered_labels(gold, pred, preferred)
     index = {label: i for i, label in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]
-    for g, p in zip(gold, pred):
+    for g, p in zip(gold, pred, strict=True):
         matrix[index[g]][index[p]] += 1
     per_class, total = {}, len(gold)
     for i, label in enumerate(labels):

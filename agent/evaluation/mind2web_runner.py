@@ -196,7 +196,7 @@ async def evaluate_mind2web(
     chunk: list[Mind2WebStep] = []
     source = _limited(steps, tasks)
     while True:
-        chunk = [step for _, step in zip(range(max(16, 2 * concurrency)), source)]
+        chunk = [step for _, step in zip(range(max(16, 2 * concurrency)), source, strict=False)]
         if not chunk:
             break
         for outcome in await asyncio.gather(*(one(step) for step in chunk)):

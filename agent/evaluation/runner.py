@@ -208,7 +208,7 @@ async def evaluate(
         )
 
         def run_there() -> None:
-            for unit, outcome in zip(todo, executor.map(work, todo)):
+            for unit, outcome in zip(todo, executor.map(work, todo), strict=True):
                 by_unit[unit] = finished(outcome)
 
         await asyncio.to_thread(run_there)
@@ -280,4 +280,4 @@ def _recall_ahead(
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         requests = sorted({r for r in pool.map(request, units) if r is not None})
-        return RecalledMemories(dict(zip(requests, pool.map(graph.recall, requests))))
+        return RecalledMemories(dict(zip(requests, pool.map(graph.recall, requests), strict=True)))

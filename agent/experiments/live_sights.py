@@ -64,7 +64,7 @@ def readable_lines(observation: Observation, brain: str) -> tuple[str, ...]:
 def _first_difference(control: list[Sight], variant: list[Sight]) -> tuple[int, dict | None]:
     """(pages compared, the first page shown at the same step and address whose input differs, else None)."""
     compared = 0
-    for step, (a, b) in enumerate(zip(control, variant), start=1):
+    for step, (a, b) in enumerate(zip(control, variant, strict=False), start=1):
         if a.address != b.address:
             break  # the runs parted without a page telling them apart (the site itself answered differently)
         compared += 1

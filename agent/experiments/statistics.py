@@ -69,7 +69,7 @@ def analyse(
     testable = [r for r in tests if r.get("p_value") is not None]
     if testable:
         reject, adjusted, _, _ = _multipletests([r["p_value"] for r in testable], alpha=alpha, method=correction)
-        for result, p_adj, rej in zip(testable, adjusted, reject):
+        for result, p_adj, rej in zip(testable, adjusted, reject, strict=True):
             result["p_adjusted"], result["significant"] = float(p_adj), bool(rej)
     for result in tests:
         result.setdefault("p_adjusted", None)

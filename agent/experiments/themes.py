@@ -157,7 +157,7 @@ def _distinctive_words(texts: list[str], weights: np.ndarray, labels: np.ndarray
     vocabulary = counter.get_feature_names_out()
     return {
         c: [str(vocabulary[j]) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
-        for c, row in zip(clusters, scores)
+        for c, row in zip(clusters, scores, strict=True)
     }
 
 

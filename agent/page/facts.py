@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -174,7 +175,7 @@ def _one_products_buttons(buy: tuple[str, ...]) -> bool:
     """The buy buttons of one product (add to cart, buy now, subscribe: a few, in one part of the page), not the
     buttons of a list whose products the page does not set apart."""
     parts = sorted({name.rpartition(".")[0] for name in buy}, key=len)  # where each button stands
-    return 0 < len(buy) <= _MAX_OWN_BUTTONS and all(inner.startswith(outer) for outer, inner in zip(parts, parts[1:]))
+    return 0 < len(buy) <= _MAX_OWN_BUTTONS and all(inner.startswith(outer) for outer, inner in pairwise(parts))
 
 
 def _saved_for_later(product: ProductFacts) -> bool:

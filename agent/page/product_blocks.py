@@ -38,14 +38,14 @@ def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[Prod
     `names` are the `name`s of `named`, in the same order. Links sharing a prefix are one product; a link
     inside another product's block (a "4 stars and above" title inside a search result) belongs to that block.
     """
-    name_of = {node.mem_id: name for node, name in zip(named, names)}
+    name_of = {node.mem_id: name for node, name in zip(named, names, strict=True)}
     groups: list[ProductBlock] = []
     sections: dict[int, LexborNode] = {}
     by_head: dict[str, ProductBlock] = {}
     by_node: dict[int, ProductBlock] = {}
     under: dict[str, list[str]] = {}
     node_of: dict[str, LexborNode] = {}
-    for node, name in zip(named, names):
+    for node, name in zip(named, names, strict=True):
         head, _, last = name.rpartition(".")
         if head:
             under.setdefault(head, []).append(name)

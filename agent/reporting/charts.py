@@ -104,7 +104,7 @@ def funnel(
     import plotly.graph_objects as go
 
     shares = [count / total if total else 0.0 for count in counts]
-    names = [label(f"{stage} ({count} of {total})") for stage, count in zip(stages, counts)]
+    names = [label(f"{stage} ({count} of {total})") for stage, count in zip(stages, counts, strict=True)]
     fig = go.Figure(
         go.Bar(
             y=names,
@@ -115,8 +115,8 @@ def funnel(
             error_x={
                 "type": "data",
                 "symmetric": False,
-                "array": [hi - s for s, (_, hi) in zip(shares, intervals)],
-                "arrayminus": [s - lo for s, (lo, _) in zip(shares, intervals)],
+                "array": [hi - s for s, (_, hi) in zip(shares, intervals, strict=True)],
+                "arrayminus": [s - lo for s, (lo, _) in zip(shares, intervals, strict=True)],
                 "color": "#1f2328",
                 "thickness": 1.5,
             },
@@ -177,7 +177,7 @@ def stacked_shares(
         fig.add_bar(
             name=label(name),
             y=[label(c) for c in categories],
-            x=[c / t for c, t in zip(counts, totals)],
+            x=[c / t for c, t in zip(counts, totals, strict=True)],
             orientation="h",
             customdata=list(counts),
             hovertemplate=f"%{{y}}, {label(name)}: %{{x:.0%}} (%{{customdata}})<extra></extra>",

@@ -108,7 +108,7 @@ def import_personas(
         nonlocal memories
         if batch:
             counts = store.put_personas([(write.persona, write.keep_events) for write in batch])
-            for write, count in zip(batch, counts):
+            for write, count in zip(batch, counts, strict=True):
                 write.done = write.outcome(count)
             batch.clear()
             memories = 0
