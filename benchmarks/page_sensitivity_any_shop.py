@@ -128,7 +128,8 @@ def run_page(item, instances: int):
     brain = EmbeddedBrain()
     sha = next(k for k in truth if k.startswith(prefix))
     gt = truth[sha]
-    html = gzip.open(PAGES_DIR / "html" / f"{sha}.html.gz").read().decode("utf-8", "replace")
+    with gzip.open(PAGES_DIR / "html" / f"{sha}.html.gz") as saved:
+        html = saved.read().decode("utf-8", "replace")
     price = Decimal(gt["price"][0].strip())
     control = read(html, gt["url"])
     history = history_for(SimpleNamespace(kind="product"), control)

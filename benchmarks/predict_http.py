@@ -49,7 +49,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
     csv.field_size_limit(10**9)
-    rows = list(csv.DictReader(open(SHARED_OPERA / "users_sample.csv", newline="")))
+    with open(SHARED_OPERA / "users_sample.csv", newline="") as users:
+        rows = list(csv.DictReader(users))
     html = sample_page("search_results.html")
     with tempfile.TemporaryDirectory() as data_dir, ServiceProcess({"TWINSIM_DATA_DIR": data_dir}) as service:
         ready_s = service.ready_after_s

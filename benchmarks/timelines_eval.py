@@ -36,41 +36,41 @@ KEYS = (
 
 
 def timelines_table(out: Path) -> Path:
-    users = {
-        json.loads(line)["user_id"][:8]: json.loads(line)["user_id"] for line in open(SHARED_OPERA / "personas.jsonl")
-    }
+    with open(SHARED_OPERA / "personas.jsonl") as personas:
+        users = {json.loads(line)["user_id"][:8]: json.loads(line)["user_id"] for line in personas}
     rows = []
-    for line in open(SHARED_OPERA / "timelines.jsonl"):
-        session = json.loads(line)
-        actions = [a for a in session["actions"] if a["action_type"] in ("click", "input")]
-        if not actions:
-            continue
-        user = users.get(session["user_prefix"], session["user_prefix"])
-        session_id = f"{user}_{session['start']}_{session['session_key'][-24:]}"
-        for _i, action in enumerate(actions):
-            rows.append(
-                {
-                    "session_id": session_id,
-                    "timestamp": action["timestamp"],
-                    "action_type": action["action_type"],
-                    "click_type": action["click_type"],
-                    "input_text": "",
-                    "semantic_id": "nav_bar.search_input"
-                    if action["action_type"] == "input"
-                    else f"<{action['click_type']}>",
-                }
-            )
-        if actions[-1]["click_type"] != "purchase":
-            rows.append(
-                {
-                    "session_id": session_id,
-                    "timestamp": None,
-                    "action_type": "terminate",
-                    "click_type": None,
-                    "input_text": "",
-                    "semantic_id": None,
-                }
-            )
+    with open(SHARED_OPERA / "timelines.jsonl") as timelines:
+        for line in timelines:
+            session = json.loads(line)
+            actions = [a for a in session["actions"] if a["action_type"] in ("click", "input")]
+            if not actions:
+                continue
+            user = users.get(session["user_prefix"], session["user_prefix"])
+            session_id = f"{user}_{session['start']}_{session['session_key'][-24:]}"
+            for _i, action in enumerate(actions):
+                rows.append(
+                    {
+                        "session_id": session_id,
+                        "timestamp": action["timestamp"],
+                        "action_type": action["action_type"],
+                        "click_type": action["click_type"],
+                        "input_text": "",
+                        "semantic_id": "nav_bar.search_input"
+                        if action["action_type"] == "input"
+                        else f"<{action['click_type']}>",
+                    }
+                )
+            if actions[-1]["click_type"] != "purchase":
+                rows.append(
+                    {
+                        "session_id": session_id,
+                        "timestamp": None,
+                        "action_type": "terminate",
+                        "click_type": None,
+                        "input_text": "",
+                        "semantic_id": None,
+                    }
+                )
     pd.DataFrame(rows).to_json(out, orient="records", lines=True)
     return out
 

@@ -116,11 +116,10 @@ class LocalModelServer:
             import tempfile
 
             self.log_path = Path(tempfile.mkstemp(prefix="twinsim-llm-", suffix=".log")[1])
-        log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(
-            self.command(), stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
-        )
-        log.close()
+        with open(self.log_path, "wb") as log:  # the server writes to its own copy; ours is closed once it starts
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            )
         deadline = time.perf_counter() + timeout_s
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:

@@ -43,7 +43,8 @@ def running_app(opera_dir):
     try:
         with TestClient(app) as client:
             csv.field_size_limit(10**9)
-            row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+            with open(opera_dir / "users_sample.csv", newline="") as users:
+                row = next(csv.DictReader(users))
             created = client.post("/personas", json=row)
             assert created.status_code == 201
             PERSONA["id"] = created.json()["id"]

@@ -24,7 +24,8 @@ def client(tmp_path):
 @pytest.fixture
 def persona_id(client, opera_dir):
     csv.field_size_limit(10**9)
-    row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+    with open(opera_dir / "users_sample.csv", newline="") as users:
+        row = next(csv.DictReader(users))
     response = client.post("/personas", json=row)
     assert response.status_code == 201
     return response.json()["id"]

@@ -69,7 +69,8 @@ def client_for(tmp_path, local_model, opera_dir):
         test_client = TestClient(create_app(local_settings(local_model, tmp_path, **extra)))
         test_client.__enter__()
         csv.field_size_limit(10**9)
-        row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+        with open(opera_dir / "users_sample.csv", newline="") as users:
+            row = next(csv.DictReader(users))
         assert test_client.post("/personas", json=row).status_code == 201
         test_client.persona_id = row["user_id"]
         made.append(test_client)

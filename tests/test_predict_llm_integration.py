@@ -38,7 +38,8 @@ def client(tmp_path, llm_server, opera_dir):
     )
     with TestClient(create_app(settings)) as test_client:
         csv.field_size_limit(10**9)
-        row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+        with open(opera_dir / "users_sample.csv", newline="") as users:
+            row = next(csv.DictReader(users))
         assert test_client.post("/personas", json=row).status_code == 201
         test_client.persona_id = row["user_id"]
         yield test_client

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.integration
 
 def test_a_persona_imported_through_one_replica_is_served_by_the_other(tmp_path, opera_dir):
     csv.field_size_limit(10**9)
-    row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+    with open(opera_dir / "users_sample.csv", newline="") as users:
+        row = next(csv.DictReader(users))
     pid = row["user_id"]
     with ChromaServer(tmp_path / "chroma-server") as chroma:
         # Each replica gets its own empty data dir: nothing may be shared through the local disk.

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.integration
 
 def test_personas_survive_restart(tmp_path, opera_dir):
     csv.field_size_limit(10**9)
-    rows = list(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+    with open(opera_dir / "users_sample.csv", newline="") as users:
+        rows = list(csv.DictReader(users))
     env = {"TWINSIM_DATA_DIR": str(tmp_path)}
     with ServiceProcess(env) as service:
         for row in rows:

@@ -60,11 +60,11 @@ def run(
     ],
     out: Annotated[Path, typer.Option("--out", help="Directory for results.json, report.html and samples.jsonl.")],
     personas: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Option(
             "--personas", help="Import these persona files first (any format `twinsim personas import` reads)."
         ),
-    ] = [],
+    ] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Ignore samples of an earlier run in --out.")] = False,
 ) -> None:
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
@@ -92,7 +92,7 @@ def run(
         spec = load_spec(spec_path)
     except SpecError as error:
         fail(str(error))
-    for path in personas:
+    for path in personas or ():
         if not path.exists():
             fail(f"{path}: no such file")
     try:

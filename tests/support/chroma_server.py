@@ -22,7 +22,7 @@ class ChromaServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._timeout = startup_timeout_s
-        self._output = tempfile.TemporaryFile()
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - the server's output for its whole life, read back if it fails
         self._proc: subprocess.Popen | None = None
 
     def start(self) -> ChromaServer:

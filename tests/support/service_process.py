@@ -43,7 +43,7 @@ class ServiceProcess:
         self.port = free_port()
         self._args = tuple(args)  # extra uvicorn options, e.g. ("--timeout-graceful-shutdown", "10")
         # Output goes to a file, not an unread pipe: JSON access logs would fill a pipe and stall the server.
-        self._output = tempfile.TemporaryFile()
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - the server's output for its whole life, read back if it fails
         self.url = f"http://127.0.0.1:{self.port}"
         self._env = {**os.environ, "HF_HUB_OFFLINE": "1", **env}
         self._timeout = startup_timeout_s

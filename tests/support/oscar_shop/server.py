@@ -67,23 +67,23 @@ def start(
     shutil.copytree(BUILT, folder)
     manage(["apply_variant", variant, "--currency", currency], folder)
     instance = ShopInstance(name=name, variant=variant, port=port or _free_port(), folder=folder, currency=currency)
-    output = open(folder / "server.log", "w")
-    instance.process = subprocess.Popen(
-        [
-            str(PYTHON),
-            str(PROJECT / "manage.py"),
-            "runserver",
-            "--insecure",
-            "--noreload",
-            f"127.0.0.1:{instance.port}",
-        ],
-        cwd=PROJECT,
-        env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
-        stdout=output,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    with open(folder / "server.log", "w") as output:  # the server writes to its own copy
+        instance.process = subprocess.Popen(
+            [
+                str(PYTHON),
+                str(PROJECT / "manage.py"),
+                "runserver",
+                "--insecure",
+                "--noreload",
+                f"127.0.0.1:{instance.port}",
+            ],
+            cwd=PROJECT,
+            env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     instance.pid_file.write_text(str(instance.process.pid))
     _wait_until_answering(instance)
     (folder / "url").write_text(instance.url)
