@@ -145,9 +145,13 @@ def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = (
     best: str | None = None
     for user_id in known_user_ids:
         key = user_id.replace("-", "_").lower()
-        if key and folded.startswith(key) and (len(folded) == len(key) or folded[len(key)] == "_"):
-            if best is None or len(key) > len(best):
-                best = user_id
+        if (
+            key
+            and folded.startswith(key)
+            and (len(folded) == len(key) or folded[len(key)] == "_")
+            and (best is None or len(key) > len(best))
+        ):
+            best = user_id
     if best is not None:
         return best
     match = _DATE_TOKEN.search(session_id)

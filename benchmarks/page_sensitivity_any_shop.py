@@ -100,18 +100,18 @@ def make_edit(name: str, html: str, price: Decimal, control) -> tuple:
     list_price = Decimal(str(focus.list_price)) if focus is not None and focus.list_price else None
     if name == "price_x2.5":
         edit = scale_price(html, price, FACTOR, list_price)
-        seen = lambda p, o: (
+        seen = lambda p, o: (  # noqa: E731 - one predicate per edit, the branches read as a table
             p is not None and p.price is not None and Decimal(str(p.price)) == Decimal(edit.detail["new_price"])
         )
     elif name == "rating_1.6":
         edit = rating_down(html, RATING)
-        seen = lambda p, o: p is not None and p.rating is not None and Decimal(str(p.rating)) == RATING  # noqa: E731
+        seen = lambda p, o: p is not None and p.rating is not None and Decimal(str(p.rating)) == RATING  # noqa: E731 - one predicate per edit, the branches read as a table
     elif name == "out_of_stock":
         edit = out_of_stock(html)
-        seen = lambda p, o: p is not None and (p.availability == "unavailable" or not o.facts.can_buy)  # noqa: E731
+        seen = lambda p, o: p is not None and (p.availability == "unavailable" or not o.facts.can_buy)  # noqa: E731 - one predicate per edit, the branches read as a table
     else:
         edit = deal(html, price, Decimal(2), list_price, currency_text="")
-        seen = lambda p, o: (
+        seen = lambda p, o: (  # noqa: E731 - one predicate per edit, the branches read as a table
             p is not None
             and p.list_price is not None
             and p.price is not None

@@ -40,7 +40,7 @@ def admitted(elements: int, depth: int = DEFAULT_MAX_DEPTH - 6) -> str:
 
 def main() -> None:
     unbounded = [
-        {"nested_divs": n, "lexbor_parse_s": _seconds(lambda: LexborHTMLParser(nested(n)))}
+        {"nested_divs": n, "lexbor_parse_s": _seconds(lambda n=n: LexborHTMLParser(nested(n)))}
         for n in (12_500, 25_000, 50_000)
     ]
     bounded = []
@@ -51,13 +51,13 @@ def main() -> None:
                 "elements": elements,
                 "bytes": len(page),
                 "depth": DEFAULT_MAX_DEPTH - 4,
-                "check_s": _seconds(lambda: check_page_shape(page)),
-                "simplify_s": _seconds(lambda: simplify(page)),
-                "parse_page_s": _seconds(lambda: parse_page(page)),
+                "check_s": _seconds(lambda page=page: check_page_shape(page)),
+                "simplify_s": _seconds(lambda page=page: simplify(page)),
+                "parse_page_s": _seconds(lambda page=page: parse_page(page)),
             }
         )
     attributes = [
-        {"attributes_on_one_element": n, "lexbor_parse_s": _seconds(lambda: LexborHTMLParser(one_element(n)))}
+        {"attributes_on_one_element": n, "lexbor_parse_s": _seconds(lambda n=n: LexborHTMLParser(one_element(n)))}
         for n in (1_000, 2_500, 5_000, 10_000)
     ]
     worst = [_read_whole(name, page) for name, page in admitted_pages()]

@@ -14,15 +14,14 @@ import operator
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from personas.persona import BIG_FIVE_TRAITS, PREFERENCE_CONSTRUCTS, Demographics, Persona
 
 UNKNOWN = "unknown"
-Scalar = Union[bool, int, float, str]
-FilterValue = Union[Scalar, list[Scalar]]
+Scalar = bool | int | float | str
+FilterValue = Scalar | list[Scalar]
 
 
 class PopulationError(ValueError):

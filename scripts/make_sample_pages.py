@@ -161,7 +161,7 @@ def product_page() -> str:
     lengths = ["3 ft", "6 ft", "10 ft", "3 ft + 6 ft"]
     colors = [("Black", 12.99), ("Gray", 12.99), ("Red", 13.49), ("Blue", 13.49)]
     length_items = "".join(
-        f'<li name="product_options.size.button_list.{slug(l)}" role="radio">{l}</li>' for l in lengths
+        f'<li name="product_options.size.button_list.{slug(length)}" role="radio">{length}</li>' for length in lengths
     )
     color_items = "".join(
         f'<li name="product_options.color.button_list.{slug(c)}_{slug(f"{p:.2f}")}_{slug(f"{p:.2f}")}" '

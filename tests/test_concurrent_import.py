@@ -54,7 +54,7 @@ def test_two_concurrent_imports_of_one_id_leave_it_whole(tmp_path, sample_users)
             if before is not None:
                 _wait(before)
             store.put_persona(persona)
-        except BaseException as error:  # reported below, in the test's own thread
+        except BaseException as error:  # noqa: BLE001 - reported below, in the test's own thread
             errors.append(error)
         finally:
             if done is not None:

@@ -90,7 +90,7 @@ async def test_action_and_rationale_come_from_the_server(server, ctx) -> None:
 async def test_a_policy_server_answers_from_the_page_in_the_prompt(ctx) -> None:
     def first_input_on_page(request: dict) -> str:
         prompt = request["messages"][1]["content"]
-        line = next(l for l in prompt.splitlines() if " | input | " in l)
+        line = next(row for row in prompt.splitlines() if " | input | " in row)
         return decision_json(
             "I start by typing what I want.", {"type": "input", "name": line.split(" | ")[0], "text": "usb c cable"}
         )

@@ -13,7 +13,7 @@ from agent.evaluation.metrics import ERROR_KINDS, StepRecord, classification, co
 from agent.page.click_types import CLICK_TYPES
 
 C = ClickAction
-I = InputAction
+I = InputAction  # noqa: E741 - C, I and T: the action types, as short as the tables of records using them
 T = TerminateAction
 
 

@@ -117,16 +117,18 @@ def test_price_against_the_page_cheaper_appeals_pricier_does_not():
 
 
 def test_an_expectation_only_reference_counts_only_shortfalls():
-    alone = lambda **kw: {
-        d.kind: d.shift
-        for d in appeal(
-            _product(20.0, **kw),
-            page_references(PageFacts(products=(_product(20.0, **kw),), focus=0), NEUTRAL, PRIORS, 0),
-            NEUTRAL,
-            PRIORS,
-            reviews_expected=True,
-        )
-    }
+    def alone(**kw):
+        return {
+            d.kind: d.shift
+            for d in appeal(
+                _product(20.0, **kw),
+                page_references(PageFacts(products=(_product(20.0, **kw),), focus=0), NEUTRAL, PRIORS, 0),
+                NEUTRAL,
+                PRIORS,
+                reviews_expected=True,
+            )
+        }
+
     assert alone(rating=4.9, reviews=50_000)["rating"] == 0.0
     assert alone(rating=4.9, reviews=50_000)["reviews"] == 0.0
     assert alone(rating=3.5, reviews=10)["rating"] == pytest.approx(PRIORS.rating_elasticity * math.log(3.5 / 4.35))

@@ -220,7 +220,10 @@ def test_fit_recovers_known_coefficients(recovery, variant_pages):
     assert fitted.first_reviews == PRIORS.first_reviews and fitted.stockout_leave == PRIORS.stockout_leave
     # The fit is at least as likely as the truth (it maximises the same likelihood).
     d = design(steps)
-    at = lambda c: log_likelihood(np.asarray([getattr(c, n) for n in FITTED]), d)
+
+    def at(c):
+        return log_likelihood(np.asarray([getattr(c, n) for n in FITTED]), d)
+
     assert at(fitted) >= at(TRUTH) - 1e-6 > at(PRIORS)
 
 

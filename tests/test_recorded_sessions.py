@@ -278,7 +278,7 @@ def test_malformed_files(tmp_path):
     pd.read_parquet(SMALL / "actions.parquet").to_parquet(tmp_path / "mixed" / "a.parquet")
     pd.DataFrame({"user_id": ["u"]}).to_parquet(tmp_path / "mixed" / "b.parquet")
     for kwargs in ({}, {"limit": 1}):
-        with pytest.raises(RecordedSessionsError, match="b.parquet: missing required column"):
+        with pytest.raises(RecordedSessionsError, match=r"b\.parquet: missing required column"):
             read_action_table(tmp_path / "mixed", **kwargs)
 
 

@@ -77,7 +77,7 @@ def test_statement_numbers_in_raw_keys_map_to_constructs():
         == "price_consciousness"
     )
     assert statement_construct("to what extent do you agree:-1. I tend to shop more") == "seasonality"
-    with pytest.raises(ValueError, match="outside 1..12"):
+    with pytest.raises(ValueError, match=r"outside 1\.\.12"):
         statement_construct("To what extent do you agree: - 13. Something else")
 
 
@@ -137,7 +137,7 @@ def test_ipip_answers(answer, score):
 
 
 def test_bad_ipip_answer_names_the_item():
-    with pytest.raises(ValueError, match="12. Insult people"):
+    with pytest.raises(ValueError, match=r"12\. Insult people"):
         ipip_item_answers({IPIP_PREFIX + "12. Insult people": "Sometimes"})
 
 

@@ -70,7 +70,7 @@ def test_a_task_without_criteria_steers_but_is_not_judged(pool):
 
 
 def test_a_bad_task_fails_the_spec():
-    with pytest.raises(SpecError, match="task.goal.*at most 2000 characters"):
+    with pytest.raises(SpecError, match=r"task\.goal.*at most 2000 characters"):
         parse_spec(
             {
                 "name": "x",

@@ -34,7 +34,7 @@ _FILLER = frozenset(
     online amazon website site shopping purchase purchases reviews review advertisement ads ad history
     participant interviewer said say think know mean guess maybe probably usually directly immediately
     instead now soon later anyway right away local
-""".split()
+""".split()  # noqa: SIM905 - a list of words reads best as words
 )
 _JOINING = frozenset(
     {

@@ -18,7 +18,7 @@ import numpy as np
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have i in is it its me my of on or so that the this to was with you your "
+    "a an and are as at be by for from has have i in is it its me my of on or so that the this to was with you your "  # noqa: SIM905 - a list of words reads best as words
     "i'm i've i'll we our they them their will would can just about more most very".split()
 )
 

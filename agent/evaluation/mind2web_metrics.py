@@ -99,7 +99,7 @@ def split_metrics(scores: Iterable[StepScore]) -> dict[str, dict]:
         for row in rows:
             tasks[row.annotation_id].append(row)
 
-        def macro(value) -> float | None:
+        def macro(value, tasks: dict[str, list[StepScore]] = tasks) -> float | None:
             return _mean([_mean([value(r) for r in steps]) for steps in tasks.values()])
 
         out[split] = {

@@ -21,7 +21,7 @@ MAX_PERSONAS_COUNTED = 40  # beyond this, the mean of a seeded subset stands for
 def count_tokens(model: str, messages: list[dict]) -> int:
     try:
         return int(load_litellm().token_counter(model=model, messages=messages))
-    except Exception:  # a tokenizer litellm cannot load offline: the chars/4 rule
+    except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load offline: the chars/4 rule
         return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
 
 
@@ -30,7 +30,7 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
         prompt_usd, completion_usd = load_litellm().cost_per_token(
             model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
         )
-    except Exception:  # not in the price map
+    except Exception:  # noqa: BLE001 - not in the price map
         return None
     return float(prompt_usd + completion_usd)
 

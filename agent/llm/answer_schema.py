@@ -38,7 +38,7 @@ def resolve_structured_output(setting: StructuredOutput, model: str, api_base: s
         from agent.llm.offline_litellm import load_litellm
 
         return "json_schema" if load_litellm().supports_response_schema(model=model) else "off"
-    except Exception:  # an unmapped model: litellm cannot say, so no schema
+    except Exception:  # noqa: BLE001 - an unmapped model: litellm cannot say, so no schema
         return "off"
 
 

@@ -109,7 +109,7 @@ def _call_cost(response: object) -> float:
     """litellm's price for this response from its bundled map; unknown models (local servers) cost 0."""
     try:
         return float(load_litellm().completion_cost(completion_response=response) or 0.0)
-    except Exception:  # ModelNotMappedError and friends: cost lookup must never fail a prediction
+    except Exception:  # noqa: BLE001 - ModelNotMappedError and friends: cost lookup must never fail a prediction
         return 0.0
 
 

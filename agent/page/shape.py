@@ -45,13 +45,13 @@ class PageTooComplex(ValueError):
 
 _TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>", re.S)
 _ATTRIBUTE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?""")
-_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())  # noqa: SIM905 - a list of words reads best as words
 # Their content is text to the parser, never tags (noscript is not here: a parser may read its content as markup)
-_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())  # noqa: SIM905 - a list of words reads best as words
 _FOREIGN = frozenset(("svg", "math"))
-_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())  # noqa: SIM905 - a list of words reads best as words
 _BLOCKS_CLOSING_P = frozenset(
-    "address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer form "
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer form "  # noqa: SIM905 - a list of words reads best as words
     "h1 h2 h3 h4 h5 h6 header hgroup hr main menu nav ol p pre section table ul li dd dt".split()
 )
 _IMPLIED_END = {  # a start tag of the key ends open elements of these names on top of the stack

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -386,12 +386,12 @@ def calibrate(
     console.print_json(json.dumps(report, default=str))
 
 
-class EvalFormat(str, Enum):
+class EvalFormat(StrEnum):
     opera = "opera"
     mind2web = "mind2web"
 
 
-class Mind2WebSplit(str, Enum):
+class Mind2WebSplit(StrEnum):
     test_task = "test_task"
     test_website = "test_website"
     test_domain = "test_domain"

@@ -104,7 +104,7 @@ class SimulationJobs:
             except StartPageFailed as error:  # the site went away after the up-front check: no twin saw it
                 job.error = str(error)
                 job.status = "failed"
-            except Exception as error:  # recorded for GET /simulations/{id}; a worker thread has no caller to raise to
+            except Exception as error:  # noqa: BLE001 - recorded for GET /simulations/{id}; a worker thread has no caller to raise to
                 job.error = f"{type(error).__name__}: {error}"
                 job.status = "failed"
 

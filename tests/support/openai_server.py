@@ -34,7 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Union
 
 DEFAULT_CONTENT = '{"rationale": "I have what I came for, so I am leaving.", "action": {"type": "terminate"}}'
 DEFAULT_MODEL_IDS = ("twin-test",)
@@ -51,7 +50,7 @@ class Reply:
     usage: tuple[int, int] | None = None
 
 
-ReplySpec = Union[str, tuple, Reply]
+ReplySpec = str | tuple | Reply
 Policy = Callable[[dict], ReplySpec]
 
 

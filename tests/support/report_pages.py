@@ -4,6 +4,7 @@ were drawn, and whether it asked the network for anything."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from html.parser import HTMLParser
@@ -128,9 +129,8 @@ def open_offline(browser, path: Path, width: int, height: int = 900):
     tab.wait_for_function(
         "() => [...document.querySelectorAll('.plotly-graph-div')].every(d => d.querySelector('svg.main-svg'))"
     )
-    try:  # charts refit to their boxes once the page is laid out; a chart that never does fails the width checks
+    # charts refit to their boxes once the page is laid out; a chart that never does fails the width checks
+    with contextlib.suppress(PlaywrightTimeout):
         tab.wait_for_function(PLOTS_FIT, timeout=5000)
-    except PlaywrightTimeout:
-        pass
     tab.wait_for_timeout(800)  # a refitted Sankey animates its nodes to their places
     return tab, refused, errors

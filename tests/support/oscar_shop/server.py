@@ -9,6 +9,7 @@ browser needs them; DEBUG stays off, so error pages are the shop's own.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -116,10 +117,8 @@ def stop(name: str = "shop") -> bool:
 
 
 def _reap(pid: int) -> None:
-    try:
+    with contextlib.suppress(ChildProcessError):  # started by another process (the CLI): not ours to reap
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass  # started by another process (the CLI): not ours to reap
 
 
 def _wait_until_answering(instance: ShopInstance) -> None:
