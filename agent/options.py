@@ -32,7 +32,8 @@ class PredictOptions(BaseModel):
         None,
         description="LLM brain: 'twinsim' (profile, memories, page facts and elements) or the OPeRA paper's "
         "protocol, 'opera_protocol' (next action only) or 'opera_protocol_rationale' (rationale and action): persona, "
-        "history and the page's full simplified HTML, no memories. Unset: the brain's setting (TWINSIM_LLM_PROMPT_STYLE).",
+        "history and the page's full simplified HTML, no memories. Unset: the brain's setting "
+        "(TWINSIM_LLM_PROMPT_STYLE).",
     )
     grounding: GroundingStrategy | None = Field(
         None,

@@ -170,7 +170,8 @@ if __name__ == "__main__":
     write_result(
         "candidate_ranking",
         {
-            "annotation": "the twinsim team's own: corpus/manifest.json key_elements (by selector, on real saved pages) "
+            "annotation": "the twinsim team's own: corpus/manifest.json key_elements (by selector, on real saved "
+            "pages) "
             "and tests/fixtures/opera_small (team-written pages in OPeRA's format); not a published benchmark",
             "default_encoder": "hybrid",
             "ks": list(KS),

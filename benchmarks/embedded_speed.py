@@ -1,4 +1,5 @@
-"""Predictions per second of the embedded brain in one process, without HTTP. Writes benchmarks/results/embedded_speed.json.
+"""Predictions per second of the embedded brain in one process, without HTTP. Writes
+benchmarks/results/embedded_speed.json.
 
 Targets (embedded-brain issue): >= 500 predictions/s on a 100 KB page, >= 2,000/s page-free. Measured
 on the brain's own call (what populations and the evaluation use in bulk), over a mix of real OPeRA

@@ -110,7 +110,8 @@ def main() -> None:
     write_result(
         "experiment_analysis",
         {
-            "what": "analyse (n_bootstrap=2000) + rationale_themes (all-MiniLM-L6-v2, 32 distinct rationales) + render_report "
+            "what": "analyse (n_bootstrap=2000) + rationale_themes (all-MiniLM-L6-v2, 32 distinct rationales) + "
+            "render_report "
             "(flips and paths included; plotly.js inlined, about 4.8 MB of each report) "
             f"on seeded synthetic samples: {len(VARIANTS)} variants, {len(TARGETS)} targets, 3 segment dimensions",
             "runs": runs,

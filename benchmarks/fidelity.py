@@ -230,7 +230,8 @@ def main() -> None:
         print(f"  persona effect {result['persona_effect']['difference']}")
         first = result["first_step"]
         print(
-            f"  first step: real {first['real']}\n    twin (most likely) {first['most_likely']} TV {first['tv_most_likely']}"
+            f"  first step: real {first['real']}\n    twin (most likely) {first['most_likely']} "
+            f"TV {first['tv_most_likely']}"
             f"\n    twin (sample mean) {first['sample_mean']} TV {first['tv_sample']}"
         )
 

@@ -82,7 +82,8 @@ def main() -> None:
             "meets_target": statistics.median(times) <= TARGET_S,
             "load_average_1m_before": round(load_before, 2),
             "load_average_1m_after": round(os.getloadavg()[0], 2),
-            "note": "each run a new process of this checkout's CLI into a fresh data dir; 2-core machine shared with other work",
+            "note": "each run a new process of this checkout's CLI into a fresh data dir; 2-core machine shared with "
+            "other work",
         },
     )
 

@@ -390,7 +390,8 @@ def main() -> None:
                 "brain": "embedded",
             },
             "traits": {TRAIT_LABEL[t]: sum(1 for s in sens if getattr(s, t) > 0) for t in TRAIT_LABEL},
-            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; tests "
+            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; "
+            "tests "
             "without a discordant pair are reported with p_value null and left out of the correction",
             "correction": {
                 "method": "holm",
@@ -476,8 +477,8 @@ def print_table(page_results: list[dict]) -> None:
                 if group.get("expected"):
                     marks.append(f"{group['scope']}:{'ok' if group.get('matches_expected') else 'NO'}")
             print(
-                f"{'':<44} {name:<19} {cell(o['purchase']):>22} {cell(o['leave']):>22} {o['review']['diff_points']:+8.1f}  "
-                + " ".join(marks)
+                f"{'':<44} {name:<19} {cell(o['purchase']):>22} {cell(o['leave']):>22} "
+                f"{o['review']['diff_points']:+8.1f}  " + " ".join(marks)
             )
 
 

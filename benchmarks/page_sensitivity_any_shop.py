@@ -246,7 +246,8 @@ def main() -> None:
                 "deal_50pct": "the list price the page shows set to 2x the price, else a struck 2x price added after "
                 "the page's first short visible price, in its spelling and currency",
             },
-            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; tests "
+            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; "
+            "tests "
             "without a discordant pair have p_value null and stay out of the correction",
             "correction": {
                 "method": "holm",

@@ -4,7 +4,8 @@ OpenAI-compatible server. Writes benchmarks/results/screenshot_cost.json.
 
 The pages are real and rendered in headless Chromium at 1280x800: the demo shop's search results, and the shared raw
 amazon.com search-results page (../shared/data/pages, served to the browser from the file; its images and styles are not
-fetched, so it renders as text); the screenshot taken by Playwright, the elements' boxes read from the live page. The same prompt is built four
+fetched, so it renders as text); the screenshot taken by Playwright, the elements' boxes read from the live page. The
+same prompt is built four
 ways: text only (twinsim's default), with the screenshot, with set-of-marks boxes, with both (SeeAct's strategies,
 Zheng et al. 2024, arXiv 2401.01614).
 

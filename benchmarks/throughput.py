@@ -145,7 +145,9 @@ def main() -> None:
         {
             "endpoint": "POST /predict, brain=embedded, ~100 KB simplified pages, 2-step history",
             "service": f"uvicorn on 127.0.0.1, {args.workers} worker process(es), {store}",
-            "load_generator": f"wrk 1 thread, {args.connections} keep-alive connections, {args.seconds} s, same machine",
+            "load_generator": (
+                f"wrk 1 thread, {args.connections} keep-alive connections, {args.seconds} s, same machine"
+            ),
             "personas": len(ids),
             "pages": [n for n, _ in PAGES],
             "requests": wrk["requests"],

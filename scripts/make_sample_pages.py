@@ -21,14 +21,17 @@ def slug(text: str) -> str:
 
 NAV = """<div name="nav_bar" role="navigation" aria-label="Primary"><div name="nav_bar.homepage">Homepage</div>
 <div class="nav-left"><span>Deliver to</span><span>Boston 02115</span></div>
-<form role="search"><select name="nav_bar.search_drop_down_list" title="Search in"><option>All Departments</option><option>Electronics</option><option>Home &amp; Kitchen</option></select>
+<form role="search"><select name="nav_bar.search_drop_down_list" title="Search in"><option>All \
+Departments</option><option>Electronics</option><option>Home &amp; Kitchen</option></select>
 <input name="nav_bar.search_input" value="{query}" type="text" role="searchbox" aria-label="Search Amazon">
 <input name="nav_bar.search_button" type="submit" value="Go"></form>
-<div name="nav_bar.account">Hello, sign in Account &amp; Lists</div><div name="nav_bar.orders">Returns &amp; Orders</div>
+<div name="nav_bar.account">Hello, sign in Account &amp; Lists</div><div name="nav_bar.orders">Returns &amp; \
+Orders</div>
 <div name="nav_bar.cart_button" aria-label="{cart} items in cart">Cart {cart}</div></div>
 <div name="nav_bar.suggested_terms" class="suggestions">{suggestions}</div>"""
 
-CART_SIDE_BAR = """<div name="cart_side_bar" class="ewc"><div>Subtotal</div><span class="product-price">${subtotal}</span>
+CART_SIDE_BAR = """<div name="cart_side_bar" class="ewc"><div>Subtotal</div><span \
+class="product-price">${subtotal}</span>
 <div name="cart_side_bar.go_to_cart">Go to Cart</div><ul name="cart_side_bar.product_list">{items}</ul></div>"""
 
 SEARCH_PRODUCTS = [
@@ -114,7 +117,8 @@ def search_results_page() -> str:
     ):
         items = "".join(f'<li name="refinements.{group}.{slug(v)}"><span>{escape(v)}</span></li>' for v in values)
         refinements.append(
-            f'<div name="refinements.{group}"><span class="a-text-bold">{group.replace("_", " ").title()}</span><ul>{items}</ul></div>'
+            f'<div name="refinements.{group}"><span '
+            f'class="a-text-bold">{group.replace("_", " ").title()}</span><ul>{items}</ul></div>'
         )
     products = "".join(product_block(rng, *p[:4], sponsored=i in (0, 5, 12)) for i, p in enumerate(SEARCH_PRODUCTS))
     # Real result pages repeat their grid below the fold ("More results"); a second grid brings the page to ~100 KB.
@@ -132,7 +136,8 @@ def search_results_page() -> str:
             '<li name="cart_side_bar.product_list.anker_usb_c_cable_6ft"><span>Anker USB C Cable, 6ft</span>'
             '<span class="product-price">$12.99</span>'
             '<button name="cart_side_bar.product_list.anker_usb_c_cable_6ft.decrease_quantity_by_one">-</button>'
-            '<span>1</span><button name="cart_side_bar.product_list.anker_usb_c_cable_6ft.increase_quantity_by_one">+</button></li>'
+            "<span>1</span><button "
+            'name="cart_side_bar.product_list.anker_usb_c_cable_6ft.increase_quantity_by_one">+</button></li>'
         ),
     )
     return (
@@ -211,15 +216,19 @@ def product_page() -> str:
         + NAV.format(query="usb c cable", cart=0, suggestions="")
         + '<div name="breadcrumbs"><a name="breadcrumbs.electronics">Electronics</a> › '
         '<a name="breadcrumbs.cables">Cables</a></div>'
-        + f'<div id="centerCol"><h1 id="productTitle">{escape(title)}</h1><a name="brand_store">Visit the Anker Store</a>'
-        + '<div name="product_rating"><a name="reviews.star_rating" aria-label="4.7 out of 5 stars">4.7 4.7 out of 5 stars</a>'
+        + f'<div id="centerCol"><h1 id="productTitle">{escape(title)}</h1><a name="brand_store">Visit the Anker '
+        "Store</a>"
+        + '<div name="product_rating"><a name="reviews.star_rating" aria-label="4.7 out of 5 stars">4.7 4.7 out of 5 '
+        "stars</a>"
         '<span name="reviews" aria-label="48,211 Reviews">(48,211)</span></div>'
         '<span class="product-price">Price: $12.99</span><span>List Price: $15.99</span>'
         '<div name="product_options" class="product-options"><div name="product_options.size"><div><span>Size:</span>'
-        f'<span>6 ft</span></div><ul name="product_options.size.button_list" role="radiogroup">{length_items}</ul></div>'
+        '<span>6 ft</span></div><ul name="product_options.size.button_list" '
+        f'role="radiogroup">{length_items}</ul></div>'
         '<div name="product_options.color"><div><span>Color:</span><span>Black</span></div>'
         f'<ul name="product_options.color.button_list" role="radiogroup">{color_items}</ul></div></div>'
-        '<div class="feature-bullets"><ul><li>The Anker Advantage: join the 55 million+ powered by our leading technology.</li>'
+        '<div class="feature-bullets"><ul><li>The Anker Advantage: join the 55 million+ powered by our leading '
+        "technology.</li>"
         "<li>Durable: a nylon braided exterior and aramid fiber core withstand 12,000+ bends.</li>"
         "<li>High-speed charging: charge compatible devices at full speed.</li></ul></div></div>"
         '<div name="buybox" id="buybox"><div name="buybox.one_time_purchase"><span>One-time purchase:</span>'
@@ -253,10 +262,13 @@ def cart_page() -> str:
         ("Dr. Bronner's Pure-Castile Liquid Soap, Peppermint, 32 oz", 17.99, 1),
     ]
     rows = "".join(
-        f'<div name="active_item_list.{slug(t)}" class="sc-list-item"><input name="active_item_list.{slug(t)}.checkbox" '
-        f'type="checkbox" checked aria-label="Select {escape(t)}"><a name="active_item_list.{slug(t)}.product_detail">{escape(t)}</a>'
+        f'<div name="active_item_list.{slug(t)}" class="sc-list-item"><input '
+        f'name="active_item_list.{slug(t)}.checkbox" '
+        f'type="checkbox" checked aria-label="Select {escape(t)}"><a '
+        f'name="active_item_list.{slug(t)}.product_detail">{escape(t)}</a>'
         f'<span class="product-price">${p:.2f}</span><span>In Stock</span>'
-        f'<div name="active_item_list.{slug(t)}.quantity"><button name="active_item_list.{slug(t)}.decrease_quantity_by_one">-</button>'
+        f'<div name="active_item_list.{slug(t)}.quantity"><button '
+        f'name="active_item_list.{slug(t)}.decrease_quantity_by_one">-</button>'
         f'<span>{q}</span><button name="active_item_list.{slug(t)}.increase_quantity_by_one">+</button></div>'
         f'<span name="active_item_list.{slug(t)}.delete" role="button">Delete</span>'
         f'<span name="active_item_list.{slug(t)}.save_for_later" role="button">Save for later</span></div>'
@@ -266,13 +278,16 @@ def cart_page() -> str:
     return (
         "<html><head><title>Amazon.com Shopping Cart</title></head><body>"
         + NAV.format(query="", cart=4, suggestions="")
-        + '<div id="sc-active-cart"><h1>Shopping Cart</h1><span name="deselect_all_items" role="button">Deselect all items</span>'
+        + '<div id="sc-active-cart"><h1>Shopping Cart</h1><span name="deselect_all_items" role="button">Deselect all '
+        "items</span>"
         + rows
         + f'<div>Subtotal (4 items): <span class="product-price">${subtotal:.2f}</span></div></div>'
         f'<div name="check_out_box"><span>Subtotal (4 items): ${subtotal:.2f}</span>'
         '<input name="check_out" type="submit" value="Proceed to checkout"></div>'
-        '<div name="saved_for_later"><h2>Saved for later (1 item)</h2><a name="saved_for_later.usb_wall_charger.product_detail">'
-        'USB Wall Charger, 20W</a><span name="saved_for_later.usb_wall_charger.move_to_cart" role="button">Move to cart</span></div>'
+        '<div name="saved_for_later"><h2>Saved for later (1 item)</h2><a '
+        'name="saved_for_later.usb_wall_charger.product_detail">'
+        'USB Wall Charger, 20W</a><span name="saved_for_later.usb_wall_charger.move_to_cart" role="button">Move to '
+        "cart</span></div>"
         "</body></html>"
     )
 

@@ -35,7 +35,9 @@ class Settings(BaseSettings):
     chroma_url: str | None = Field(None, description="A Chroma server (http://host:port); embedded store when unset.")
     api_key: SecretStr | None = Field(
         None,
-        description="When set, every request but /healthz, /livez and /metrics needs X-API-Key or a Bearer token; several keys: comma-separated, each KEY (default tenant), KEY:TENANT or KEY:* (admin, every tenant).",
+        description="When set, every request but /healthz, /livez and /metrics needs X-API-Key or a Bearer token; "
+        "several keys: comma-separated, each KEY (default tenant), KEY:TENANT or KEY:* (admin, every "
+        "tenant).",
     )
     max_page_bytes: int = Field(2_000_000, ge=1_000, description="Largest page accepted by /predict (413 beyond).")
     max_page_depth: int = Field(
@@ -76,25 +78,33 @@ class Settings(BaseSettings):
     llm_concurrency: int = Field(8, ge=1, le=256)
     llm_prompt_style: PromptStyle = Field(
         "twinsim",
-        description="The LLM brain's prompt: twinsim's own, or the OPeRA paper's protocol (opera_protocol: next action only; opera_protocol_rationale: rationale and action). Per request: options.prompt_style.",
+        description="The LLM brain's prompt: twinsim's own, or the OPeRA paper's protocol (opera_protocol: next action "
+        "only; opera_protocol_rationale: rationale and action). Per request: options.prompt_style.",
     )
     llm_grounding: GroundingStrategy = Field(
         "names",
-        description="How the LLM names an element: names, textual_choices, set_of_marks or both (SeeAct, arXiv 2401.01614). Per request: options.grounding.",
+        description="How the LLM names an element: names, textual_choices, set_of_marks or both (SeeAct, arXiv "
+        "2401.01614). Per request: options.grounding.",
     )
     llm_vision: VisionPolicy = Field(
         "auto",
-        description="Send the page's screenshot to the LLM: auto (when litellm says the model takes images), always, never. Per request: options.vision.",
+        description="Send the page's screenshot to the LLM: auto (when litellm says the model takes images), always, "
+        "never. Per request: options.vision.",
     )
     llm_structured_output: StructuredOutput = Field(
         "auto",
-        description="Ask the model server for a schema-constrained answer whose element can only be one this page lists: llama_cpp (llama.cpp's json_object + schema), json_schema (OpenAI's form, through litellm), off (free text, parsed, one retry), auto (json_schema where litellm knows the hosted model supports it, else off).",
+        description="Ask the model server for a schema-constrained answer whose element can only be one this page "
+        "lists: llama_cpp (llama.cpp's json_object + schema), json_schema (OpenAI's form, through "
+        "litellm), off (free text, parsed, one retry), auto (json_schema where litellm knows the hosted "
+        "model supports it, else off).",
     )
     llm_context_tokens: int | None = Field(
         None,
         ge=256,
         le=10_000_000,
-        description="The model's context size in tokens (what the server was started with: `twinsim llm serve --context`); when set, each prompt is measured with the server's tokenizer and its page cut to fit, or refused before the call.",
+        description="The model's context size in tokens (what the server was started with: `twinsim llm serve "
+        "--context`); when set, each prompt is measured with the server's tokenizer and its page cut to "
+        "fit, or refused before the call.",
     )
     max_screenshot_bytes: int = Field(
         DEFAULT_MAX_SCREENSHOT_BYTES,
@@ -126,11 +136,14 @@ class Settings(BaseSettings):
     )
     allowed_hosts: str | None = Field(
         None,
-        description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, *.domain, IPs, CIDR networks and `public` (every public address), comma-separated. Unset: loopback for local use; public hosts only when API keys are set (a shared service).",
+        description="Hosts the service may fetch or browse for a caller (experiment pages, simulations): names, "
+        "*.domain, IPs, CIDR networks and `public` (every public address), comma-separated. Unset: "
+        "loopback for local use; public hosts only when API keys are set (a shared service).",
     )
     executor: Literal["inprocess", "ray"] = Field(
         "inprocess",
-        description="Where experiments run embedded-brain twins and live simulations run their twins' sessions: in this process, or as Ray tasks.",
+        description="Where experiments run embedded-brain twins and live simulations run their twins' sessions: in "
+        "this process, or as Ray tasks.",
     )
     ray_address: str | None = Field(
         None,

@@ -129,7 +129,8 @@ def test_a_product_drop_down_in_the_add_to_cart_form_offers_its_choices():
     form = (
         "<form><label for='colour'>Colour</label><select id='colour' name='colour'><option value=''>------</option>"
         "<option value='1'>Black</option><option value='2'>Sage</option></select>"
-        "<label for='qty'>Quantity</label><select id='qty' name='quantity'><option>1</option><option>2</option></select>"
+        "<label for='qty'>Quantity</label><select id='qty' "
+        "name='quantity'><option>1</option><option>2</option></select>"
         "<button type='submit'>Add to basket</button></form>"
     )
     _page, observation = read(

@@ -147,7 +147,10 @@ def test_oversized_page_is_413_and_loses_nothing(client, imported):
 
 
 def test_broken_html_still_predicts(client, imported):
-    broken = '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text"><a name="nav_bar.cart_button">Cart'
+    broken = (
+        '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
+        '<a name="nav_bar.cart_button">Cart'
+    )
     response = client.post("/predict", json={"persona_id": imported[0], "page": {"simplified_html": broken}})
     assert response.status_code == 200
     action = response.json()["action"]

@@ -1,4 +1,5 @@
-"""Request bodies are capped as they arrive (service/api/body_limit.py): a chunked body (no Content-Length) over the limit
+"""Request bodies are capped as they arrive (service/api/body_limit.py): a chunked body (no Content-Length) over the
+limit
 is a 413, not a body buffered whole in memory; a body under the limit is untouched; either way over the limit, the 413
 is the JSON every other refusal is, with the reason."""
 

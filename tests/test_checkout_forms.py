@@ -45,8 +45,10 @@ CHECKOUT = """<html><head><title>Information - Example Store - Checkout</title><
     <option value="">Country/region</option><option value="CA">Canada</option>
     <option value="US">United States</option></select>
   <input name="checkout[shipping_address][first_name]" placeholder="First name (optional)">
-  <input name="checkout[shipping_address][last_name]" autocomplete="shipping family-name" placeholder="Last name" required>
-  <input name="checkout[shipping_address][address1]" autocomplete="shipping address-line1" placeholder="Address" required>
+  <input name="checkout[shipping_address][last_name]" autocomplete="shipping family-name" placeholder="Last name" \
+required>
+  <input name="checkout[shipping_address][address1]" autocomplete="shipping address-line1" placeholder="Address" \
+required>
   <input name="checkout[shipping_address][address2]" placeholder="Apartment, suite, etc. (optional)">
   <input name="checkout[shipping_address][city]" placeholder="City" required>
   <input name="checkout[shipping_address][zip]" placeholder="ZIP code" required>

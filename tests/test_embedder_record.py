@@ -80,10 +80,12 @@ def test_a_store_written_by_another_embedder_is_re_embedded_in_place(tmp_path, s
 def test_listing_personas_loads_no_model(tmp_path, sample_users):
     data_dir = tmp_path / "data"
     write = (
-        "from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore, open_chroma_client\n"
+        "from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore, "
+        "open_chroma_client\n"
         "from personas.sources import load_personas\nfrom agent.opera_data import opera_data_dir\n"
         "persona = load_personas(opera_data_dir() / 'users_sample.csv')[0]\n"
-        f"MemoryStore(open_chroma_client(path={str(data_dir / 'chroma')!r}), embedder=TorchEmbedder()).put_persona(persona)"
+        f"MemoryStore(open_chroma_client(path={str(data_dir / 'chroma')!r}), "
+        "embedder=TorchEmbedder()).put_persona(persona)"
     )
     subprocess.run([sys.executable, "-c", write], cwd=REPO, check=True, capture_output=True, timeout=600)
     listing = (

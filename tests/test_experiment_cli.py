@@ -79,7 +79,8 @@ def test_a_run_writes_results_and_report_and_a_second_run_resumes_to_the_same_re
         (
             {"targets": ["add_to_crat"]},
             "target 'add_to_crat' names no element on the pages of variants A, B (a target is "
-            "an element name or a dotted prefix of one); closest: deal_banner.add_to_cart, buybox.purchase_form.add_to_cart",
+            "an element name or a dotted prefix of one); closest: deal_banner.add_to_cart, "
+            "buybox.purchase_form.add_to_cart",
         ),
     ],
 )

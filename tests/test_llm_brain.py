@@ -43,7 +43,10 @@ PAGE = Observation(
     by_name={c.name: c for c in CANDIDATES},
     text="Results for usb c cable",
 )
-CLICK_PRODUCT = '{"rationale": "The Anker one looks cheap and well rated.", "action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"}}'
+CLICK_PRODUCT = (
+    '{"rationale": "The Anker one looks cheap and well rated.", '
+    '"action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"}}'
+)
 
 
 def decision_json(rationale: str, action: dict) -> str:

@@ -41,7 +41,8 @@ def test_hand_computed_session():
     # click: P=2/2, R=2/3, F1=2*1*(2/3)/(1+2/3)=0.8; input: F1=1; terminate: P=0/1, R=0/0 -> F1 0
     assert m["action_type_macro_f1"] == pytest.approx((0.8 + 1 + 0) / 3)
     assert m["action_type_weighted_f1"] == pytest.approx((0.8 * 3 + 1 * 1 + 0 * 0) / 4)
-    # click types over the 3 gold clicks: gold [search, product_link, purchase], pred [search, product_link, <terminate>]
+    # click types over the 3 gold clicks: gold [search, product_link, purchase], pred [search, product_link,
+    # <terminate>]
     # search F1 1, product_link F1 1, purchase F1 0 (never predicted), <terminate> weighs 0 -> (1 + 1 + 0) / 3
     assert m["click_type_weighted_f1"] == pytest.approx(2 / 3)
     assert m["per_class"]["click_type"]["purchase"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 1}

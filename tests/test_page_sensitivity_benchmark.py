@@ -1,4 +1,5 @@
-"""The page-sensitivity benchmark's manipulations (benchmarks/page_edits.py) change what they say on the sample pages: a manipulation that
+"""The page-sensitivity benchmark's manipulations (benchmarks/page_edits.py) change what they say on the sample pages:
+a manipulation that
 silently does nothing (or changes another fact or other products) fails here, before it can dilute a result."""
 
 from __future__ import annotations

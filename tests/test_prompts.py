@@ -269,7 +269,8 @@ SEARCH_BUTTON = ClickAction(name="nav_bar.search_button")
             SEARCH_BUTTON,
         ),
         (
-            'Sure! Here is my answer:\n{"rationale": "Prose around.", "action": {"type": "terminate"}}\nHope that helps {really}.',
+            'Sure! Here is my answer:\n{"rationale": "Prose around.", "action": {"type": "terminate"}}\nHope that '
+            "helps {really}.",
             "Prose around.",
             TerminateAction(),
         ),
@@ -295,7 +296,8 @@ SEARCH_BUTTON = ClickAction(name="nav_bar.search_button")
             SEARCH_BUTTON,
         ),
         (
-            '<think>{"action": "terminate"} maybe not</think>{"rationale": "After thinking.", "action": {"type": "click", "name": "nav_bar.search_button"}}',
+            '<think>{"action": "terminate"} maybe not</think>{"rationale": "After thinking.", "action": {"type": '
+            '"click", "name": "nav_bar.search_button"}}',
             "After thinking.",
             SEARCH_BUTTON,
         ),

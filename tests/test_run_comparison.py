@@ -89,7 +89,8 @@ def test_the_same_twins_are_paired_and_tested_with_mcnemar():
     )
     assert [m["metric"] for m in comparison["metrics"]][-1] == "outcome:left"
     assert comparison["beyond_noise"] == [
-        f"reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted p={tests * 2 / 2**10:.3g})"
+        "reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted "
+        f"p={tests * 2 / 2**10:.3g})"
     ]
 
     differences = {d["setting"]: (d["a"], d["b"]) for d in comparison["config"]["differences"]}

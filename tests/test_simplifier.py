@@ -62,7 +62,8 @@ def test_unique_names_suffix_in_order():
 def real_search() -> tuple[str, SimplifiedPage]:
     if not REAL_SEARCH_PAGE.exists():
         pytest.fail(
-            f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: agent/opera_data.py)"
+            f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: "
+            "agent/opera_data.py)"
         )
     raw = REAL_SEARCH_PAGE.read_text(encoding="utf-8", errors="replace")
     return raw, simplify_html(raw, "https://www.amazon.com/s?k=red+basketball+shoes")
@@ -323,7 +324,8 @@ def test_generic_duplicates_get_stable_suffixes():
 def test_generic_fallback_reads_a_picture_of_stars():
     """Older shops draw the rating as a picture: its alt text, or without one its file name, is kept as text."""
     page = simplify_html(
-        "<main><h1>Honda Generator</h1><div class=stars><img src='/images/stars_5.gif'> <a href='#r'>(35 Reviews)</a></div>"
+        "<main><h1>Honda Generator</h1><div class=stars><img src='/images/stars_5.gif'> <a href='#r'>(35 "
+        "Reviews)</a></div>"
         "<p><img src='https://img.example/stars-4-5._V1_.gif' alt='4.5 out of 5 stars'></p>"
         "<p><img src='/img/5-stars-hotel.jpg'><img src='/img/gallery.png' alt='Image 1 of 5'></p></main>"
     )

@@ -19,7 +19,8 @@ from agent.behaviour.labels import INPUT
 
 _SHOPPING_FOR = re.compile(
     r"\b(?:shopping for|looking for|search(?:ed|ing)? for|need(?:ed|s)?|buy(?:ing)?|bought|order(?:ed|ing)?|"
-    r"want(?:ed|s)? to (?:buy|get))\s+(?:a |an |some |new |more |the )?([a-z][a-z0-9 \-]{2,40}?)(?=[.,;:!?)]|\s+(?:for|from|on|at|and|because|since|when|so|that|which)\b|$)",
+    r"want(?:ed|s)? to (?:buy|get))\s+(?:a |an |some |new |more |the )?([a-z][a-z0-9 "
+    r"\-]{2,40}?)(?=[.,;:!?)]|\s+(?:for|from|on|at|and|because|since|when|so|that|which)\b|$)",
     re.IGNORECASE,
 )
 # Words that are not the thing shopped for. Interview transcripts are speech ("buy things immediately",

@@ -39,7 +39,8 @@ _READ_RENDERED_DOM = """
   for (const el of document.querySelectorAll('input, textarea')) {
     const twin = byMark.get(el.getAttribute(mark));
     if (!twin) continue;
-    if (el.type === 'checkbox' || el.type === 'radio') el.checked ? twin.setAttribute('checked', '') : twin.removeAttribute('checked');
+    if (el.type === 'checkbox' || el.type === 'radio') el.checked ? twin.setAttribute('checked', '') : \
+twin.removeAttribute('checked');
     else if (el.tagName === 'INPUT') twin.setAttribute('value', el.value);
     else twin.textContent = el.value;
   }

@@ -93,7 +93,8 @@ def compare_runs(
         "rate_interval": "Wilson score",
         "correction": "holm",
         "n_tests": len(tests),
-        "difference_interval": f"percentile bootstrap of B - A, {N_BOOTSTRAP} draws, seed {seed} (paired draws resample "
+        "difference_interval": f"percentile bootstrap of B - A, {N_BOOTSTRAP} draws, seed {seed} (paired draws "
+        "resample "
         "twins)",
         "tests": {"paired": PAIRED_TEST, "unpaired": UNPAIRED_TEST},
     }
@@ -525,7 +526,8 @@ def _scoped_metrics(comparison: dict) -> list[tuple[str | None, dict]]:
 def _sentence(metric: dict, scope: str | None) -> str:
     where = f"variant {scope}: " if scope else ""
     return (
-        f"{where}{metric['label']} {100 * metric['a']['rate']:.1f}% in run A vs {100 * metric['b']['rate']:.1f}% in run B "
+        f"{where}{metric['label']} {100 * metric['a']['rate']:.1f}% in run A vs {100 * metric['b']['rate']:.1f}% in "
+        "run B "
         f"({100 * metric['difference']:+.1f} pp; {metric['test']}, Holm-adjusted p={metric['p_adjusted']:.3g})"
     )
 

@@ -8,7 +8,8 @@ element(s) (`pos_candidates`, possibly empty) and the others (`neg_candidates`),
 whose `attributes` is JSON, and every step of the task in words (`action_reprs`, with `target_action_index`).
 
 Only the columns the evaluation uses are read (the files are ~300 MB each, mostly screenshots and raw HTML), a
-few rows at a time; `screenshot` only when the twin is to see it (`twinsim eval --screenshots`). A file that is not of this layout is refused naming the file, the row and what is wrong.
+few rows at a time; `screenshot` only when the twin is to see it (`twinsim eval --screenshots`). A file that is not of
+this layout is refused naming the file, the row and what is wrong.
 """
 
 from __future__ import annotations

@@ -240,7 +240,8 @@ def _comparison_rows(comparisons: list[dict], with_scope: bool = False) -> list[
     rows = []
     for comparison in comparisons:
         for outcome, r in (comparison.get("outcomes") or {}).items():
-            ci = f"{_points(r.get('difference'))} [{_points(r.get('difference_ci_low'))}, {_points(r.get('difference_ci_high'))}]"
+            low, high = _points(r.get("difference_ci_low")), _points(r.get("difference_ci_high"))
+            ci = f"{_points(r.get('difference'))} [{low}, {high}]"
             row = [
                 f"{r.get('variant')} vs {r.get('control')}",
                 _outcome_label(outcome),
@@ -418,7 +419,8 @@ def _flips(flips: dict, cards: dict) -> list[Html]:
             charts.diverging_bars(
                 f"flips-{c['variant']}",
                 f"Personas who changed behaviour, {c['variant']} vs {c['control']}",
-                f"Per persona: the share of its runs that bought (or left) on {c['variant']} minus on {c['control']}, in "
+                f"Per persona: the share of its runs that bought (or left) on {c['variant']} minus on {c['control']}, "
+                "in "
                 f"points.{more}",
                 labels,
                 series,
@@ -577,7 +579,8 @@ def _themes(themes: dict, cards: dict) -> list[Html]:
         return []
     parts: list[object] = [
         paragraph(
-            "Rationales clustered by meaning within each variant and outcome; each theme is labelled by its most central "
+            "Rationales clustered by meaning within each variant and outcome; each theme is labelled by its most "
+            "central "
             "rationale, with its most distinctive words, and quoted with the personas who said it.",
             muted=True,
         )

@@ -8,7 +8,8 @@
 A row written twice (a unit that ran again after a stop before its sample was kept) is read once: the last
 copy wins; and `finish` rewrites decisions.jsonl with exactly the rows of decisions.parquet, so after a kill -9
 and a resume both files hold each decision once. A line cut short by a stop is dropped when the export is opened
-again, so the next row starts on a line of its own instead of being glued to it. Rows of another export format are never mixed in: opening such a directory to add to it raises
+again, so the next row starts on a line of its own instead of being glued to it. Rows of another export format are
+never mixed in: opening such a directory to add to it raises
 ExportFormatError, which says what it holds and what to do.
 """
 

@@ -291,7 +291,8 @@ def without_ad_label(title: str) -> str:
 
 
 def labelled_price(text: str, hint: str | None = None) -> Money | None:
-    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99", "Preis: 29,95 €")."""
+    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99",
+    "Preis: 29,95 €")."""
     for money in find_money(text, hint):
         if _PAY_LABEL.search(text[max(0, money.start - 16) : money.start].lower()):
             return money

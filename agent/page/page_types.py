@@ -147,7 +147,8 @@ _YOUR_ORDER = re.compile(r"\byour order\b|\border (?:number|no\.?|#)")
 def is_order_confirmation(url: str | None, title: str = "", text: str = "") -> bool:
     """The page a shop shows once an order is placed, in shop-neutral words: its address (thank-you,
     order-confirmation, order-received, checkout/success), a title that confirms an order (or thanks, on a page about
-    an order), or text that says the order was placed or gives its number. A checkout's step list ("5. Confirmation") is not enough."""
+    an order), or text that says the order was placed or gives its number. A checkout's step list ("5. Confirmation")
+    is not enough."""
     path = urlparse(url).path.lower() if url else ""
     if _CONFIRMATION_PATH.search(path):
         return True

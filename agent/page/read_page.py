@@ -46,7 +46,8 @@ def read_page(
     Pages over the limits are refused before they are parsed.
 
     The same page comes again and again (a population on one page, a user polling one page): the last
-    `PAGE_CACHE_SIZE` pages read are kept (within `PAGE_CACHE_BYTES`), so a page is parsed once per content and URL, and the one
+    `PAGE_CACHE_SIZE` pages read are kept (within `PAGE_CACHE_BYTES`), so a page is parsed once per content and URL,
+    and the one
     Observation object that comes back lets the brain's own per-page index (keyed by that object) hit too."""
     if len(html.encode()) > max_bytes:
         raise PageRefused(f"{label} is over {max_bytes} bytes")

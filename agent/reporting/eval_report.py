@@ -127,13 +127,18 @@ def render_eval_report(report: dict) -> str:
     )
     body.append(
         methods(
-            "OPeRA's next-action prediction: for each recorded step t the twin gets the persona, the gold actions 1..t-1 "
-            "with their rationales and the page of step t (none in the page-free task); its prediction is scored against "
+            "OPeRA's next-action prediction: for each recorded step t the twin gets the persona, the gold actions "
+            "1..t-1 "
+            "with their rationales and the page of step t (none in the page-free task); its prediction is scored "
+            "against "
             "what the person did at step t.",
             "Exact match: a click on the same element, an input into the same element with the same text, or a "
-            "terminate. Action-type F1 over click / input / terminate; click-type F1 over the steps whose gold action is a "
-            "click; fine-grained accuracy over click types, input and terminate; the outcome figures over each session's "
-            "last step. F1 follows scikit-learn's conventions (weighted by gold support). Errors fall in exactly one of "
+            "terminate. Action-type F1 over click / input / terminate; click-type F1 over the steps whose gold action "
+            "is a "
+            "click; fine-grained accuracy over click types, input and terminate; the outcome figures over each "
+            "session's "
+            "last step. F1 follows scikit-learn's conventions (weighted by gold support). Errors fall in exactly one "
+            "of "
             "OPeRA's Table 6 categories. Published rows are the papers' own figures (source in brackets), not re-run "
             "here. Definitions: docs/evaluation.md.",
             "Latency is the wall time of one prediction; calls, tokens and cost come from the LLM provider's usage "

@@ -44,7 +44,8 @@ def render_mind2web_report(report: dict) -> str:
                 split,
                 paragraph(
                     f"{metrics.get('n_tasks', 0)} tasks, {metrics.get('n_steps', 0)} steps, of which "
-                    f"{metrics.get('steps_without_positive', 0)} have no true element left in the cleaned page (scored 0). "
+                    f"{metrics.get('steps_without_positive', 0)} have no true element left in the cleaned page (scored "
+                    "0). "
                     f"Per step (micro): element accuracy {pct(micro.get('element_accuracy'))}, operation F1 "
                     f"{pct(micro.get('operation_f1'))}, step success {pct(micro.get('step_success_rate'))}."
                 ),
@@ -71,9 +72,12 @@ def render_mind2web_report(report: dict) -> str:
     body.append(
         methods(
             "Mind2Web's protocol, as Multimodal-Mind2Web / SeeAct report it (Zheng et al. 2024, arXiv 2401.01614): "
-            "element accuracy is the share of steps whose chosen element is one of the step's true candidates; operation "
-            "F1 is the token-set F1 of the predicted and true operation strings (CLICK, TYPE <value>, SELECT <value>); a "
-            "step succeeds when the element is right and the operation F1 is 1, a task when every step does. A step whose "
+            "element accuracy is the share of steps whose chosen element is one of the step's true candidates; "
+            "operation "
+            "F1 is the token-set F1 of the predicted and true operation strings (CLICK, TYPE <value>, SELECT <value>); "
+            "a "
+            "step succeeds when the element is right and the operation F1 is 1, a task when every step does. A step "
+            "whose "
             "true element did not survive cleaning scores 0. Published rows are the papers' own figures, not re-run "
             "here (agent/evaluation/mind2web_metrics.py)."
         )

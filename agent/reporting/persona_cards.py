@@ -91,7 +91,8 @@ def persona_card_html(card: dict) -> Html:
             "<div class='traits' aria-label='Big Five'>"
             + "".join(
                 f"<div class='trait'><span>{esc(BIG_FIVE_NAMES.get(trait, trait))}</span>"
-                f"<span class='bar' title='{value['unit']:.2f} on 0..1'><span style='width:{100 * value['unit']:.0f}%'></span>"
+                f"<span class='bar' title='{value['unit']:.2f} on 0..1'><span "
+                f"style='width:{100 * value['unit']:.0f}%'></span>"
                 f"</span><span>{esc(value.get('level') or '')}</span></div>"
                 for trait, value in traits.items()
             )

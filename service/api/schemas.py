@@ -331,7 +331,8 @@ SECURED_ERRORS: dict[int | str, dict] = {
     400: error("The body is not valid JSON."),
     401: error("Missing or wrong API key (X-API-Key or Authorization: Bearer)."),
     413: error(
-        "The body, or a page in it, is over TWINSIM_MAX_PAGE_BYTES, TWINSIM_MAX_PAGE_DEPTH or TWINSIM_MAX_PAGE_ELEMENTS."
+        "The body, or a page in it, is over TWINSIM_MAX_PAGE_BYTES, TWINSIM_MAX_PAGE_DEPTH or "
+        "TWINSIM_MAX_PAGE_ELEMENTS."
     ),
     422: error("Invalid input; the detail says which field and why."),
     429: {

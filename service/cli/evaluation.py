@@ -23,7 +23,8 @@ from service.settings import Settings
 
 
 def _eval_store(settings: Settings, personas: list, console: Console):
-    """A store kept beside the user's own (data_dir/eval-store), so evaluations never touch it; re-imports only changes."""
+    """A store kept beside the user's own (data_dir/eval-store), so evaluations never touch it; re-imports only
+    changes."""
     store = open_memory_store(path=settings.data_dir / "eval-store")
     for persona in personas:
         if not store.has_persona(persona.id) or store.get_persona(persona.id) != persona:

@@ -158,7 +158,8 @@ def import_personas(
         bool, typer.Option("--replace", help="Replace a stored persona whole instead of merging.")
     ] = False,
 ) -> None:
-    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
+    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced \
+with --replace."""  # one line: Typer shows it as the command's help
     from personas.sources import PersonaSourceError, load_personas
     from service.cli.persona_import import combine_loaded, import_personas
     from service.tenant_store import open_tenant_store, store_description
@@ -281,7 +282,8 @@ def predict(
         Path | None,
         typer.Option(
             "--screenshot",
-            help="--brain llm: the page as a PNG, JPEG or WebP file, shown to a model that takes images (see --vision).",
+            help="--brain llm: the page as a PNG, JPEG or WebP file, shown to a model that takes images "
+            "(see --vision).",
         ),
     ] = None,
     vision: Annotated[str | None, typer.Option("--vision", callback=_vision, help=VISION_HELP)] = None,
@@ -291,7 +293,8 @@ def predict(
         typer.Option(
             "--prompt-style",
             callback=_prompt_style,
-            help="--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's protocol).",
+            help="--brain llm: twinsim (default), opera-protocol or opera-protocol-rationale (the OPeRA paper's "
+            "protocol).",
         ),
     ] = None,
 ) -> None:
@@ -411,7 +414,8 @@ def evaluate(
         EvalFormat,
         typer.Option(
             "--format",
-            help="opera: recorded OPeRA sessions (--actions, --users); mind2web: the Multimodal-Mind2Web benchmark (PATH).",
+            help="opera: recorded OPeRA sessions (--actions, --users); mind2web: the Multimodal-Mind2Web benchmark "
+            "(PATH).",
         ),
     ] = EvalFormat.opera,
     split: Annotated[
@@ -444,7 +448,8 @@ def evaluate(
         typer.Option(
             "--prompt-style",
             callback=_prompt_style,
-            help="opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the OPeRA "
+            help="opera: --brain llm's prompt: twinsim (its own: memories, page facts, elements), opera-protocol (the "
+            "OPeRA "
             "paper's protocol: persona, history, full simplified HTML; next action only) or opera-protocol-rationale "
             "(rationale and action). Default: TWINSIM_LLM_PROMPT_STYLE, twinsim.",
         ),
@@ -644,7 +649,8 @@ def simulate(
         str | None,
         typer.Option(
             "--task-url",
-            help="Reached when the address contains this ('*' = any run of characters, then the whole address must match).",
+            help="Reached when the address contains this ('*' = any run of characters, then the whole address must "
+            "match).",
         ),
     ] = None,
     task_element: Annotated[

@@ -23,7 +23,8 @@ VANISHING = """<!doctype html><html><head><title>Flash sale</title></head><body>
 <script>
   document.addEventListener('pointermove', () => {
     history.pushState({}, '', '/vanishing/sold-out');
-    document.getElementById('app').innerHTML = '<h1>Sold out</h1><p>The sale has ended.</p><a href="/vanishing">Back</a>';
+    document.getElementById('app').innerHTML = '<h1>Sold out</h1><p>The sale has ended.</p><a \
+href="/vanishing">Back</a>';
   }, {once: true});
 </script>
 </body></html>"""

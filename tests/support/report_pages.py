@@ -78,7 +78,8 @@ LAYOUT_PROBLEMS = """
     while (scroller && !scrolls(scroller)) scroller = scroller.parentElement;
     const fits = scroller && scroller.getBoundingClientRect().left >= -0.5 &&
                  scroller.getBoundingClientRect().right <= width + 0.5;
-    if (!fits) problems.push(`${el.tagName}.${el.getAttribute('class') || ''} spans ${Math.round(box.left)}..${Math.round(box.right)} of ${width}`);
+    if (!fits) problems.push(`${el.tagName}.${el.getAttribute('class') || ''} spans \
+${Math.round(box.left)}..${Math.round(box.right)} of ${width}`);
   }
   return {problems: problems.slice(0, 20), scrollWidth: document.documentElement.scrollWidth, width};
 }

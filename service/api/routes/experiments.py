@@ -129,7 +129,8 @@ async def experiment_decisions(
         why = (
             "it ran before decisions were exported"
             if not (directory / DECISIONS_JSONL).exists() and record.status == "done"
-            else f"status {record.status}, {record.done}/{record.total}; the Parquet file is written when the run is done"
+            else f"status {record.status}, {record.done}/{record.total}; the Parquet file is written when the run is "
+            "done"
         )
         raise HTTPException(status.HTTP_409_CONFLICT, f"experiment '{experiment_id}' has no {name} ({why})")
     media = "application/vnd.apache.parquet" if format == "parquet" else "application/x-ndjson"

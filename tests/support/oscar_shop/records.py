@@ -1,5 +1,6 @@
 """What a running test shop recorded, read from its own SQLite database: the products in its visitors' baskets
-and the orders placed (Oscar's own tables). Tests check twins' effects on the shop here, not only in the twins' traces."""
+and the orders placed (Oscar's own tables). Tests check twins' effects on the shop here, not only in the twins'
+traces."""
 
 from __future__ import annotations
 
