@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO))
 
-from agent.opera_data import opera_data_dir  # noqa: E402  (the repository is on the path from here)
+from agent.opera_data import opera_data_dir  # noqa: E402 - the repository is on the path from here
 
 SHARED_OPERA = opera_data_dir()
 

@@ -106,7 +106,10 @@ def first_steps(gold: np.ndarray, predicted: np.ndarray, distributions: np.ndarr
         return np.bincount(labels, minlength=len(LABELS)) / max(1, len(labels))
 
     real, twin, drawn = mix(gold[first]), mix(predicted[first]), distributions[first].mean(axis=0)
-    shown = lambda v: {LABELS[i]: round(float(x), 3) for i, x in enumerate(v) if x >= 0.005}  # noqa: E731
+
+    def shown(v):
+        return {LABELS[i]: round(float(x), 3) for i, x in enumerate(v) if x >= 0.005}
+
     confusion: dict[str, dict[str, int]] = {}
     for g, p in zip(gold[first], predicted[first], strict=True):
         row = confusion.setdefault(LABELS[g], {})

@@ -56,7 +56,7 @@ def ensure_onnx(variant: str) -> tuple[Path, bool]:
     path = onnx_path(variant)
     if path.exists():
         return path, False
-    import onnx  # noqa: F401  (both steps need it: without it, fail here with an ImportError, not mid-export)
+    import onnx  # noqa: F401 - both steps need it: without it, fail here with an ImportError, not mid-export
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if variant == "fp32":

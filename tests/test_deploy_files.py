@@ -107,7 +107,10 @@ def test_compose_file_is_valid_and_api_and_chroma_share_a_volume_and_a_url():
     assert sorted(parsed.service_names()) == ["api", "chroma"]
     compose = yaml.safe_load(text)
     api, chroma = compose["services"]["api"], compose["services"]["chroma"]
-    volume_of = lambda service: {m.split(":")[0]: m.split(":")[1] for m in service["volumes"]}  # noqa: E731
+
+    def volume_of(service):
+        return {m.split(":")[0]: m.split(":")[1] for m in service["volumes"]}
+
     shared = set(volume_of(api)) & set(volume_of(chroma))
     assert shared and shared <= set(compose["volumes"])
     command = chroma["command"]

@@ -76,7 +76,10 @@ def test_live_variants_give_paired_samples_an_analysis_and_repeat_with_the_seed(
     assert (comparison["variant"], comparison["control"], comparison["paired"]) == ("B", "A", True)
 
     again, repeated = run(services, spec)
-    key = lambda s: (s.variant, s.persona_id, s.instance)  # noqa: E731
+
+    def key(s):
+        return (s.variant, s.persona_id, s.instance)
+
     assert [s.model_dump() for s in sorted(repeated, key=key)] == [s.model_dump() for s in sorted(samples, key=key)]
     assert again["analysis"]["variants"] == analysis["variants"]
 

@@ -14,7 +14,7 @@ from agent.page.parse import parse_page
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import page_edits as pe  # noqa: E402
+import page_edits as pe  # noqa: E402 - a benchmark module: importable once benchmarks/ is on the path
 
 PAGES = REPO / "agent" / "sample_pages"
 
@@ -117,9 +117,9 @@ def test_on_a_search_page_every_product_changes(search_page, name):
 
 # --- edits of real shop pages from their own markup (benchmarks/markup_edits.py) --------------------------------
 
-from decimal import Decimal  # noqa: E402
+from decimal import Decimal  # noqa: E402 - this section's imports, kept with its tests
 
-import markup_edits as me  # noqa: E402
+import markup_edits as me  # noqa: E402 - this section's imports, kept with its tests
 
 SHOP_PAGE = """<html><head><title>Table - 1.299,00 €</title>
 <script type="application/ld+json">{"@type": "Product", "offers": {"@type": "Offer", "price": "1299.00",

@@ -156,7 +156,10 @@ def test_prompt_injection_on_the_page_does_not_change_the_instructions(client, l
     assert response.status_code == 200
     attacked = llm_server.requests[-1]["messages"]
     assert attacked[0] == clean[0]  # the system prompt is byte-identical
-    before_page = lambda messages: messages[1]["content"].split("<<<PAGE>>>")[0]  # noqa: E731
+
+    def before_page(messages):
+        return messages[1]["content"].split("<<<PAGE>>>")[0]
+
     assert before_page(attacked) == before_page(clean)  # persona, memories and history untouched
     page_block = attacked[1]["content"].split("<<<PAGE>>>", 1)[1]
     assert page_block.count("<<<END PAGE>>>") == 1  # the page cannot close its own block

@@ -34,7 +34,7 @@ def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = No
     except ChromiumMissing as error:
         raise SpecError(f"live variant(s) {names} need Chromium: {error}") from None
     try:
-        import playwright.async_api  # noqa: F401
+        import playwright.async_api  # noqa: F401 - imported only to learn whether Playwright is installed
     except ImportError:
         raise SpecError(f"live variant(s) {names} need Playwright: install twinsim with its browser extra") from None
     for name, variant in spec.live_variants.items():

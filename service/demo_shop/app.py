@@ -75,7 +75,10 @@ def create_shop_app() -> FastAPI:
         for label, low, high in PRICE_BANDS:
             if band == label:
                 results = [p for p in results if low <= variants.price_of(p, variant) < high]
-        refine = lambda **extra: "/s?" + urlencode({"k": k, **extra})  # noqa: E731
+
+        def refine(**extra):
+            return "/s?" + urlencode({"k": k, **extra})
+
         return render(
             request,
             "search.html",
@@ -94,7 +97,10 @@ def create_shop_app() -> FastAPI:
         if product is None:
             return render(request, "not_found.html", status_code=404)
         chosen = chosen_options(product, dict(request.query_params))
-        option_url = lambda dim, value: f"/dp/{asin}?" + urlencode({**chosen, dim: value})  # noqa: E731
+
+        def option_url(dim, value):
+            return f"/dp/{asin}?" + urlencode({**chosen, dim: value})
+
         return render(request, "product.html", product=product, chosen=chosen, option_url=option_url)
 
     @app.get("/product-reviews/{asin}", response_class=HTMLResponse)
