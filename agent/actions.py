@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -11,7 +11,9 @@ class ClickAction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["click"] = "click"
-    name: str = Field(..., min_length=1, max_length=2048, description="The semantic id (`name=`) of the element clicked.")
+    name: str = Field(
+        ..., min_length=1, max_length=2048, description="The semantic id (`name=`) of the element clicked."
+    )
 
 
 class InputAction(BaseModel):
@@ -28,7 +30,7 @@ class TerminateAction(BaseModel):
     type: Literal["terminate"] = "terminate"
 
 
-Action = Annotated[Union[ClickAction, InputAction, TerminateAction], Field(discriminator="type")]
+Action = Annotated[ClickAction | InputAction | TerminateAction, Field(discriminator="type")]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 ACTION_TYPES: tuple[str, ...] = ("click", "input", "terminate")

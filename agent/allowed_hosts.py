@@ -61,7 +61,7 @@ class HostAllowList:
     public: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "HostAllowList":
+    def parse(cls, text: str) -> HostAllowList:
         """Comma-separated host names, `*.domain` wildcards, IP addresses, CIDR networks and `public`;
         ValueError names a bad one."""
         names, networks, public = set(), [], False
@@ -76,8 +76,9 @@ class HostAllowList:
             except ValueError:
                 label = entry.removeprefix("*.")
                 if not label or any(c in label for c in "/:@ \\") or label.startswith("."):
-                    raise ValueError(f"'{entry}' is neither a host name, a *.domain, an IP address, a network "
-                                     "nor 'public'") from None
+                    raise ValueError(
+                        f"'{entry}' is neither a host name, a *.domain, an IP address, a network nor 'public'"
+                    ) from None
                 names.add(entry.rstrip("."))
         return cls(frozenset(names), tuple(networks), public)
 

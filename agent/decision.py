@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field
 
 from agent.actions import Action
 from agent.history import Step
-from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.page.observation import Observation
+from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import Screenshot
 from agent.tasks import Task
@@ -33,7 +33,7 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     calls: int = 0
 
-    def add(self, other: "Usage") -> "Usage":
+    def add(self, other: Usage) -> Usage:
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
@@ -47,25 +47,26 @@ class Usage(BaseModel):
 class TwinContext:
     """Everything a brain may look at for one prediction."""
 
-    persona: Persona | None            # None when the persona is ablated
-    memories: list[Memory]             # recalled for this page and history (empty when ablated)
-    observation: Observation           # EMPTY_OBSERVATION in page-free mode
-    history: list[Step]                # steps 1..t-1; rationales stripped when ablated
+    persona: Persona | None  # None when the persona is ablated
+    memories: list[Memory]  # recalled for this page and history (empty when ablated)
+    observation: Observation  # EMPTY_OBSERVATION in page-free mode
+    history: list[Step]  # steps 1..t-1; rationales stripped when ablated
     mode: DecisionMode = "most_likely"
-    seed: int | None = None            # for mode="sample": same seed, same draw
-    feedback: str | None = None        # why the previous proposal was rejected (grounding retry)
-    model: str | None = None           # the LLM to use, for brains that take one
-    task: Task | None = None           # what the person came to do, when they were given a task
+    seed: int | None = None  # for mode="sample": same seed, same draw
+    feedback: str | None = None  # why the previous proposal was rejected (grounding retry)
+    model: str | None = None  # the LLM to use, for brains that take one
+    task: Task | None = None  # what the person came to do, when they were given a task
     screenshot: Screenshot | None = None  # the page as a picture, for brains that look (the LLM brain, vision)
-    page_html: str | None = None       # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
-    prompt_style: PromptStyle | None = None    # LLM brain overrides for this prediction (PredictOptions); None: its own
+    page_html: str | None = None  # the page's simplified HTML in full (the OPeRA protocol prompt shows it)
+    prompt_style: PromptStyle | None = None  # LLM brain overrides for this prediction (PredictOptions); None: its own
     grounding: GroundingStrategy | None = None
     vision: VisionPolicy | None = None
     extra: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, given: PredictionInput, resolved: ResolvedInput, memories: list[Memory],
-           feedback: str | None = None) -> "TwinContext":
+    def of(
+        cls, given: PredictionInput, resolved: ResolvedInput, memories: list[Memory], feedback: str | None = None
+    ) -> TwinContext:
         """What a brain sees of one prediction's input, the ablations applied: the graph and bulk runs both
         derive it here, so a brain is given the same context whichever way the prediction runs."""
         options = given.options

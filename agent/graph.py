@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Mapping, cast
+from collections.abc import Mapping
+from typing import cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -21,7 +22,7 @@ from agent.decide_step import FALLBACK_BRAIN, Ask, decide_and_ground
 from agent.decision import Decision, MemorySource, TwinContext
 from agent.memory_recall import Recall
 from agent.prediction import Prediction, prediction_of
-from agent.prediction_input import PredictionInput, ResolvedInput
+from agent.prediction_input import NOTHING_RESOLVED, PredictionInput, ResolvedInput
 from agent.state import TwinState
 from agent.step_driving import run_async
 
@@ -63,8 +64,9 @@ class TwinGraph:
 
     async def _recall(self, state: TwinState) -> dict:
         given, resolved = state["input"], state["resolved"]
-        request = self.recall.request(resolved.persona, resolved.observation, given.history, given.options,
-                                      given.task, given.brain_name)
+        request = self.recall.request(
+            resolved.persona, resolved.observation, given.history, given.options, given.task, given.brain_name
+        )
         if request is None:
             return {"memories": []}
         memories = await asyncio.to_thread(self.recall, request)
@@ -81,11 +83,17 @@ class TwinGraph:
 
     # ---- entry point ----------------------------------------------------------------------------
 
-    async def predict(self, given: PredictionInput, resolved: ResolvedInput = ResolvedInput()) -> Prediction:
+    async def predict(self, given: PredictionInput, resolved: ResolvedInput = NOTHING_RESOLVED) -> Prediction:
         """`resolved`: the persona and page `given` names, looked up and read (agent/predict_use_case.py does
         it for the API, the CLI and evaluation; experiments and live runs read their pages themselves)."""
         self.brain(given.brain_name)  # an unknown name is refused before the graph runs
         started = time.perf_counter()
         state = cast(TwinState, await self._graph.ainvoke({"input": given, "resolved": resolved}))
-        return prediction_of(given, resolved, state["grounded"], state["memories"], state.get("no_memories", False),
-                             round((time.perf_counter() - started) * 1000, 2))
+        return prediction_of(
+            given,
+            resolved,
+            state["grounded"],
+            state["memories"],
+            state.get("no_memories", False),
+            round((time.perf_counter() - started) * 1000, 2),
+        )

@@ -39,10 +39,10 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 
 MAX_QUESTION_CHARS = 2_000
-RECALL_K = 5          # memories the question recalls
-MAX_DRIVERS = 2       # drivers an offline answer gives
-MAX_QUOTES = 2        # memories it quotes
-MIN_QUOTE_WORDS = 4   # a shorter memory ("Narrow.") says nothing on its own
+RECALL_K = 5  # memories the question recalls
+MAX_DRIVERS = 2  # drivers an offline answer gives
+MAX_QUOTES = 2  # memories it quotes
+MIN_QUOTE_WORDS = 4  # a shorter memory ("Narrow.") says nothing on its own
 MAX_QUOTE_CHARS = 300
 MAX_ANSWER_CHARS = 4_000
 NO_MEMORIES_ANSWER = "I have no memories stored to answer from, only my profile."
@@ -77,17 +77,32 @@ class DecisionAsked(BaseModel):
             action["name"] = row["element"]
         if row.get("text") is not None:
             action["text"] = row["text"]
-        return cls(decision_id=row["decision_id"], run_id=row.get("run_id"), run_kind=row.get("run_kind"),
-                   variant=row.get("variant"), instance=row.get("instance"), step=row["step"],
-                   page_url=row.get("page_url"), page_sha256=row.get("page_sha256"), page_title=row.get("page_title"),
-                   action=action, click_type=row.get("click_type"), rationale=row.get("rationale") or "",
-                   brain=row.get("brain"), memory_ids=list(row.get("memory_ids") or []),
-                   reasons=[DriverReason(**r) for r in row.get("reasons") or []])
+        return cls(
+            decision_id=row["decision_id"],
+            run_id=row.get("run_id"),
+            run_kind=row.get("run_kind"),
+            variant=row.get("variant"),
+            instance=row.get("instance"),
+            step=row["step"],
+            page_url=row.get("page_url"),
+            page_sha256=row.get("page_sha256"),
+            page_title=row.get("page_title"),
+            action=action,
+            click_type=row.get("click_type"),
+            rationale=row.get("rationale") or "",
+            brain=row.get("brain"),
+            memory_ids=list(row.get("memory_ids") or []),
+            reasons=[DriverReason(**r) for r in row.get("reasons") or []],
+        )
 
     def where(self) -> str:
-        parts = [f"run {self.run_id}" if self.run_id else None, f"variant {self.variant}" if self.variant else None,
-                 f"instance {self.instance}" if self.variant is not None and self.instance is not None else None,
-                 f"step {self.step}", f"page {self.page_url}" if self.page_url else None]
+        parts = [
+            f"run {self.run_id}" if self.run_id else None,
+            f"variant {self.variant}" if self.variant else None,
+            f"instance {self.instance}" if self.variant is not None and self.instance is not None else None,
+            f"step {self.step}",
+            f"page {self.page_url}" if self.page_url else None,
+        ]
         return ", ".join(p for p in parts if p)
 
 
@@ -109,8 +124,11 @@ class InterviewAnswer(BaseModel):
     persona_id: str
     question: str
     answer: str
-    sentences: list[AnswerSentence] = Field(default_factory=list, description="Offline: every sentence and where it "
-                                            "comes from. Empty for an LLM's answer, which is its own text.")
+    sentences: list[AnswerSentence] = Field(
+        default_factory=list,
+        description="Offline: every sentence and where it "
+        "comes from. Empty for an LLM's answer, which is its own text.",
+    )
     memories: list[InterviewMemory] = Field(default_factory=list, description="The memories the answer drew on.")
     drivers: list[DriverReason] = Field(default_factory=list, description="The decision's drivers the answer drew on.")
     decision: DecisionAsked | None = None
@@ -155,9 +173,17 @@ def closest(question: str, texts: Sequence[str], embed: Embed | None, n: int) ->
     return sorted(np.argsort(-scores, kind="stable")[:n].tolist())
 
 
-def offline_answer(question: str, persona_id: str, memories: Sequence[Memory], decision: DecisionAsked | None,
-                   embed: Embed | None, *, requested_brain: str = "embedded", fallback_reason: str | None = None,
-                   usage: Usage | None = None) -> InterviewAnswer:
+def offline_answer(
+    question: str,
+    persona_id: str,
+    memories: Sequence[Memory],
+    decision: DecisionAsked | None,
+    embed: Embed | None,
+    *,
+    requested_brain: str = "embedded",
+    fallback_reason: str | None = None,
+    usage: Usage | None = None,
+) -> InterviewAnswer:
     """The assembled answer: the decision's drivers closest to the question, then quotes of recalled memories."""
     sentences: list[AnswerSentence] = []
     drivers: list[DriverReason] = []
@@ -178,16 +204,35 @@ def offline_answer(question: str, persona_id: str, memories: Sequence[Memory], d
         sentences.append(AnswerSentence(text=f"\u201c{words}\u201d", source="memory", memory_id=memory.id))
     if not memories:  # a person stored with no memories says so rather than answer nothing
         sentences.append(AnswerSentence(text=NO_MEMORIES_ANSWER, source="no_memories"))
-    return InterviewAnswer(persona_id=persona_id, question=question, answer=" ".join(s.text for s in sentences),
-                           sentences=sentences, memories=used, drivers=drivers, decision=decision,
-                           brain="embedded", requested_brain=requested_brain, model=None,
-                           fallback_used=fallback_reason is not None, fallback_reason=fallback_reason,
-                           usage=usage or Usage())
+    return InterviewAnswer(
+        persona_id=persona_id,
+        question=question,
+        answer=" ".join(s.text for s in sentences),
+        sentences=sentences,
+        memories=used,
+        drivers=drivers,
+        decision=decision,
+        brain="embedded",
+        requested_brain=requested_brain,
+        model=None,
+        fallback_used=fallback_reason is not None,
+        fallback_reason=fallback_reason,
+        usage=usage or Usage(),
+    )
 
 
-async def interview(question: str, persona: Persona, memories: Sequence[Memory], *, decision: DecisionAsked | None = None,
-                    page_html: str | None = None, brain: InterviewBrain = "embedded", llm: LLMClient | None = None,
-                    model: str | None = None, embed: Embed | None = None) -> InterviewAnswer:
+async def interview(
+    question: str,
+    persona: Persona,
+    memories: Sequence[Memory],
+    *,
+    decision: DecisionAsked | None = None,
+    page_html: str | None = None,
+    brain: InterviewBrain = "embedded",
+    llm: LLMClient | None = None,
+    model: str | None = None,
+    embed: Embed | None = None,
+) -> InterviewAnswer:
     """Answer as the person. `memories`: recalled from the person's store with the question as the query."""
     if brain == "llm":
         reason, usage = None, Usage()
@@ -204,32 +249,76 @@ async def interview(question: str, persona: Persona, memories: Sequence[Memory],
                 text = completion.text.strip()
                 if text:
                     return InterviewAnswer(
-                        persona_id=persona.id, question=question, answer=text[:MAX_ANSWER_CHARS],
+                        persona_id=persona.id,
+                        question=question,
+                        answer=text[:MAX_ANSWER_CHARS],
                         memories=[InterviewMemory(id=m.id, kind=m.kind, text=m.text, score=m.score) for m in memories],
-                        drivers=decision.reasons if decision is not None else [], decision=decision, brain="llm",
-                        requested_brain="llm", model=model, usage=usage)
+                        drivers=decision.reasons if decision is not None else [],
+                        decision=decision,
+                        brain="llm",
+                        requested_brain="llm",
+                        model=model,
+                        usage=usage,
+                    )
                 reason = f"llm brain failed: {model} gave an empty answer"
-        return await asyncio.to_thread(offline_answer, question, persona.id, memories, decision, embed,
-                                       requested_brain="llm", fallback_reason=reason, usage=usage)
+        return await asyncio.to_thread(
+            offline_answer,
+            question,
+            persona.id,
+            memories,
+            decision,
+            embed,
+            requested_brain="llm",
+            fallback_reason=reason,
+            usage=usage,
+        )
     return await asyncio.to_thread(offline_answer, question, persona.id, memories, decision, embed)
 
 
-def _messages(question: str, persona: Persona, memories: Sequence[Memory], decision: DecisionAsked | None,
-              page_html: str | None) -> list[dict]:
+def _messages(
+    question: str, persona: Persona, memories: Sequence[Memory], decision: DecisionAsked | None, page_html: str | None
+) -> list[dict]:
     block = None
     if decision is not None:
-        block = decision_block(action_text(parse_action(decision.action)), decision.click_type, decision.rationale,
-                               [r.phrase for r in decision.reasons], decision.where())
-    return interview_messages(question, persona, memories, decision=block, page_html=page_html,
-                              page_url=decision.page_url if decision is not None else None)
+        block = decision_block(
+            action_text(parse_action(decision.action)),
+            decision.click_type,
+            decision.rationale,
+            [r.phrase for r in decision.reasons],
+            decision.where(),
+        )
+    return interview_messages(
+        question,
+        persona,
+        memories,
+        decision=block,
+        page_html=page_html,
+        page_url=decision.page_url if decision is not None else None,
+    )
 
 
-def decision_in_run(directory: Path, persona_id: str, question: str | None = None, embed: Embed | None = None, *,
-                    decision_id: str | None = None, variant: str | None = None, instance: int | None = None,
-                    step: int | None = None) -> tuple[DecisionAsked, str | None]:
+def decision_in_run(
+    directory: Path,
+    persona_id: str,
+    question: str | None = None,
+    embed: Embed | None = None,
+    *,
+    decision_id: str | None = None,
+    variant: str | None = None,
+    instance: int | None = None,
+    step: int | None = None,
+) -> tuple[DecisionAsked, str | None]:
     """The decision asked about, from a run's export (agent/exports/decision_lookup.py says which one a partial
     reference means), and its page's stored HTML. Raises ExportMissing, ExportFormatError or DecisionNotFound."""
-    row = find_decision(read_rows(directory, persona_id), persona_id, decision_id=decision_id, variant=variant,
-                        instance=instance, step=step, question=question, embed=embed)
+    row = find_decision(
+        read_rows(directory, persona_id),
+        persona_id,
+        decision_id=decision_id,
+        variant=variant,
+        instance=instance,
+        step=step,
+        question=question,
+        embed=embed,
+    )
     html = stored_page_html(directory, row["page_sha256"]) if row.get("page_sha256") else None
     return DecisionAsked.from_row(row), html

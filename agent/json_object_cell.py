@@ -4,11 +4,12 @@ rows differ so): one reader, with one way of saying what is wrong."""
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 
-def json_object(value: object, what: str, *, verb: str = "is", expected: str = "an object",
-                blank_is_empty: bool = False) -> Mapping:
+def json_object(
+    value: object, what: str, *, verb: str = "is", expected: str = "an object", blank_is_empty: bool = False
+) -> Mapping:
     """`value` as a mapping, parsing it when it is JSON text; ValueError naming `what` (with `verb`: "is" or "are")
     when it is neither. With `blank_is_empty`, blank text is an empty mapping."""
     if isinstance(value, str):

@@ -7,13 +7,14 @@ a store-less run recalls nothing in every one of them alike.
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import NamedTuple
 
 from agent.brains.base import Brain
 from agent.decision import MemorySource
 from agent.history import Step
-from agent.predict_options import PredictOptions
 from agent.page.observation import Observation
+from agent.predict_options import PredictOptions
 from agent.recall_query import recall_query
 from agent.tasks import Task
 from personas.memory_types import Memory
@@ -40,14 +41,26 @@ class Recall:
     def wants_memories(self, persona: Persona | None, options: PredictOptions, brain: str | None = None) -> bool:
         """Not without a persona or a store, not when ablated, and not for a brain whose prompt shows no
         memories (the LLM brain under the OPeRA protocol)."""
-        if persona is None or options.ablate_persona or options.ablate_memory or self.memory is None \
-                or options.memories_k == 0:
+        if (
+            persona is None
+            or options.ablate_persona
+            or options.ablate_memory
+            or self.memory is None
+            or options.memories_k == 0
+        ):
             return False
         reads = getattr(self._brains.get(brain), "reads_memories", None) if brain is not None else None
         return reads is None or reads(options)
 
-    def request(self, persona: Persona | None, observation: Observation, history: list[Step],
-                options: PredictOptions, task: Task | None = None, brain: str | None = None) -> RecallRequest | None:
+    def request(
+        self,
+        persona: Persona | None,
+        observation: Observation,
+        history: list[Step],
+        options: PredictOptions,
+        task: Task | None = None,
+        brain: str | None = None,
+    ) -> RecallRequest | None:
         """The recall this prediction makes, or None when it recalls nothing."""
         if persona is None or not self.wants_memories(persona, options, brain):
             return None

@@ -18,20 +18,35 @@ class PredictOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ablate_persona: bool = Field(False, description="Predict without the persona (OPeRA ablation 'w/o persona').")
-    ablate_rationale: bool = Field(False, description="Drop the rationales of past steps (OPeRA ablation 'w/o rationale').")
+    ablate_rationale: bool = Field(
+        False, description="Drop the rationales of past steps (OPeRA ablation 'w/o rationale')."
+    )
     ablate_memory: bool = Field(False, description="Skip memory recall; the persona core profile is still given.")
     memories_k: int = Field(5, ge=0, le=50, strict=True, description="How many memories to recall.")
-    mode: Literal["most_likely", "sample"] = Field("most_likely", description="Take the most likely action or sample one.")
-    seed: int | None = Field(None, strict=True, description="Seed for mode='sample'; the same seed gives the same draw.")
-    max_retries: int = Field(1, ge=0, le=3, strict=True, description="Grounding retries before falling back to the embedded brain.")
+    mode: Literal["most_likely", "sample"] = Field(
+        "most_likely", description="Take the most likely action or sample one."
+    )
+    seed: int | None = Field(
+        None, strict=True, description="Seed for mode='sample'; the same seed gives the same draw."
+    )
+    max_retries: int = Field(
+        1, ge=0, le=3, strict=True, description="Grounding retries before falling back to the embedded brain."
+    )
     prompt_style: PromptStyle | None = Field(
-        None, description="LLM brain: 'twinsim' (profile, memories, page facts and elements) or the OPeRA paper's "
+        None,
+        description="LLM brain: 'twinsim' (profile, memories, page facts and elements) or the OPeRA paper's "
         "protocol, 'opera_protocol' (next action only) or 'opera_protocol_rationale' (rationale and action): persona, "
-        "history and the page's full simplified HTML, no memories. Unset: the brain's setting (TWINSIM_LLM_PROMPT_STYLE).")
+        "history and the page's full simplified HTML, no memories. Unset: the brain's setting "
+        "(TWINSIM_LLM_PROMPT_STYLE).",
+    )
     grounding: GroundingStrategy | None = Field(
-        None, description="LLM brain: how it names the element: 'names' (copies the element's name), 'textual_choices' "
+        None,
+        description="LLM brain: how it names the element: 'names' (copies the element's name), 'textual_choices' "
         "(numbered list), 'set_of_marks' (numbered boxes on the screenshot) or 'both' (SeeAct, arXiv 2401.01614). "
-        "Unset: the brain's setting (TWINSIM_LLM_GROUNDING).")
+        "Unset: the brain's setting (TWINSIM_LLM_GROUNDING).",
+    )
     vision: VisionPolicy | None = Field(
-        None, description="LLM brain: send the screenshot 'auto' (when litellm says the model takes images), "
-        "'always' or 'never'. Unset: the brain's setting (TWINSIM_LLM_VISION).")
+        None,
+        description="LLM brain: send the screenshot 'auto' (when litellm says the model takes images), "
+        "'always' or 'never'. Unset: the brain's setting (TWINSIM_LLM_VISION).",
+    )

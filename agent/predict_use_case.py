@@ -10,8 +10,9 @@ a page over the limits.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from agent.graph import TwinGraph
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES, ReadPage, read_page
@@ -27,18 +28,27 @@ class PersonaLookup(Protocol):
     def get_persona(self, persona_id: str) -> Persona: ...
 
 
-def page_reader(max_bytes: int = DEFAULT_MAX_PAGE_BYTES, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS, *,
-                label: str | None = None, detect_form: bool = False) -> Callable[[Page], ReadPage]:
+def page_reader(
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    *,
+    label: str | None = None,
+    detect_form: bool = False,
+) -> Callable[[Page], ReadPage]:
     """Reads a page as sent: raw HTML is simplified, simplified HTML parsed, both within the limits. With
     `detect_form` (a file given on the command line, which may be either), `html` that already looks simplified
     is parsed as it is. `label` names the page in a refusal (default: the API's field)."""
 
     def read(page: Page) -> ReadPage:
         raw = page.html is not None
-        return read_page(page.html if page.html is not None else page.simplified_html or "", url=page.url,
-                         simplified=None if raw and detect_form else not raw,
-                         label=label or ("page.html" if raw else "page.simplified_html"), max_bytes=max_bytes,
-                         limits=limits)
+        return read_page(
+            page.html if page.html is not None else page.simplified_html or "",
+            url=page.url,
+            simplified=None if raw and detect_form else not raw,
+            label=label or ("page.html" if raw else "page.simplified_html"),
+            max_bytes=max_bytes,
+            limits=limits,
+        )
 
     return read
 
@@ -50,7 +60,7 @@ class PredictionServices:
 
     graph: TwinGraph
     personas: PersonaLookup
-    read: Callable[[Page], ReadPage] = page_reader()
+    read: Callable[[Page], ReadPage] = field(default_factory=page_reader)
     default_brain: str = DEFAULT_BRAIN
 
 

@@ -17,7 +17,9 @@ from personas.memory_types import Memory
 class Prediction(BaseModel):
     action: Action
     rationale: str
-    click_type: str | None = Field(None, description="OPeRA click type of the clicked element (None for input/terminate).")
+    click_type: str | None = Field(
+        None, description="OPeRA click type of the clicked element (None for input/terminate)."
+    )
     brain: str = Field(..., description="The brain whose action this is (after any fallback).")
     requested_brain: str
     model: str | None = None
@@ -30,15 +32,23 @@ class Prediction(BaseModel):
     details: dict = Field(default_factory=dict)
 
 
-def prediction_of(given: PredictionInput, resolved: ResolvedInput, grounded: Grounded, memories: list[Memory],
-                  no_memories: bool, latency_ms: float) -> Prediction:
+def prediction_of(
+    given: PredictionInput,
+    resolved: ResolvedInput,
+    grounded: Grounded,
+    memories: list[Memory],
+    no_memories: bool,
+    latency_ms: float,
+) -> Prediction:
     """`no_memories`: a recall was made and the person has none stored, which the details say. Built without
     re-validation: every part is already a checked model, and bulk runs make one per decision."""
     decision = grounded.decision
     details = decision.details
     if given.screenshot is not None and "screenshot" not in details:
-        details = {**details, "screenshot": f"not used: the {grounded.answered_by} brain reads the page's "
-                   "elements, not images"}
+        details = {
+            **details,
+            "screenshot": f"not used: the {grounded.answered_by} brain reads the page's elements, not images",
+        }
     if no_memories:  # a persona stored with no memories decides from its profile alone
         details = {**details, "memories": NO_MEMORIES}
     fallback_used = grounded.fallback_reason is not None

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from agent.brains.names import BrainName
 from agent.history import Step
-from agent.predict_options import PredictOptions
 from agent.page.observation import EMPTY_OBSERVATION, Observation
+from agent.predict_options import PredictOptions
 from agent.screenshots import Screenshot
 from agent.tasks import Task
 from personas.persona import Persona, PersonaId
@@ -29,12 +29,14 @@ DEFAULT_BRAIN = BrainName.EMBEDDED.value
 class Page(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    simplified_html: str | None = Field(None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids.")
+    simplified_html: str | None = Field(
+        None, description="OPeRA simplified HTML: interactive elements carry name= semantic ids."
+    )
     html: str | None = Field(None, description="Raw HTML; simplified to the OPeRA form before the twin reads it.")
     url: str | None = Field(None, max_length=8192)
 
     @model_validator(mode="after")
-    def _one_form(self) -> "Page":
+    def _one_form(self) -> Page:
         if self.simplified_html is not None and self.html is not None:
             raise ValueError("send the page once: simplified_html or html, not both")
         return self
@@ -46,15 +48,21 @@ class PredictionInput(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     persona_id: PersonaId | None = Field(None, description="Whose twin decides; none: no person (a Mind2Web step).")
-    page: Page | None = Field(None, description="The page in front of the twin; absent or empty means page-free prediction.")
+    page: Page | None = Field(
+        None, description="The page in front of the twin; absent or empty means page-free prediction."
+    )
     history: list[Step] = Field(default_factory=list, description="Steps 1..t-1, oldest first.")
     brain: str | None = Field(None, description="The brain that decides; none: the caller's default (embedded).")
     model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
     options: PredictOptions = Field(default_factory=PredictOptions)
-    task: Task | None = Field(None, description="What the twin came to do: a goal in words (a string), or "
-                              "{goal, success}; both brains pursue it in this person's way.")
-    screenshot: Screenshot | None = Field(None, description="The page as a checked picture (agent/screenshots.py), "
-                                          "for brains that look at it.")
+    task: Task | None = Field(
+        None,
+        description="What the twin came to do: a goal in words (a string), or "
+        "{goal, success}; both brains pursue it in this person's way.",
+    )
+    screenshot: Screenshot | None = Field(
+        None, description="The page as a checked picture (agent/screenshots.py), for brains that look at it."
+    )
 
     @field_validator("brain", mode="before")
     @classmethod
@@ -74,3 +82,6 @@ class ResolvedInput:
     persona: Persona | None = None
     observation: Observation = EMPTY_OBSERVATION
     page_html: str | None = None
+
+
+NOTHING_RESOLVED = ResolvedInput()  # no person, no page: what a page-free prediction without a persona starts from

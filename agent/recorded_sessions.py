@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -44,10 +44,10 @@ class RecordedSessionsError(ValueError):
 @dataclass
 class RecordedStep:
     action: Action
-    click_type: str | None           # OPeRA click type of a click (None for input / terminate)
+    click_type: str | None  # OPeRA click type of a click (None for input / terminate)
     rationale: str | None = None
     url: str | None = None
-    timestamp: str | None = None     # ISO 8601 as recorded (datetimes and epoch numbers are rendered ISO, UTC)
+    timestamp: str | None = None  # ISO 8601 as recorded (datetimes and epoch numbers are rendered ISO, UTC)
     simplified_html: str | None = None
     action_id: str | None = None
     page_meta: dict | None = None
@@ -102,7 +102,7 @@ def _epoch_to_datetime(number: float) -> datetime:
             break
     else:
         scale = 1e9
-    return datetime.fromtimestamp(number / scale, tz=timezone.utc)
+    return datetime.fromtimestamp(number / scale, tz=UTC)
 
 
 def _timestamp(value: object) -> tuple[str | None, float | None]:
@@ -130,7 +130,7 @@ def _timestamp(value: object) -> tuple[str | None, float | None]:
             return text, None
         text = None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)  # naive times are read as UTC, so a session orders consistently
+        moment = moment.replace(tzinfo=UTC)  # naive times are read as UTC, so a session orders consistently
     return text or moment.isoformat(), moment.timestamp()
 
 
@@ -145,9 +145,13 @@ def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = (
     best: str | None = None
     for user_id in known_user_ids:
         key = user_id.replace("-", "_").lower()
-        if key and folded.startswith(key) and (len(folded) == len(key) or folded[len(key)] == "_"):
-            if best is None or len(key) > len(best):
-                best = user_id
+        if (
+            key
+            and folded.startswith(key)
+            and (len(folded) == len(key) or folded[len(key)] == "_")
+            and (best is None or len(key) > len(best))
+        ):
+            best = user_id
     if best is not None:
         return best
     match = _DATE_TOKEN.search(session_id)
@@ -156,12 +160,14 @@ def user_id_from_session_id(session_id: str, known_user_ids: Collection[str] = (
 
 # ----------------------------------------------------------------------------------------------- reading files
 
+
 def _check_columns(source: Path | str, columns: Collection[str]) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise RecordedSessionsError(
             f"{source}: missing required column(s) {missing}; found {sorted(columns)[:20]}"
-            " (point at the OPeRA action table, e.g. OPeRA_filtered/action/)")
+            " (point at the OPeRA action table, e.g. OPeRA_filtered/action/)"
+        )
 
 
 def _selected_session_ids(path: Path, wanted: set[str] | None, limit: int | None) -> list[str]:
@@ -182,8 +188,9 @@ def _selected_session_ids(path: Path, wanted: set[str] | None, limit: int | None
     return list(chosen)
 
 
-def _rows(path: Path, wanted: set[str] | None, limit: int | None,
-          screenshots: bool = False) -> Iterator[tuple[Path, int, dict]]:
+def _rows(
+    path: Path, wanted: set[str] | None, limit: int | None, screenshots: bool = False
+) -> Iterator[tuple[Path, int, dict]]:
     """(file, row number in it, row); the columns of every file are checked before its rows are used.
 
     A parquet read asked for a few sessions reads only their rows (see the module docstring); the screenshots
@@ -198,7 +205,9 @@ def _rows(path: Path, wanted: set[str] | None, limit: int | None,
             parts = read_table(path, exclude=exclude)
         for part in parts:
             rows = part.rows if part.columns is not None else list(part.rows)
-            _check_columns(part.path, part.columns if part.columns is not None else {key for _, row in rows for key in row})
+            _check_columns(
+                part.path, part.columns if part.columns is not None else {key for _, row in rows for key in row}
+            )
             for number, (_, row) in enumerate(rows, start=1):
                 yield part.path, number, row
     except TableReadError as error:
@@ -207,6 +216,7 @@ def _rows(path: Path, wanted: set[str] | None, limit: int | None,
 
 
 # ------------------------------------------------------------------------------------------------ rows to steps
+
 
 def _action(row: dict, source: Path, line: int) -> tuple[Action, str | None] | None:
     kind = (_text(row.get("action_type")) or "").strip().lower()
@@ -225,19 +235,27 @@ def _action(row: dict, source: Path, line: int) -> tuple[Action, str | None] | N
         raise RecordedSessionsError(f"{source}: row {line}: invalid {kind} action: {error}") from error
 
 
-def _step(row: dict, action: Action, click_type: str | None,
-          screenshots_from: Path | None = None) -> tuple[RecordedStep, float | None]:
+def _step(
+    row: dict, action: Action, click_type: str | None, screenshots_from: Path | None = None
+) -> tuple[RecordedStep, float | None]:
     timestamp, order_key = _timestamp(row.get("timestamp"))
-    step = RecordedStep(action=action, click_type=click_type, rationale=_text(row.get("rationale")),
-                        url=_text(row.get("url")), timestamp=timestamp,
-                        simplified_html=_text(row.get("simplified_html")), action_id=_text(row.get("action_id")),
-                        page_meta=_page_meta(row.get("page_meta")),
-                        screenshot=cell_bytes(row.get(IMAGE_COLUMN), screenshots_from) if screenshots_from else None)
+    step = RecordedStep(
+        action=action,
+        click_type=click_type,
+        rationale=_text(row.get("rationale")),
+        url=_text(row.get("url")),
+        timestamp=timestamp,
+        simplified_html=_text(row.get("simplified_html")),
+        action_id=_text(row.get("action_id")),
+        page_meta=_page_meta(row.get("page_meta")),
+        screenshot=cell_bytes(row.get(IMAGE_COLUMN), screenshots_from) if screenshots_from else None,
+    )
     return step, order_key
 
 
-def read_action_table(path: str | Path, *, sessions: Collection[str] | None = None,
-                      limit: int | None = None, screenshots: bool = False) -> list[RecordedSession]:
+def read_action_table(
+    path: str | Path, *, sessions: Collection[str] | None = None, limit: int | None = None, screenshots: bool = False
+) -> list[RecordedSession]:
     """Sessions in first-seen order (only those in `sessions` when given, at most `limit` of them). With
     `screenshots`, each step keeps the bytes of its row's `image` (unchecked: agent/screenshots.py checks them).
 

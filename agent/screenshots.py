@@ -58,8 +58,9 @@ class Screenshot:
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
-def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *,
-                    decode: bool = True) -> Screenshot:
+def read_screenshot(
+    data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *, decode: bool = True
+) -> Screenshot:
     """The bytes as a Screenshot, or ScreenshotRefused: empty, over the caps, not an image, another format, or
     (with `decode`, for a screenshot something will look at) an image that does not decode to the end."""
     from PIL import Image, UnidentifiedImageError
@@ -77,8 +78,9 @@ def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_L
                 raise ScreenshotRefused(f"the screenshot is {kind}, not PNG, JPEG or WebP")
             width, height = image.size
             if width * height > limits.max_pixels:
-                raise ScreenshotRefused(f"the screenshot is {width}x{height} pixels, over the limit of "
-                                        f"{limits.max_pixels:,} pixels")
+                raise ScreenshotRefused(
+                    f"the screenshot is {width}x{height} pixels, over the limit of {limits.max_pixels:,} pixels"
+                )
             if decode:
                 with _decoding:
                     image.load()  # every pixel: a truncated or corrupt file fails here, not inside a model call
@@ -94,13 +96,15 @@ def read_screenshot(data: bytes, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_L
     return Screenshot(data=data, mime=FORMATS[kind], width=width, height=height)
 
 
-def decode_base64(text: str, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *, decode: bool = True) -> Screenshot:
+def decode_base64(
+    text: str, limits: ScreenshotLimits = DEFAULT_SCREENSHOT_LIMITS, *, decode: bool = True
+) -> Screenshot:
     """Plain base64 or a data: URL, checked as read_screenshot checks bytes. The text is measured before it is
     decoded, so an oversized body never becomes an oversized buffer."""
     text = text.strip()
     match = _DATA_URL.match(text)
     if match:
-        text = text[match.end():]
+        text = text[match.end() :]
     elif text.startswith("data:"):
         raise ScreenshotRefused("a data: URL screenshot must be base64 (data:image/png;base64,...)")
     if len(text) > (limits.max_bytes + 2) // 3 * 4 + 4:
@@ -131,7 +135,7 @@ def cell_bytes(value: object, base_dir: Path | None = None) -> bytes | None:
         if _DATA_URL.match(text) or len(text) > 512:
             match = _DATA_URL.match(text)
             try:
-                return base64.b64decode("".join(text[match.end() if match else 0:].split()), validate=True)
+                return base64.b64decode("".join(text[match.end() if match else 0 :].split()), validate=True)
             except (binascii.Error, ValueError):
                 return None
         candidate = Path(text) if base_dir is None or Path(text).is_absolute() else base_dir / text

@@ -14,5 +14,5 @@ class TwinState(TypedDict, total=False):
     input: PredictionInput
     resolved: ResolvedInput
     memories: list[Memory]
-    no_memories: bool           # a recall was made and the person has none stored
-    grounded: Grounded          # the decide step's outcome
+    no_memories: bool  # a recall was made and the person has none stored
+    grounded: Grounded  # the decide step's outcome

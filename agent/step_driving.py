@@ -8,7 +8,8 @@ decides what it means (a failing brain falls back)."""
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable, Generator, TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from typing import TypeVar
 
 Ask = TypeVar("Ask")
 Answer = TypeVar("Answer")
@@ -23,7 +24,7 @@ def run_sync(step: Generator[Ask, Answer, Result], answer: Callable[[Ask], Answe
         while True:
             try:
                 reply = answer(ask)
-            except Exception as error:  # handed to the step, which re-raises what it does not handle
+            except Exception as error:  # noqa: BLE001 (handed to the step, which re-raises what it does not handle)
                 ask = step.throw(error)
             else:
                 ask = step.send(reply)
@@ -37,7 +38,7 @@ async def run_async(step: Generator[Ask, Answer, Result], answer: Callable[[Ask]
         while True:
             try:
                 reply = await answer(ask)
-            except Exception as error:  # handed to the step, which re-raises what it does not handle
+            except Exception as error:  # noqa: BLE001 (handed to the step, which re-raises what it does not handle)
                 ask = step.throw(error)
             else:
                 ask = step.send(reply)

@@ -11,9 +11,18 @@ without criteria still steers the twin; it just cannot be judged (`reached` is N
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
@@ -33,11 +42,21 @@ class SuccessCriteria(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str | None = Field(None, max_length=MAX_CRITERION_CHARS, description=(
-        "The page's address contains this; '*' stands for any run of characters and then the whole address "
-        "must match (e.g. 'http*://shop.example/order-placed*')."))
-    element: str | None = Field(None, max_length=MAX_CRITERION_CHARS, description=(
-        "An element on the page: its name (or the last parts of it, e.g. 'add_to_cart'), or text it shows."))
+    url: str | None = Field(
+        None,
+        max_length=MAX_CRITERION_CHARS,
+        description=(
+            "The page's address contains this; '*' stands for any run of characters and then the whole address "
+            "must match (e.g. 'http*://shop.example/order-placed*')."
+        ),
+    )
+    element: str | None = Field(
+        None,
+        max_length=MAX_CRITERION_CHARS,
+        description=(
+            "An element on the page: its name (or the last parts of it, e.g. 'add_to_cart'), or text it shows."
+        ),
+    )
     text: str | None = Field(None, max_length=MAX_CRITERION_CHARS, description="Text shown on the page (any case).")
 
     @field_validator("url", "element", "text")
@@ -50,7 +69,7 @@ class SuccessCriteria(BaseModel):
         return value.strip()
 
     @model_validator(mode="after")
-    def _something(self) -> "SuccessCriteria":
+    def _something(self) -> SuccessCriteria:
         if self.url is None and self.element is None and self.text is None:
             raise ValueError("success criteria need at least one of url, element or text")
         return self
@@ -59,9 +78,15 @@ class SuccessCriteria(BaseModel):
 class Task(BaseModel):
     """What the twin came to do. A bare string is read as the goal."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"goal": "buy a 3-cup rice cooker under $100", "success": {"url": "*/order-placed*"}},
-        {"goal": "find the return policy", "success": {"text": "return policy"}}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"goal": "buy a 3-cup rice cooker under $100", "success": {"url": "*/order-placed*"}},
+                {"goal": "find the return policy", "success": {"text": "return policy"}},
+            ]
+        },
+    )
 
     goal: str = Field(..., max_length=MAX_TASK_CHARS, description="The task in words, as a person would say it.")
     success: SuccessCriteria | None = Field(None, description="How to tell it is done; without it, never judged.")
@@ -130,13 +155,17 @@ def text_present(text: str, observation: Observation, page_text: str | None = No
     """In the page's text (all of it when the caller has it, else the start the Observation keeps), its title or
     an element's text."""
     wanted = _folded(text).lower()
-    haystacks = [page_text if page_text is not None else observation.text, observation.title,
-                 *(c.text for c in observation.candidates)]
+    haystacks = [
+        page_text if page_text is not None else observation.text,
+        observation.title,
+        *(c.text for c in observation.candidates),
+    ]
     return any(wanted in _folded(h).lower() for h in haystacks if h)
 
 
-def judge(task: Task | None, observation: Observation, url: str | None = None,
-          page_text: str | None = None) -> TaskOutcome:
+def judge(
+    task: Task | None, observation: Observation, url: str | None = None, page_text: str | None = None
+) -> TaskOutcome:
     """Has the twin reached its task on this page? `url` defaults to the observation's; `page_text`, when given,
     is the page's whole visible text (the Observation keeps its first 2,000 characters)."""
     if task is None or task.success is None:
@@ -162,9 +191,18 @@ def task_success(goal: str, reached_by_persona: Mapping[str, list[bool | None]])
     for persona_id, runs in reached_by_persona.items():
         flags = [r for r in runs if r is not None]
         hits = sum(flags)
-        per_persona[persona_id] = {"runs": len(runs), "judged": len(flags), "reached": hits,
-                                   "share": round(hits / len(flags), 4) if flags else None}
+        per_persona[persona_id] = {
+            "runs": len(runs),
+            "judged": len(flags),
+            "reached": hits,
+            "share": round(hits / len(flags), 4) if flags else None,
+        }
         judged += len(flags)
         reached += hits
-    return {"goal": goal, "judged": judged, "reached": reached,
-            "share": round(reached / judged, 4) if judged else None, "per_persona": per_persona}
+    return {
+        "goal": goal,
+        "judged": judged,
+        "reached": reached,
+        "share": round(reached / judged, 4) if judged else None,
+        "per_persona": per_persona,
+    }

@@ -6,14 +6,14 @@ import json
 import os
 import platform
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO))
 
-from agent.opera_data import opera_data_dir  # noqa: E402  (the repository is on the path from here)
+from agent.opera_data import opera_data_dir  # noqa: E402 - the repository is on the path from here
 
 SHARED_OPERA = opera_data_dir()
 
@@ -30,7 +30,7 @@ def write_result(name: str, result: dict) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     result = {
         "benchmark": name,
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         **result,
     }

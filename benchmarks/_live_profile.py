@@ -25,8 +25,8 @@ from pathlib import Path
 
 PHASES = ("open", "action", "settle", "read", "decision", "screenshot")
 _stack: contextvars.ContextVar[list | None] = contextvars.ContextVar("profile_stack", default=None)
-totals = {phase: 0.0 for phase in (*PHASES, "twin")}
-counts = {phase: 0 for phase in (*PHASES, "twin")}
+totals = dict.fromkeys((*PHASES, "twin"), 0.0)
+counts = dict.fromkeys((*PHASES, "twin"), 0)
 
 
 def timed(phase: str, function):
@@ -46,6 +46,7 @@ def timed(phase: str, function):
             counts[phase] += 1
             if stack:
                 stack[-1] += elapsed
+
     return wrapper
 
 
@@ -59,26 +60,33 @@ def timed_twin(function):
         finally:
             totals["twin"] += time.perf_counter() - started
             counts["twin"] += 1
+
     return wrapper
 
 
 def instrument() -> None:
     from playwright.async_api import Page
 
-    import agent.simulation.run as simulation
     import agent.browser.snapshot as snapshot
+    import agent.simulation.run as simulation
     import agent.simulation.twin_session as session
 
-    for name, phase in (("open_page", "open"), ("perform", "action"), ("settle", "settle"), ("_decide", "decision"),
-                        ("_screenshot", "screenshot"), ("target_box", "screenshot"),
-                        ("with_element_boxes", "screenshot")):
+    for name, phase in (
+        ("open_page", "open"),
+        ("perform", "action"),
+        ("settle", "settle"),
+        ("_decide", "decision"),
+        ("_screenshot", "screenshot"),
+        ("target_box", "screenshot"),
+        ("with_element_boxes", "screenshot"),
+    ):
         if hasattr(session, name):
             setattr(session, name, timed(phase, getattr(session, name)))
     snapshot.SnapshotTaker.take = timed("read", snapshot.SnapshotTaker.take)
     Page.screenshot = timed("screenshot", Page.screenshot)
     for module in (simulation, session):
         if hasattr(module, "run_twin"):
-            setattr(module, "run_twin", timed_twin(getattr(module, "run_twin")))
+            module.run_twin = timed_twin(module.run_twin)
 
 
 def _pss_kb(pid: int) -> int:
@@ -154,8 +162,13 @@ def main() -> None:
     from service.settings import Settings
 
     services = build_services(Settings(data_dir=Path(data_dir)), warm=True)
-    config = SimulationConfig(url=url, persona_ids=ids.split(","), max_steps=int(steps), seed=int(seed),
-                              **({"concurrency": int(concurrency)} if int(concurrency) else {}))
+    config = SimulationConfig(
+        url=url,
+        persona_ids=ids.split(","),
+        max_steps=int(steps),
+        seed=int(seed),
+        **({"concurrency": int(concurrency)} if int(concurrency) else {}),
+    )
     personas = [services.store.get_persona(pid) for pid in config.persona_ids]
     instrument()
     sampler = MemorySampler()
@@ -172,17 +185,29 @@ def main() -> None:
     cpu = {"python": round(time.process_time() - cpu_started, 1)}
     for kind, used in sampler.cpu_s.values():
         cpu[kind] = round(cpu.get(kind, 0.0) + used, 1)
-    print(json.dumps({
-        "seconds": round(seconds, 2), "steps": taken, "steps_per_second": round(taken / seconds, 2),
-        "concurrency": config.concurrency,
-        "ms_per_step": per_step, "calls": {p: counts[p] for p in PHASES},
-        "share": {p: round(v / max(sum(per_step.values()), 1e-9), 3) for p, v in per_step.items()},
-        "cpu_seconds": cpu, "cpu_ms_per_step": round(1000 * sum(cpu.values()) / max(taken, 1), 1),
-        "memory": {"chromium_peak_pss_mb": round(sampler.peak_total_kb / 1024, 1),
-                   "renderers_at_once_peak": sampler.renderers_peak,
-                   "per_context_renderer_pss_mb_p50": round(renderer[len(renderer) // 2] / 1024, 1) if renderer else None,
-                   "per_context_renderer_pss_mb_max": round(renderer[-1] / 1024, 1) if renderer else None},
-    }))
+    print(
+        json.dumps(
+            {
+                "seconds": round(seconds, 2),
+                "steps": taken,
+                "steps_per_second": round(taken / seconds, 2),
+                "concurrency": config.concurrency,
+                "ms_per_step": per_step,
+                "calls": {p: counts[p] for p in PHASES},
+                "share": {p: round(v / max(sum(per_step.values()), 1e-9), 3) for p, v in per_step.items()},
+                "cpu_seconds": cpu,
+                "cpu_ms_per_step": round(1000 * sum(cpu.values()) / max(taken, 1), 1),
+                "memory": {
+                    "chromium_peak_pss_mb": round(sampler.peak_total_kb / 1024, 1),
+                    "renderers_at_once_peak": sampler.renderers_peak,
+                    "per_context_renderer_pss_mb_p50": round(renderer[len(renderer) // 2] / 1024, 1)
+                    if renderer
+                    else None,
+                    "per_context_renderer_pss_mb_max": round(renderer[-1] / 1024, 1) if renderer else None,
+                },
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,9 +15,19 @@ from pathlib import Path
 
 
 def signature(result) -> list:
-    return [(t.persona_id, t.outcome, t.stages, t.final_url,
-             [(s.url, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed, s.page_sha256)
-              for s in t.steps]) for t in result.traces]
+    return [
+        (
+            t.persona_id,
+            t.outcome,
+            t.stages,
+            t.final_url,
+            [
+                (s.url, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed, s.page_sha256)
+                for s in t.steps
+            ],
+        )
+        for t in result.traces
+    ]
 
 
 def main() -> None:
@@ -40,32 +50,44 @@ def main() -> None:
 
     slots = config.concurrency
     started = time.perf_counter()
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
-                                                            "object_store_memory": 200 * 2**20})
-    worker = cluster.add_node(num_cpus=os.cpu_count() or 1, resources={"chromium": slots},
-                              object_store_memory=200 * 2**20)
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "include_dashboard": False, "object_store_memory": 200 * 2**20},
+    )
+    worker = cluster.add_node(
+        num_cpus=os.cpu_count() or 1, resources={"chromium": slots}, object_store_memory=200 * 2**20
+    )
     ray.init(address=cluster.address, log_to_driver=False)
     cluster.wait_for_nodes()
     cluster_start_s = time.perf_counter() - started
     try:
         started = time.perf_counter()
-        there = asyncio.run(run_simulation(config, personas, services.graph,
-                                           executor=RayTwins(RayExecutor(cluster.address))))
+        there = asyncio.run(
+            run_simulation(config, personas, services.graph, executor=RayTwins(RayExecutor(cluster.address)))
+        )
         there_s = time.perf_counter() - started
     finally:
         ray.shutdown()
         cluster.shutdown()
     taken = sum(len(t.steps) for t in here.traces)
-    print(json.dumps({
-        "twins": len(personas), "steps": taken, "browser_slots": slots,
-        "in_process_seconds": round(here_s, 2), "ray_seconds": round(there_s, 2),
-        "ray_cluster_start_seconds": round(cluster_start_s, 2),
-        "in_process_steps_per_second": round(taken / here_s, 3), "ray_steps_per_second": round(taken / there_s, 3),
-        "overhead_per_twin_seconds": round((there_s - here_s) / len(personas), 2),
-        "identical_traces_and_funnel": signature(here) == signature(there)
-        and here.funnel.model_dump() == there.funnel.model_dump(),
-        "ran_on_worker_node": sum(t.node == worker.node_id for t in there.traces),
-    }))
+    print(
+        json.dumps(
+            {
+                "twins": len(personas),
+                "steps": taken,
+                "browser_slots": slots,
+                "in_process_seconds": round(here_s, 2),
+                "ray_seconds": round(there_s, 2),
+                "ray_cluster_start_seconds": round(cluster_start_s, 2),
+                "in_process_steps_per_second": round(taken / here_s, 3),
+                "ray_steps_per_second": round(taken / there_s, 3),
+                "overhead_per_twin_seconds": round((there_s - here_s) / len(personas), 2),
+                "identical_traces_and_funnel": signature(here) == signature(there)
+                and here.funnel.model_dump() == there.funnel.model_dump(),
+                "ran_on_worker_node": sum(t.node == worker.node_id for t in there.traces),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

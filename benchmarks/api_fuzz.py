@@ -20,10 +20,9 @@ import tempfile
 from pathlib import Path
 
 import httpx
+from _common import SHARED_OPERA, write_result
 
-from _common import SHARED_OPERA, write_result  # noqa: E402  (puts the repository on the path)
-
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from tests.support.service_process import ServiceProcess
 
 
 def one_persona() -> dict:
@@ -33,10 +32,28 @@ def one_persona() -> dict:
 
 
 def run_schemathesis(url: str, report: Path, args: argparse.Namespace) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json", "--checks", "all",
-               "--max-examples", str(args.max_examples), "--seed", str(args.seed), "--workers", str(args.workers),
-               "--report", "json", "--report-json-path", str(report), "--continue-on-failure",
-               "--output-truncate", "true"]
+    command = [
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "run",
+        f"{url}/openapi.json",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(args.max_examples),
+        "--seed",
+        str(args.seed),
+        "--workers",
+        str(args.workers),
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
+        "--continue-on-failure",
+        "--output-truncate",
+        "true",
+    ]
     return subprocess.run(command, capture_output=True, text=True)
 
 
@@ -47,7 +64,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as data_dir, ServiceProcess({"TWINSIM_DATA_DIR": data_dir}, startup_timeout_s=600) as service:
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        ServiceProcess({"TWINSIM_DATA_DIR": data_dir}, startup_timeout_s=600) as service,
+    ):
         persona = httpx.post(f"{service.url}/personas", json=one_persona(), timeout=120)
         persona.raise_for_status()
         report = Path(data_dir) / "schemathesis.json"
@@ -59,27 +79,32 @@ def main() -> None:
         run = json.loads(report.read_text())
     tracebacks = server_log.count("Traceback (most recent call last)")
     failures = run.get("failures", [])
-    write_result("api_fuzz", {
-        "command": f"benchmarks/api_fuzz.py --max-examples {args.max_examples} --seed {args.seed} "
-                   f"--workers {args.workers}",
-        "tool": f"schemathesis {run.get('schemathesis_version')} run --checks all (every check), all phases",
-        "target": "uvicorn service.api.main:app on 127.0.0.1, embedded Chroma, one OPeRA persona stored",
-        "operations": run.get("operations"),
-        "phases": {name: phase.get("status") for name, phase in run.get("phases", {}).items()},
-        "test_cases": run.get("test_cases"),
-        "failures": failures,
-        "errors": run.get("errors", []),
-        "server_errors_5xx": sum(f.get("count", 0) for f in failures if f.get("type") == "ServerError"),
-        "server_tracebacks_logged": tracebacks,
-        "running_time_s": round(run.get("running_time", 0.0), 1),
-        "exit_code": finished.returncode,
-        "stop_reason": run.get("stop_reason"),
-        "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-        "summary_tail": finished.stdout[-4000:],
-    })
+    write_result(
+        "api_fuzz",
+        {
+            "command": f"benchmarks/api_fuzz.py --max-examples {args.max_examples} --seed {args.seed} "
+            f"--workers {args.workers}",
+            "tool": f"schemathesis {run.get('schemathesis_version')} run --checks all (every check), all phases",
+            "target": "uvicorn service.api.main:app on 127.0.0.1, embedded Chroma, one OPeRA persona stored",
+            "operations": run.get("operations"),
+            "phases": {name: phase.get("status") for name, phase in run.get("phases", {}).items()},
+            "test_cases": run.get("test_cases"),
+            "failures": failures,
+            "errors": run.get("errors", []),
+            "server_errors_5xx": sum(f.get("count", 0) for f in failures if f.get("type") == "ServerError"),
+            "server_tracebacks_logged": tracebacks,
+            "running_time_s": round(run.get("running_time", 0.0), 1),
+            "exit_code": finished.returncode,
+            "stop_reason": run.get("stop_reason"),
+            "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+            "summary_tail": finished.stdout[-4000:],
+        },
+    )
     if failures or run.get("errors") or tracebacks:
-        raise SystemExit(f"schemathesis found {len(failures)} kinds of failure, {len(run.get('errors', []))} errors, "
-                         f"{tracebacks} server tracebacks (see benchmarks/results/api_fuzz.json)")
+        raise SystemExit(
+            f"schemathesis found {len(failures)} kinds of failure, {len(run.get('errors', []))} errors, "
+            f"{tracebacks} server tracebacks (see benchmarks/results/api_fuzz.json)"
+        )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import json
 import os
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 from observation_speed import page_600kb
 from selectolax.lexbor import LexborHTMLParser
 
@@ -73,8 +73,16 @@ def corpus_targets() -> list[dict]:
         for key, selector in entry["ground_truth"]["key_elements"].items():
             wanted = _target_marks(tree, selector)
             hits = {i for i, mark in enumerate(marks) if mark in wanted}
-            records.append({"source": "corpus", "page": entry["file"], "target": key, "query": key.replace("_", " "),
-                            "observation": observation, "hits": hits})
+            records.append(
+                {
+                    "source": "corpus",
+                    "page": entry["file"],
+                    "target": key,
+                    "query": key.replace("_", " "),
+                    "observation": observation,
+                    "hits": hits,
+                }
+            )
     return records
 
 
@@ -83,32 +91,52 @@ def opera_small_targets() -> list[dict]:
     records, history = [], {}
     for row in rows:
         past = history.setdefault(row["session_id"], [])
-        action = parse_action({"type": row["action_type"], "name": row.get("semantic_id"), "text": row.get("input_text")}
-                              if row["action_type"] == "input" else
-                              {"type": row["action_type"], **({"name": row["semantic_id"]} if row.get("semantic_id") else {})})
+        action = parse_action(
+            {"type": row["action_type"], "name": row.get("semantic_id"), "text": row.get("input_text")}
+            if row["action_type"] == "input"
+            else {"type": row["action_type"], **({"name": row["semantic_id"]} if row.get("semantic_id") else {})}
+        )
         if action.type != "terminate" and row.get("simplified_html"):
             observation = parse_page(row["simplified_html"], url=row.get("url"))
             query = " ".join(action_text(a) for a in past[-3:]) or observation.title
             hits = {i for i, c in enumerate(observation.candidates) if c.name == action.name}
-            records.append({"source": "opera_small", "page": row["session_id"][:8], "target": action.name,
-                            "query": query, "observation": observation, "hits": hits})
+            records.append(
+                {
+                    "source": "opera_small",
+                    "page": row["session_id"][:8],
+                    "target": action.name,
+                    "query": query,
+                    "observation": observation,
+                    "hits": hits,
+                }
+            )
         past.append(action)
     return records
 
 
 def recall(records: list[dict], encoder: str) -> dict:
     reachable = [r for r in records if r["hits"]]
-    found = {k: 0 for k in KS}
+    found = dict.fromkeys(KS, 0)
     per_target = []
     for record in reachable:
         ranking = rank_candidates(record["observation"], record["query"], encoder)
         best = min(ranking.index(i) for i in record["hits"]) + 1
-        per_target.append({"page": record["page"], "target": record["target"], "query": record["query"],
-                           "candidates": len(record["observation"].candidates), "best_rank": best})
+        per_target.append(
+            {
+                "page": record["page"],
+                "target": record["target"],
+                "query": record["query"],
+                "candidates": len(record["observation"].candidates),
+                "best_rank": best,
+            }
+        )
         for k in KS:
             found[k] += recall_at(ranking, record["hits"], k)
-    out = {"targets": len(records), "reachable": len(reachable), "unreachable": sorted(
-        f"{r['page']}: {r['target']}" for r in records if not r["hits"])}
+    out = {
+        "targets": len(records),
+        "reachable": len(reachable),
+        "unreachable": sorted(f"{r['page']}: {r['target']}" for r in records if not r["hits"]),
+    }
     out.update({f"recall_at_{k}": round(found[k] / len(reachable), 4) if reachable else None for k in KS})
     out["per_target"] = per_target
     return out
@@ -135,10 +163,20 @@ if __name__ == "__main__":
     get_embedder()  # the model is loaded once per process; not part of a ranking's time
     records = {"corpus": corpus_targets(), "opera_small": opera_small_targets()}
     results = {name: {encoder: recall(rs, encoder) for encoder in ENCODERS} for name, rs in records.items()}
-    times = [timing(sample_page("search_results.html"), "sample search results (~100 KB)"),
-             timing(page_600kb(), "sample results grid repeated to ~600 KB")]
-    write_result("candidate_ranking", {
-        "annotation": "the twinsim team's own: corpus/manifest.json key_elements (by selector, on real saved pages) "
-                      "and tests/fixtures/opera_small (team-written pages in OPeRA's format); not a published benchmark",
-        "default_encoder": "hybrid", "ks": list(KS), "recall": results, "timing": times,
-        "load_average_1m": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)}})
+    times = [
+        timing(sample_page("search_results.html"), "sample search results (~100 KB)"),
+        timing(page_600kb(), "sample results grid repeated to ~600 KB"),
+    ]
+    write_result(
+        "candidate_ranking",
+        {
+            "annotation": "the twinsim team's own: corpus/manifest.json key_elements (by selector, on real saved "
+            "pages) "
+            "and tests/fixtures/opera_small (team-written pages in OPeRA's format); not a published benchmark",
+            "default_encoder": "hybrid",
+            "ks": list(KS),
+            "recall": results,
+            "timing": times,
+            "load_average_1m": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)},
+        },
+    )

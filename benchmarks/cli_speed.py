@@ -20,18 +20,23 @@ import sys
 import tempfile
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 
 TWINSIM = [sys.executable, "-c", "from service.cli.main import main; main()"]
-COMMANDS = {"--help": ["--help"], "--version": ["--version"], "personas list": ["personas", "list"],
-            "experiment list": ["experiment", "list"]}
+COMMANDS = {
+    "--help": ["--help"],
+    "--version": ["--version"],
+    "personas list": ["personas", "list"],
+    "experiment list": ["experiment", "list"],
+}
 TARGET_S = 1.0
 
 
 def timed(args: list[str], env: dict) -> float:
     started = time.perf_counter()
-    done = subprocess.run([*TWINSIM, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False,
-                          timeout=300)
+    done = subprocess.run(
+        [*TWINSIM, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"twinsim {' '.join(args)} failed: {done.stderr[-500:]}")
@@ -44,15 +49,32 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
         env = {**os.environ, "TWINSIM_DATA_DIR": data_dir}
-        subprocess.run([*TWINSIM, "personas", "import", str(REPO / "personas/examples/sam-chen.json")],
-                       cwd=REPO, env=env, check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [*TWINSIM, "personas", "import", str(REPO / "personas/examples/sam-chen.json")],
+            cwd=REPO,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
         results = {}
         for name, command in COMMANDS.items():
             times = [timed(command, env) for _ in range(args.runs)]
-            results[name] = {"median_s": round(statistics.median(times), 3), "max_s": round(max(times), 3),
-                             "runs": args.runs, "meets_target": statistics.median(times) <= TARGET_S}
-    write_result("cli_speed", {"commands": results, "target_s": TARGET_S, "load_average_1m": os.getloadavg()[0],
-                               "note": "each run a new process; 2-core machine shared with other work"})
+            results[name] = {
+                "median_s": round(statistics.median(times), 3),
+                "max_s": round(max(times), 3),
+                "runs": args.runs,
+                "meets_target": statistics.median(times) <= TARGET_S,
+            }
+    write_result(
+        "cli_speed",
+        {
+            "commands": results,
+            "target_s": TARGET_S,
+            "load_average_1m": os.getloadavg()[0],
+            "note": "each run a new process; 2-core machine shared with other work",
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Predictions per second of the embedded brain in one process, without HTTP. Writes benchmarks/results/embedded_speed.json.
+"""Predictions per second of the embedded brain in one process, without HTTP. Writes
+benchmarks/results/embedded_speed.json.
 
 Targets (embedded-brain issue): >= 500 predictions/s on a 100 KB page, >= 2,000/s page-free. Measured
 on the brain's own call (what populations and the evaluation use in bulk), over a mix of real OPeRA
@@ -13,16 +14,16 @@ from __future__ import annotations
 
 import time
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
 
-from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
-from agent.history import Step  # noqa: E402
-from agent.page.observation import EMPTY_OBSERVATION  # noqa: E402
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.actions import ClickAction, InputAction
+from agent.brains.embedded import EmbeddedBrain
+from agent.decision import TwinContext
+from agent.history import Step
+from agent.page.observation import EMPTY_OBSERVATION
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
+from personas.sources import load_personas
 
 HISTORY = [
     Step(action=InputAction(name="nav_bar.search_input", text="running shoes"), click_type=None),
@@ -39,8 +40,16 @@ def contexts(personas, observation) -> list[TwinContext]:
     for i in range(400):
         persona = personas[i % len(personas)]
         mode = "sample" if i % 2 else "most_likely"
-        out.append(TwinContext(persona=persona, memories=[], observation=observation, history=HISTORY[: i % 13],
-                               mode=mode, seed=i if mode == "sample" else None))
+        out.append(
+            TwinContext(
+                persona=persona,
+                memories=[],
+                observation=observation,
+                history=HISTORY[: i % 13],
+                mode=mode,
+                seed=i if mode == "sample" else None,
+            )
+        )
     return out
 
 
@@ -55,8 +64,13 @@ def rate(brain: EmbeddedBrain, batch: list[TwinContext], seconds: float = 5.0) -
             latencies.append((time.perf_counter() - t0) * 1000)
         done += len(batch)
     elapsed = time.perf_counter() - started
-    return {"predictions": done, "seconds": round(elapsed, 2), "per_second": round(done / elapsed),
-            "p50_ms": round(percentile(latencies, 50), 3), "p99_ms": round(percentile(latencies, 99), 3)}
+    return {
+        "predictions": done,
+        "seconds": round(elapsed, 2),
+        "per_second": round(done / elapsed),
+        "p50_ms": round(percentile(latencies, 50), 3),
+        "p99_ms": round(percentile(latencies, 99), 3),
+    }
 
 
 def main() -> None:
@@ -68,12 +82,21 @@ def main() -> None:
     parse_ms = (time.perf_counter() - t0) * 1000
     page = rate(brain, contexts(personas, observation))
     page_free = rate(brain, contexts(personas, EMPTY_OBSERVATION))
-    write_result("embedded_speed", {
-        "page": {"bytes": len(html.encode()), "candidates": len(observation.candidates), "parse_ms": round(parse_ms, 1),
-                 **page, "target_per_second": 500},
-        "page_free": {**page_free, "target_per_second": 2000},
-        "personas": len(personas), "process": "one process, one thread, brain.decide_sync",
-    })
+    write_result(
+        "embedded_speed",
+        {
+            "page": {
+                "bytes": len(html.encode()),
+                "candidates": len(observation.candidates),
+                "parse_ms": round(parse_ms, 1),
+                **page,
+                "target_per_second": 500,
+            },
+            "page_free": {**page_free, "target_per_second": 2000},
+            "personas": len(personas),
+            "process": "one process, one thread, brain.decide_sync",
+        },
+    )
 
 
 if __name__ == "__main__":

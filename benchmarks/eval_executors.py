@@ -18,20 +18,30 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import SHARED_OPERA, write_result
 from rich.console import Console
+from timelines_eval import timelines_table
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
-from timelines_eval import timelines_table  # noqa: E402
-
-from service.cli.evaluation import run_eval_command  # noqa: E402
+from service.cli.evaluation import run_eval_command
 
 
 def run(table: Path, executor: str) -> tuple[dict, float]:
     os.environ["TWINSIM_EXECUTOR"] = executor
     started = time.perf_counter()
-    report = run_eval_command(actions=table, users=SHARED_OPERA / "personas.jsonl", brain="embedded", model=None,
-                              ablate=frozenset(), sessions=None, limit=None, concurrency=4, out=None, html=None,
-                              checkpoint=None, console=Console(quiet=True))
+    report = run_eval_command(
+        actions=table,
+        users=SHARED_OPERA / "personas.jsonl",
+        brain="embedded",
+        model=None,
+        ablate=frozenset(),
+        sessions=None,
+        limit=None,
+        concurrency=4,
+        out=None,
+        html=None,
+        checkpoint=None,
+        console=Console(quiet=True),
+    )
     return report, time.perf_counter() - started
 
 
@@ -50,15 +60,24 @@ def main() -> None:
             report, wall = run(table, executor)
             steps = report["metrics"]["n"]
             reports[executor] = report
-            results[executor] = {"steps": steps, "wall_s": round(wall, 2), "steps_per_s": round(steps / wall, 1),
-                                 "load_average_1m": round(os.getloadavg()[0], 2)}
+            results[executor] = {
+                "steps": steps,
+                "wall_s": round(wall, 2),
+                "steps_per_s": round(steps / wall, 1),
+                "load_average_1m": round(os.getloadavg()[0], 2),
+            }
             print(executor, json.dumps(results[executor]))
         ray.shutdown()
     same = reports["ray"]["metrics"] == reports["inprocess"]["metrics"]
-    write_result("eval_executors", {
-        "data": "shared/data/opera/timelines.jsonl (218 sessions), page-free, embedded brain, memory recall on",
-        "ray": "local Ray started by this script on this machine (all its cores)",
-        "same_metrics": same, "results": results})
+    write_result(
+        "eval_executors",
+        {
+            "data": "shared/data/opera/timelines.jsonl (218 sessions), page-free, embedded brain, memory recall on",
+            "ray": "local Ray started by this script on this machine (all its cores)",
+            "same_metrics": same,
+            "results": results,
+        },
+    )
     if not same:
         raise SystemExit("the Ray run's metrics differ from the in-process run's")
 

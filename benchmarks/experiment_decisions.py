@@ -5,20 +5,21 @@ Why: a change to how twins decide that must not change what they decide is check
 commits and comparing the files (memory ids differ between runs: each store import makes its own).
 usage: .venv/bin/python benchmarks/experiment_decisions.py OUT.json
 """
+
 import asyncio
 import json
 import sys
 import tempfile
 from pathlib import Path
 
-import experiment_speed as es  # noqa: E402  (benchmarks/ is on the path when run as a script)
+import experiment_speed as es
 
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments.prepared import prepare  # noqa: E402
-from agent.experiments.runner import personas_from, run_experiment  # noqa: E402
-from agent.graph import TwinGraph  # noqa: E402
-from personas.memory_store import open_memory_store  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
+from agent.brains.embedded import EmbeddedBrain
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import personas_from, run_experiment
+from agent.graph import TwinGraph
+from personas.memory_store import open_memory_store
+from personas.sources import load_personas
 
 
 def dump(samples) -> list[dict]:
@@ -46,7 +47,8 @@ def main() -> None:
     gspec = es.spec(ids[:25], 2)
     gprep = prepare(gspec, personas_from(store, ids[:25]), store)
     gsamples = asyncio.run(es._through_graph(gprep, graph))
-    json.dump({"bulk": dump(bulk), "graph": dump(gsamples)}, open(sys.argv[1], "w"), indent=0, sort_keys=True)
+    with open(sys.argv[1], "w") as out:
+        json.dump({"bulk": dump(bulk), "graph": dump(gsamples)}, out, indent=0, sort_keys=True)
     print(len(bulk), len(gsamples))
 
 

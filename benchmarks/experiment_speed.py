@@ -22,33 +22,39 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED_OPERA, write_result  # noqa: E402
+from _common import SHARED_OPERA, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from agent.brains.embedded import EmbeddedBrain  # noqa: E402
-from agent.experiments.prepared import prepare  # noqa: E402
-from agent.experiments.runner import personas_from, run_experiment  # noqa: E402
-from agent.experiments.unit_loop import run_unit_graph  # noqa: E402
-from agent.experiments.spec import ExperimentSpec  # noqa: E402
-from agent.experiments.statistics import analyse  # noqa: E402
-from agent.experiments.themes import rationale_themes  # noqa: E402
-from agent.graph import TwinGraph  # noqa: E402
-from agent.llm.offline_litellm import load_litellm  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.open_store import open_memory_store  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
-from service.container import build_brains, build_llm_client  # noqa: E402
-from service.settings import Settings  # noqa: E402
-from tests.support.openai_server import OpenAICompatibleServer  # noqa: E402
+from agent.brains.embedded import EmbeddedBrain
+from agent.experiments.prepared import prepare
+from agent.experiments.runner import personas_from, run_experiment
+from agent.experiments.spec import ExperimentSpec
+from agent.experiments.statistics import analyse
+from agent.experiments.themes import rationale_themes
+from agent.experiments.unit_loop import run_unit_graph
+from agent.graph import TwinGraph
+from agent.llm.offline_litellm import load_litellm
+from agent.sample_pages import sample_page
+from personas.open_store import open_memory_store
+from personas.sources import load_personas
+from service.container import build_brains, build_llm_client
+from service.settings import Settings
+from tests.support.openai_server import OpenAICompatibleServer
 
 SEARCH_URL = "https://www.amazon.com/s?k=usb+c+cable"
-BANNER = ('<div name="deal_banner"><strong>Deal of the day: 25% off Anker cables, FREE delivery</strong>'
-          '<a name="deal_banner.product_name">Anker USB C Cable, 6ft, 2-Pack</a>'
-          '<button name="deal_banner.add_to_cart">Add to Cart</button></div>')
-HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-            "rationale": "My old charging cable frayed."},
-           {"action": {"type": "click", "name": "nav_bar.search_button"}}]
+BANNER = (
+    '<div name="deal_banner"><strong>Deal of the day: 25% off Anker cables, FREE delivery</strong>'
+    '<a name="deal_banner.product_name">Anker USB C Cable, 6ft, 2-Pack</a>'
+    '<button name="deal_banner.add_to_cart">Add to Cart</button></div>'
+)
+HISTORY = [
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "My old charging cable frayed.",
+    },
+    {"action": {"type": "click", "name": "nav_bar.search_button"}},
+]
 
 
 def pages() -> tuple[str, str]:
@@ -63,11 +69,23 @@ async def _through_graph(prepared, graph) -> list:
 
 def spec(persona_ids: list[str], instances: int, brain: str = "embedded", model: str | None = None) -> ExperimentSpec:
     a, b = pages()
-    return ExperimentSpec.model_validate({
-        "name": "speed", "brain": brain, "model": model, "seed": 1, "samples_per_persona": instances,
-        "variants": [{"name": "A", "page": {"simplified_html": a, "page_url": SEARCH_URL}},
-                     {"name": "B", "page": {"simplified_html": b, "page_url": SEARCH_URL}}],
-        "population": {"ids": persona_ids}, "history": HISTORY, "targets": ["deal_banner"], "concurrency": 8})
+    return ExperimentSpec.model_validate(
+        {
+            "name": "speed",
+            "brain": brain,
+            "model": model,
+            "seed": 1,
+            "samples_per_persona": instances,
+            "variants": [
+                {"name": "A", "page": {"simplified_html": a, "page_url": SEARCH_URL}},
+                {"name": "B", "page": {"simplified_html": b, "page_url": SEARCH_URL}},
+            ],
+            "population": {"ids": persona_ids},
+            "history": HISTORY,
+            "targets": ["deal_banner"],
+            "concurrency": 8,
+        }
+    )
 
 
 def main() -> None:
@@ -124,7 +142,9 @@ def main() -> None:
     graph_samples = asyncio.run(_through_graph(graph_prepared, embedded_graph))
     graph_embedded_s = time.perf_counter() - started
     graph_predictions = sum(s.steps for s in graph_samples)
-    started = time.perf_counter()  # litellm loads on the first model call (agent/llm/offline_litellm.py): not timed below
+    started = (
+        time.perf_counter()
+    )  # litellm loads on the first model call (agent/llm/offline_litellm.py): not timed below
     load_litellm()
     litellm_import_s = time.perf_counter() - started
     with OpenAICompatibleServer(record_requests=False) as server:
@@ -140,35 +160,51 @@ def main() -> None:
 
     per_embedded_graph = graph_embedded_s / graph_predictions * 1000
     per_llm = llm_s / llm_predictions * 1000
-    write_result("experiment_speed", {
-        "page_bytes": len(pages()[0].encode()),
-        "embedded_bulk": {
-            "personas": len(prepared.personas), "instances": args.instances, "variants": 2,
-            "predictions": predictions, "predictions_per_variant": predictions // 2,
-            "wall_s": round(total_s, 3), "prepare_s": round(prepare_s, 3), "run_s": round(run_s, 3),
-            "ms_per_prediction": round(total_s / predictions * 1000, 3),
-            "target_wall_s": 10.0, "meets_target": total_s < 10.0,
-            "analysis_s": round(analysis_s, 3), "analysis_first_in_process_s": round(analysis_first_s, 3),
-            "prepare_run_analysis_s": round(total_s + analysis_s, 3),
-            "prepare_run_analysis_cold_process_s": round(total_s + analysis_first_s, 3),
-            "themes_s": round(themes_s, 3),
-            "distinct_rationales": distinct_rationales, "rates": rates,
-            "themes_variants": sorted(themes.get("variants", {})),
+    write_result(
+        "experiment_speed",
+        {
+            "page_bytes": len(pages()[0].encode()),
+            "embedded_bulk": {
+                "personas": len(prepared.personas),
+                "instances": args.instances,
+                "variants": 2,
+                "predictions": predictions,
+                "predictions_per_variant": predictions // 2,
+                "wall_s": round(total_s, 3),
+                "prepare_s": round(prepare_s, 3),
+                "run_s": round(run_s, 3),
+                "ms_per_prediction": round(total_s / predictions * 1000, 3),
+                "target_wall_s": 10.0,
+                "meets_target": total_s < 10.0,
+                "analysis_s": round(analysis_s, 3),
+                "analysis_first_in_process_s": round(analysis_first_s, 3),
+                "prepare_run_analysis_s": round(total_s + analysis_s, 3),
+                "prepare_run_analysis_cold_process_s": round(total_s + analysis_first_s, 3),
+                "themes_s": round(themes_s, 3),
+                "distinct_rationales": distinct_rationales,
+                "rates": rates,
+                "themes_variants": sorted(themes.get("variants", {})),
+            },
+            "graph_path": {
+                "personas": len(llm_ids),
+                "instances": args.llm_instances,
+                "concurrency": 8,
+                "embedded_predictions": graph_predictions,
+                "embedded_wall_s": round(graph_embedded_s, 3),
+                "embedded_ms_per_prediction": round(per_embedded_graph, 3),
+                "llm_predictions": llm_predictions,
+                "llm_calls_served": served,
+                "llm_wall_s": round(llm_s, 3),
+                "llm_ms_per_prediction": round(per_llm, 3),
+                "llm_overhead_ms_per_prediction": round(per_llm - per_embedded_graph, 3),
+                "server": "tests/support/openai_server.py, zero latency, 127.0.0.1, litellm openai/twin-test",
+                "litellm_import_s_untimed": round(litellm_import_s, 2),
+            },
+            "persona_import_s_untimed": round(import_s, 1),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+            "note": "2-core machine shared with other engineers; load_average_1m says how busy it was.",
         },
-        "graph_path": {
-            "personas": len(llm_ids), "instances": args.llm_instances, "concurrency": 8,
-            "embedded_predictions": graph_predictions, "embedded_wall_s": round(graph_embedded_s, 3),
-            "embedded_ms_per_prediction": round(per_embedded_graph, 3),
-            "llm_predictions": llm_predictions, "llm_calls_served": served, "llm_wall_s": round(llm_s, 3),
-            "llm_ms_per_prediction": round(per_llm, 3),
-            "llm_overhead_ms_per_prediction": round(per_llm - per_embedded_graph, 3),
-            "server": "tests/support/openai_server.py, zero latency, 127.0.0.1, litellm openai/twin-test",
-            "litellm_import_s_untimed": round(litellm_import_s, 2),
-        },
-        "persona_import_s_untimed": round(import_s, 1),
-        "load_average_1m": round(os.getloadavg()[0], 2),
-        "note": "2-core machine shared with other engineers; load_average_1m says how busy it was.",
-    })
+    )
     if temp:
         temp.cleanup()
 

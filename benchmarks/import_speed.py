@@ -32,8 +32,15 @@ def one_import(personas: Path) -> dict:
     with tempfile.TemporaryDirectory() as data_dir:
         env = {**os.environ, "TWINSIM_DATA_DIR": data_dir, "HF_HUB_OFFLINE": "1"}
         started = time.perf_counter()
-        done = subprocess.run([*CLI, "personas", "import", str(personas)], cwd=REPO, env=env, capture_output=True, check=False,
-                              text=True, timeout=900)
+        done = subprocess.run(
+            [*CLI, "personas", "import", str(personas)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=900,
+        )
         elapsed = time.perf_counter() - started
         if done.returncode != 0:
             raise SystemExit(f"the import failed: {done.stderr[-2000:]}")
@@ -42,12 +49,16 @@ def one_import(personas: Path) -> dict:
 
 def store_facts(chroma_path: Path) -> dict:
     """What the import left, read in a fresh process (the embedded store's lock is per process)."""
-    code = ("import json, chromadb; from chromadb.config import Settings; "
-            f"c = chromadb.PersistentClient(path={str(chroma_path)!r}, settings=Settings(anonymized_telemetry=False)); "
-            "m = c.get_collection('twinsim_memories'); p = c.get_collection('twinsim_personas'); "
-            "print(json.dumps({'personas': p.count(), 'memories': m.count(), "
-            "'embedder_recorded': (m.metadata or {}).get('embedder')}))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300, check=True)
+    code = (
+        "import json, chromadb; from chromadb.config import Settings; "
+        f"c = chromadb.PersistentClient(path={str(chroma_path)!r}, settings=Settings(anonymized_telemetry=False)); "
+        "m = c.get_collection('twinsim_memories'); p = c.get_collection('twinsim_personas'); "
+        "print(json.dumps({'personas': p.count(), 'memories': m.count(), "
+        "'embedder_recorded': (m.metadata or {}).get('embedder')}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -60,13 +71,21 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     runs = [one_import(personas) for _ in range(args.runs)]
     times = [run["wall_s"] for run in runs]
-    write_result(args.out, {
-        "file": os.path.relpath(personas, REPO.parent),
-        "runs": runs, "median_s": round(statistics.median(times), 2), "max_s": max(times), "target_s": TARGET_S,
-        "meets_target": statistics.median(times) <= TARGET_S,
-        "load_average_1m_before": round(load_before, 2), "load_average_1m_after": round(os.getloadavg()[0], 2),
-        "note": "each run a new process of this checkout's CLI into a fresh data dir; 2-core machine shared with other work",
-    })
+    write_result(
+        args.out,
+        {
+            "file": os.path.relpath(personas, REPO.parent),
+            "runs": runs,
+            "median_s": round(statistics.median(times), 2),
+            "max_s": max(times),
+            "target_s": TARGET_S,
+            "meets_target": statistics.median(times) <= TARGET_S,
+            "load_average_1m_before": round(load_before, 2),
+            "load_average_1m_after": round(os.getloadavg()[0], 2),
+            "note": "each run a new process of this checkout's CLI into a fresh data dir; 2-core machine shared with "
+            "other work",
+        },
+    )
 
 
 if __name__ == "__main__":

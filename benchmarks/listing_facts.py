@@ -27,7 +27,7 @@ def _words(title: str) -> str:
 
 def _same_title(read: str, listed: str) -> bool:
     a, b = _words(read), _words(listed)
-    return bool(a and b) and (a == b or len(a) >= 8 and b.startswith(a) or len(b) >= 8 and a.startswith(b))
+    return bool(a and b) and (a == b or (len(a) >= 8 and b.startswith(a)) or (len(b) >= 8 and a.startswith(b)))
 
 
 def score_page(entry: dict) -> dict:
@@ -38,27 +38,45 @@ def score_page(entry: dict) -> dict:
     found, missed = 0, []
     for product in listed:
         want = Decimal(product["price"])
-        if any(_same_title(p.title, product["title"]) and p.price is not None
-               and Decimal(f"{p.price:.2f}") == want and p.currency in (product.get("currency"), None)
-               for p in facts.products):
+        if any(
+            _same_title(p.title, product["title"])
+            and p.price is not None
+            and Decimal(f"{p.price:.2f}") == want
+            and p.currency in (product.get("currency"), None)
+            for p in facts.products
+        ):
             found += 1
         else:
             missed.append(product["title"][:60])
-    return {"file": entry["file"], "kind": entry["kind"], "currency": entry["ground_truth"].get("currency"),
-            "listed_with_price": len(listed), "found_with_price": found, "products_read": len(facts.products),
-            "page_currency_read": facts.currency, "missed": missed[:10]}
+    return {
+        "file": entry["file"],
+        "kind": entry["kind"],
+        "currency": entry["ground_truth"].get("currency"),
+        "listed_with_price": len(listed),
+        "found_with_price": found,
+        "products_read": len(facts.products),
+        "page_currency_read": facts.currency,
+        "missed": missed[:10],
+    }
 
 
 def main() -> None:
     manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-    pages = [score_page(entry) for entry in manifest if entry["kind"] in KINDS and entry["ground_truth"].get("products")]
+    pages = [
+        score_page(entry) for entry in manifest if entry["kind"] in KINDS and entry["ground_truth"].get("products")
+    ]
     listed = sum(p["listed_with_price"] for p in pages)
     found = sum(p["found_with_price"] for p in pages)
-    write_result("listing_facts", {
-        "pages": len(pages), "listed_with_price": listed, "found_with_price": found,
-        "share_found": round(found / listed, 3) if listed else None,
-        "per_page": pages,
-    })
+    write_result(
+        "listing_facts",
+        {
+            "pages": len(pages),
+            "listed_with_price": listed,
+            "found_with_price": found,
+            "share_found": round(found / listed, 3) if listed else None,
+            "per_page": pages,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,9 @@ def baseline_checkout(given: str | None, scratch: Path) -> Path:
     if given:
         return Path(given).resolve()
     where = scratch / "baseline"
-    subprocess.run(["git", "worktree", "add", "--detach", str(where), BASELINE_COMMIT], cwd=REPO, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(where), BASELINE_COMMIT], cwd=REPO, check=True, capture_output=True
+    )
     return where
 
 
@@ -56,8 +57,13 @@ def env_for(checkout: Path, data_dir: Path) -> dict:
 
 
 def cli(checkout: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=checkout,
-                          env=env_for(checkout, data_dir), capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli.main", *args],
+        cwd=checkout,
+        env=env_for(checkout, data_dir),
+        capture_output=True,
+        text=True,
+    )
 
 
 def prepare_data(checkout: Path, data_dir: Path, twins: int) -> list[str]:
@@ -83,9 +89,13 @@ class DemoShop:
 
     def __enter__(self):
         self.port = free_port()
-        self.process = subprocess.Popen([sys.executable, "-m", "service.cli.main", "shop", "--port", str(self.port)],
-                                        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli.main", "shop", "--port", str(self.port)],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -130,43 +140,103 @@ class OscarShop:
 def signature(report: dict) -> dict:
     """What must be identical for the same seeds: each twin's steps, outcome and stages, and the funnel."""
     return {
-        "traces": [{"persona": t["persona_id"], "outcome": t["outcome"], "stages": t["stages"],
-                    "failure": t["failure"], "final_url": t["final_url"],
-                    "steps": [[s["url"], s["page_type"], s["action"], s["click_type"], s["rationale"], s["result_url"],
-                               s["seed"], s["page_sha256"], s["candidates"], s["filled"]] for s in t["steps"]]}
-                   for t in report["traces"]],
+        "traces": [
+            {
+                "persona": t["persona_id"],
+                "outcome": t["outcome"],
+                "stages": t["stages"],
+                "failure": t["failure"],
+                "final_url": t["final_url"],
+                "steps": [
+                    [
+                        s["url"],
+                        s["page_type"],
+                        s["action"],
+                        s["click_type"],
+                        s["rationale"],
+                        s["result_url"],
+                        s["seed"],
+                        s["page_sha256"],
+                        s["candidates"],
+                        s["filled"],
+                    ]
+                    for s in t["steps"]
+                ],
+            }
+            for t in report["traces"]
+        ],
         "funnel": report["funnel"],
     }
 
 
-def end_to_end(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int,
-               extra: list[str]) -> dict:
+def end_to_end(
+    checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int, extra: list[str]
+) -> dict:
     out = data_dir.parent / f"out-{shop_kind.name}-{checkout.name}"
     shutil.rmtree(out, ignore_errors=True)
     with shop_kind() as shop:
         started = time.perf_counter()
-        done = cli(checkout, data_dir, "simulate", "--url", shop.url, "--personas", ",".join(ids), "--max-steps",
-                   str(steps), "--seed", str(seed), "--out", str(out), *extra)
+        done = cli(
+            checkout,
+            data_dir,
+            "simulate",
+            "--url",
+            shop.url,
+            "--personas",
+            ",".join(ids),
+            "--max-steps",
+            str(steps),
+            "--seed",
+            str(seed),
+            "--out",
+            str(out),
+            *extra,
+        )
         seconds = time.perf_counter() - started
         orders = shop.orders()
     if done.returncode:
         raise SystemExit(f"simulate failed in {checkout}: {done.stderr[-3000:]}")
     report = json.loads((out / "report.json").read_text())
     taken = sum(len(t["steps"]) for t in report["traces"])
-    return {"seconds": round(seconds, 2), "steps": taken, "steps_per_second": round(taken / seconds, 3),
-            "concurrency": report["config"]["concurrency"], "outcomes": report["funnel"]["outcomes"],
-            "failures": report["funnel"]["failures"], "orders": len(orders),
-            "_signature": signature(report), "_orders": orders}
+    return {
+        "seconds": round(seconds, 2),
+        "steps": taken,
+        "steps_per_second": round(taken / seconds, 3),
+        "concurrency": report["config"]["concurrency"],
+        "outcomes": report["funnel"]["outcomes"],
+        "failures": report["funnel"]["failures"],
+        "orders": len(orders),
+        "_signature": signature(report),
+        "_orders": orders,
+    }
 
 
-def profile(checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int,
-            concurrency: int | None) -> dict:
+def profile(
+    checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int, concurrency: int | None
+) -> dict:
     with shop_kind() as shop:
-        code = ("import sys, runpy; sys.argv = sys.argv[1:]; sys.path.insert(0, {!r}); "
-                "runpy.run_path(sys.argv[0], run_name='__main__')").format(str(checkout))
-        done = subprocess.run([sys.executable, "-c", code, str(PROFILE), str(data_dir), shop.url, ",".join(ids),
-                               str(steps), str(seed), str(concurrency or 0)], cwd=checkout,
-                              env=env_for(checkout, data_dir), capture_output=True, text=True)
+        code = (
+            f"import sys, runpy; sys.argv = sys.argv[1:]; sys.path.insert(0, {str(checkout)!r}); "
+            "runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                str(PROFILE),
+                str(data_dir),
+                shop.url,
+                ",".join(ids),
+                str(steps),
+                str(seed),
+                str(concurrency or 0),
+            ],
+            cwd=checkout,
+            env=env_for(checkout, data_dir),
+            capture_output=True,
+            text=True,
+        )
     if done.returncode:
         raise SystemExit(f"profile failed in {checkout}: {done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -178,13 +248,24 @@ def ray_comparison(twins: int, steps: int, seed: int) -> None:
         data = scratch / "data"
         ids = prepare_data(REPO, data, twins)
         with DemoShop() as shop:
-            done = subprocess.run([sys.executable, str(RAY_COMPARISON), str(data), shop.url, ",".join(ids),
-                                   str(steps), str(seed)], cwd=REPO, env=env_for(REPO, data), capture_output=True,
-                                  text=True)
+            done = subprocess.run(
+                [sys.executable, str(RAY_COMPARISON), str(data), shop.url, ",".join(ids), str(steps), str(seed)],
+                cwd=REPO,
+                env=env_for(REPO, data),
+                capture_output=True,
+                text=True,
+            )
         if done.returncode:
             raise SystemExit(f"the Ray comparison failed: {done.stderr[-3000:]}")
-        write_result("live_speed_ray", {"max_steps": steps, "seed": seed, "load_average_at_end": os.getloadavg(),
-                                        **json.loads(done.stdout.strip().splitlines()[-1])})
+        write_result(
+            "live_speed_ray",
+            {
+                "max_steps": steps,
+                "seed": seed,
+                "load_average_at_end": os.getloadavg(),
+                **json.loads(done.stdout.strip().splitlines()[-1]),
+            },
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -195,8 +276,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--oscar", action="store_true", help="also on the real django-oscar shop")
-    parser.add_argument("--baseline", help="a checkout of the commit before (default: a git worktree of "
-                                           f"{BASELINE_COMMIT} made here)")
+    parser.add_argument(
+        "--baseline", help=f"a checkout of the commit before (default: a git worktree of {BASELINE_COMMIT} made here)"
+    )
     parser.add_argument("--concurrency", type=int, help="contexts at once for this checkout (default: its own)")
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--ray", action="store_true", help="only: in process vs a local two-node Ray cluster")
@@ -213,22 +295,48 @@ def main() -> None:
         shops = [DemoShop] + ([OscarShop] if args.oscar else [])
         results = {}
         for shop_kind in shops:
-            runs = {label: end_to_end(checkouts[label], data[label], shop_kind, ids[label], args.steps, args.seed,
-                                      extra[label]) for label in checkouts}
-            same = {"traces_and_funnel": runs["before"].pop("_signature") == runs["after"].pop("_signature"),
-                    "orders": runs["before"].pop("_orders") == runs["after"].pop("_orders")}
-            entry = {"end_to_end": runs, "identical": same,
-                     "speedup": round(runs["after"]["steps_per_second"] / runs["before"]["steps_per_second"], 2)}
+            runs = {
+                label: end_to_end(
+                    checkouts[label], data[label], shop_kind, ids[label], args.steps, args.seed, extra[label]
+                )
+                for label in checkouts
+            }
+            same = {
+                "traces_and_funnel": runs["before"].pop("_signature") == runs["after"].pop("_signature"),
+                "orders": runs["before"].pop("_orders") == runs["after"].pop("_orders"),
+            }
+            entry = {
+                "end_to_end": runs,
+                "identical": same,
+                "speedup": round(runs["after"]["steps_per_second"] / runs["before"]["steps_per_second"], 2),
+            }
             if not args.no_profile:
-                entry["profile"] = {label: profile(checkouts[label], data[label], shop_kind, ids[label], args.steps,
-                                                   args.seed, args.concurrency if label == "after" else 2)
-                                    for label in checkouts}
+                entry["profile"] = {
+                    label: profile(
+                        checkouts[label],
+                        data[label],
+                        shop_kind,
+                        ids[label],
+                        args.steps,
+                        args.seed,
+                        args.concurrency if label == "after" else 2,
+                    )
+                    for label in checkouts
+                }
             results[shop_kind.name] = entry
-            write_result("live_speed", {  # after each shop: a run stopped later keeps what it measured
-                "twins": args.twins, "max_steps": args.steps, "seed": args.seed, "baseline": BASELINE_COMMIT
-                if not args.baseline else args.baseline, "load_average_at_end": os.getloadavg(), "shops": results,
-                "command": "twinsim simulate --url SHOP --personas <first N OPeRA personas> --max-steps S --seed 0 "
-                           "--out DIR (default outputs: report.json, report.html, traces/, decision export)"})
+            write_result(
+                "live_speed",
+                {  # after each shop: a run stopped later keeps what it measured
+                    "twins": args.twins,
+                    "max_steps": args.steps,
+                    "seed": args.seed,
+                    "baseline": BASELINE_COMMIT if not args.baseline else args.baseline,
+                    "load_average_at_end": os.getloadavg(),
+                    "shops": results,
+                    "command": "twinsim simulate --url SHOP --personas <first N OPeRA personas> --max-steps S --seed 0 "
+                    "--out DIR (default outputs: report.json, report.html, traces/, decision export)",
+                },
+            )
     finally:
         if not args.baseline:
             remove_worktree(baseline)

@@ -19,18 +19,22 @@ import time
 from collections import Counter
 
 import httpx
+from _common import SHARED_OPERA, percentile, write_result
 from prometheus_client.parser import text_string_to_metric_families
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
+from agent.sample_pages import sample_page
+from tests.support.service_process import ServiceProcess
 
-from agent.sample_pages import sample_page  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
-
-PAGES = [("search_results.html", "https://www.amazon.com/s?k=usb+c+cable"),
-         ("product_page.html", "https://www.amazon.com/dp/B0EXAMPLE"),
-         ("cart.html", "https://www.amazon.com/cart")]
+PAGES = [
+    ("search_results.html", "https://www.amazon.com/s?k=usb+c+cable"),
+    ("product_page.html", "https://www.amazon.com/dp/B0EXAMPLE"),
+    ("cart.html", "https://www.amazon.com/cart"),
+]
 HISTORY = [
-    {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"}, "rationale": "I need a longer cable."},
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "I need a longer cable.",
+    },
     {"action": {"type": "click", "name": "nav_bar.search_button"}},
 ]
 
@@ -39,7 +43,7 @@ def persona_records(n: int) -> list[dict]:
     import json
 
     with open(SHARED_OPERA / "personas.jsonl") as handle:
-        return [json.loads(line) for line, _ in zip(handle, range(n))]
+        return [json.loads(line) for line, _ in zip(handle, range(n), strict=False)]
 
 
 async def run_load(url: str, bodies: list[dict], total: int, concurrency: int, deadline_s: float) -> dict:
@@ -75,8 +79,12 @@ async def run_load(url: str, bodies: list[dict], total: int, concurrency: int, d
 
 def served_predictions(url: str) -> float:
     text = httpx.get(f"{url}/metrics", timeout=30).text
-    return sum(s.value for family in text_string_to_metric_families(text) for s in family.samples
-               if s.name == "twinsim_predictions_total")
+    return sum(
+        s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name == "twinsim_predictions_total"
+    )
 
 
 def main() -> None:
@@ -90,9 +98,14 @@ def main() -> None:
     pages = [(sample_page(name), url) for name, url in PAGES]
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as data_dir, ServiceProcess({"TWINSIM_DATA_DIR": data_dir}) as service:
-        ids = [httpx.post(f"{service.url}/personas", json=r, timeout=120).raise_for_status().json()["id"] for r in records]
-        bodies = [{"persona_id": pid, "page": {"simplified_html": html, "url": url}, "history": HISTORY}
-                  for pid in ids for html, url in pages]
+        ids = [
+            httpx.post(f"{service.url}/personas", json=r, timeout=120).raise_for_status().json()["id"] for r in records
+        ]
+        bodies = [
+            {"persona_id": pid, "page": {"simplified_html": html, "url": url}, "history": HISTORY}
+            for pid in ids
+            for html, url in pages
+        ]
         asyncio.run(run_load(service.url, bodies, 64, 8, 120))  # warm up (not counted)
         before = served_predictions(service.url)
         result = asyncio.run(run_load(service.url, bodies, args.requests, args.concurrency, args.deadline_s))
@@ -100,23 +113,31 @@ def main() -> None:
         log_lines = sum(1 for line in service.output().splitlines() if '"twinsim.access"' in line)
     latencies, statuses = result["latencies"], result["statuses"]
     server_errors = sum(count for status, count in statuses.items() if status >= 500)
-    write_result("load_test", {
-        "endpoint": "POST /predict, brain=embedded, real uvicorn process on 127.0.0.1 (1 worker), embedded Chroma",
-        "requests": result["sent"], "concurrency": args.concurrency, "personas": len(ids), "pages": [n for n, _ in PAGES],
-        "statuses": {str(k): v for k, v in sorted(statuses.items())},
-        "server_errors_5xx": server_errors,
-        "client_errors": dict(result["errors"]),
-        "latency_ms": {q: round(percentile(latencies, p), 2) for q, p in (("p50", 50), ("p95", 95), ("p99", 99))}
-                      | {"max": round(max(latencies), 2)},
-        "throughput_rps": round(len(latencies) / result["wall_s"], 1),
-        "wall_s": round(result["wall_s"], 1),
-        "predictions_counted_by_metrics": counted,
-        "access_log_lines": log_lines,
-        "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-        "note": "2 shared cores; other work ran on the machine at the same time (see load average)",
-    })
+    write_result(
+        "load_test",
+        {
+            "endpoint": "POST /predict, brain=embedded, real uvicorn process on 127.0.0.1 (1 worker), embedded Chroma",
+            "requests": result["sent"],
+            "concurrency": args.concurrency,
+            "personas": len(ids),
+            "pages": [n for n, _ in PAGES],
+            "statuses": {str(k): v for k, v in sorted(statuses.items())},
+            "server_errors_5xx": server_errors,
+            "client_errors": dict(result["errors"]),
+            "latency_ms": {q: round(percentile(latencies, p), 2) for q, p in (("p50", 50), ("p95", 95), ("p99", 99))}
+            | {"max": round(max(latencies), 2)},
+            "throughput_rps": round(len(latencies) / result["wall_s"], 1),
+            "wall_s": round(result["wall_s"], 1),
+            "predictions_counted_by_metrics": counted,
+            "access_log_lines": log_lines,
+            "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+            "note": "2 shared cores; other work ran on the machine at the same time (see load average)",
+        },
+    )
     if server_errors or result["errors"] or result["sent"] < args.requests:
-        raise SystemExit(f"load test failed: {server_errors} 5xx, errors {dict(result['errors'])}, sent {result['sent']}")
+        raise SystemExit(
+            f"load test failed: {server_errors} 5xx, errors {dict(result['errors'])}, sent {result['sent']}"
+        )
 
 
 if __name__ == "__main__":

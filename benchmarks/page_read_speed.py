@@ -12,7 +12,6 @@ worktree, one process each, alternating), so the machine's load weighs on both a
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import subprocess
 import sys
@@ -61,19 +60,30 @@ def _pages() -> list[tuple[str, str | None]]:
 
 
 def measure(tree: Path, pages: list[tuple[str, str | None]], runs: int) -> list[dict]:
-    done = subprocess.run([str(REPO / ".venv" / "bin" / "python"), "-c", _MEASURE, json.dumps(pages), str(runs)],
-                          cwd=tree, capture_output=True, text=True, check=True, env={"PYTHONPATH": str(tree)})
+    done = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "python"), "-c", _MEASURE, json.dumps(pages), str(runs)],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(tree)},
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def summary(rows: list[dict]) -> dict:
     seconds = [r["seconds"] for r in rows]
     big = [r["seconds"] for r in rows if r["bytes"] >= 1_000_000]
-    return {"pages": len(rows), "p50_s": round(percentile(seconds, 50), 4), "p95_s": round(percentile(seconds, 95), 4),
-            "max_s": round(max(seconds), 4), "pages_over_1mb": len(big),
-            "over_1mb_p50_s": round(percentile(big, 50), 4) if big else None,
-            "over_1mb_max_s": round(max(big), 4) if big else None,
-            "repeat_p50_ms": round(1000 * percentile([r["repeat_seconds"] for r in rows], 50), 3)}
+    return {
+        "pages": len(rows),
+        "p50_s": round(percentile(seconds, 50), 4),
+        "p95_s": round(percentile(seconds, 95), 4),
+        "max_s": round(max(seconds), 4),
+        "pages_over_1mb": len(big),
+        "over_1mb_p50_s": round(percentile(big, 50), 4) if big else None,
+        "over_1mb_max_s": round(max(big), 4) if big else None,
+        "repeat_p50_ms": round(1000 * percentile([r["repeat_seconds"] for r in rows], 50), 3),
+    }
 
 
 def main() -> None:
@@ -86,8 +96,12 @@ def main() -> None:
     if args.baseline:
         with tempfile.TemporaryDirectory() as folder:
             base = Path(folder) / "baseline"
-            subprocess.run(["git", "worktree", "add", "--detach", str(base), args.baseline], cwd=REPO, check=True,
-                           capture_output=True)
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", str(base), args.baseline],
+                cwd=REPO,
+                check=True,
+                capture_output=True,
+            )
             try:
                 now, before = measure(REPO, pages, args.runs), measure(base, pages, args.runs)
             finally:

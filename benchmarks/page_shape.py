@@ -39,24 +39,45 @@ def admitted(elements: int, depth: int = DEFAULT_MAX_DEPTH - 6) -> str:
 
 
 def main() -> None:
-    unbounded = [{"nested_divs": n, "lexbor_parse_s": _seconds(lambda: LexborHTMLParser(nested(n)))}
-                 for n in (12_500, 25_000, 50_000)]
+    unbounded = [
+        {"nested_divs": n, "lexbor_parse_s": _seconds(lambda n=n: LexborHTMLParser(nested(n)))}
+        for n in (12_500, 25_000, 50_000)
+    ]
     bounded = []
     for elements in (50_000, 100_000, DEFAULT_MAX_ELEMENTS - 1_000):
         page = admitted(elements)
-        bounded.append({"elements": elements, "bytes": len(page), "depth": DEFAULT_MAX_DEPTH - 4,
-                        "check_s": _seconds(lambda: check_page_shape(page)),
-                        "simplify_s": _seconds(lambda: simplify(page)),
-                        "parse_page_s": _seconds(lambda: parse_page(page))})
-    attributes = [{"attributes_on_one_element": n, "lexbor_parse_s": _seconds(lambda: LexborHTMLParser(one_element(n)))}
-                  for n in (1_000, 2_500, 5_000, 10_000)]
+        bounded.append(
+            {
+                "elements": elements,
+                "bytes": len(page),
+                "depth": DEFAULT_MAX_DEPTH - 4,
+                "check_s": _seconds(lambda page=page: check_page_shape(page)),
+                "simplify_s": _seconds(lambda page=page: simplify(page)),
+                "parse_page_s": _seconds(lambda page=page: parse_page(page)),
+            }
+        )
+    attributes = [
+        {"attributes_on_one_element": n, "lexbor_parse_s": _seconds(lambda n=n: LexborHTMLParser(one_element(n)))}
+        for n in (1_000, 2_500, 5_000, 10_000)
+    ]
     worst = [_read_whole(name, page) for name, page in admitted_pages()]
-    write_result("page_shape", {
-        "limits": {"max_depth": DEFAULT_MAX_DEPTH, "max_elements": DEFAULT_MAX_ELEMENTS,
-                   "max_element_attributes": DEFAULT_MAX_ELEMENT_ATTRIBUTES, "max_attributes": DEFAULT_MAX_ATTRIBUTES,
-                   "max_page_bytes": DEFAULT_MAX_PAGE_BYTES},
-        "unbounded_nesting": unbounded, "admitted_pages": bounded, "unbounded_attributes": attributes,
-        "worst_admitted_reads": worst, "worst_read_s": max(row["read_s"] for row in worst)})
+    write_result(
+        "page_shape",
+        {
+            "limits": {
+                "max_depth": DEFAULT_MAX_DEPTH,
+                "max_elements": DEFAULT_MAX_ELEMENTS,
+                "max_element_attributes": DEFAULT_MAX_ELEMENT_ATTRIBUTES,
+                "max_attributes": DEFAULT_MAX_ATTRIBUTES,
+                "max_page_bytes": DEFAULT_MAX_PAGE_BYTES,
+            },
+            "unbounded_nesting": unbounded,
+            "admitted_pages": bounded,
+            "unbounded_attributes": attributes,
+            "worst_admitted_reads": worst,
+            "worst_read_s": max(row["read_s"] for row in worst),
+        },
+    )
 
 
 def one_element(attributes: int) -> str:
@@ -83,9 +104,12 @@ def admitted_pages() -> list[tuple[str, str]]:
 
 def _read_whole(name: str, page: str) -> dict:
     check_page_shape(page)  # admitted, or the benchmark is wrong
-    return {"page": name, "bytes": len(page.encode()),
-            "read_s": _seconds(lambda: read_page(page, simplified=False, max_bytes=DEFAULT_MAX_PAGE_BYTES * 2)),
-            "parse_simplified_s": _seconds(lambda: parse_page(page))}
+    return {
+        "page": name,
+        "bytes": len(page.encode()),
+        "read_s": _seconds(lambda: read_page(page, simplified=False, max_bytes=DEFAULT_MAX_PAGE_BYTES * 2)),
+        "parse_simplified_s": _seconds(lambda: parse_page(page)),
+    }
 
 
 if __name__ == "__main__":

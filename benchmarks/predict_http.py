@@ -13,15 +13,17 @@ import tempfile
 import time
 
 import httpx
+from _common import SHARED_OPERA, percentile, write_result
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
-
-from agent.sample_pages import sample_page  # noqa: E402
-from personas.open_store import open_memory_store  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from agent.sample_pages import sample_page
+from personas.open_store import open_memory_store
+from tests.support.service_process import ServiceProcess
 
 HISTORY = [
-    {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"}, "rationale": "I need a longer cable."},
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "I need a longer cable.",
+    },
     {"action": {"type": "click", "name": "nav_bar.search_button"}},
     {"action": {"type": "click", "name": "refinements.brand.anker"}},
     {"action": {"type": "click", "name": "search_results.anker_usb_c_cable_6ft.product_name"}},
@@ -47,15 +49,19 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
     csv.field_size_limit(10**9)
-    rows = list(csv.DictReader(open(SHARED_OPERA / "users_sample.csv", newline="")))
+    with open(SHARED_OPERA / "users_sample.csv", newline="") as users:
+        rows = list(csv.DictReader(users))
     html = sample_page("search_results.html")
     with tempfile.TemporaryDirectory() as data_dir, ServiceProcess({"TWINSIM_DATA_DIR": data_dir}) as service:
         ready_s = service.ready_after_s
         with httpx.Client(base_url=service.url, timeout=30) as client:
             for row in rows:
                 client.post("/personas", json=row).raise_for_status()
-            body = {"persona_id": rows[0]["user_id"], "page": {"simplified_html": html,
-                    "url": "https://www.amazon.com/s?k=usb+c+cable"}, "history": HISTORY}
+            body = {
+                "persona_id": rows[0]["user_id"],
+                "page": {"simplified_html": html, "url": "https://www.amazon.com/s?k=usb+c+cable"},
+                "history": HISTORY,
+            }
             for _ in range(20):  # warm up
                 client.post("/predict", json=body).raise_for_status()
             latencies, server_ms = [], []
@@ -69,7 +75,9 @@ def main() -> None:
             queries = ["do I read reviews", "cheap usb cable", "Prime delivery", "what I do for work", "brands I like"]
             for i in range(200):
                 started = time.perf_counter()
-                client.get(f"/personas/{rows[0]['user_id']}/memories", params={"q": f"{queries[i % 5]} {i}", "k": 5}).raise_for_status()
+                client.get(
+                    f"/personas/{rows[0]['user_id']}/memories", params={"q": f"{queries[i % 5]} {i}", "k": 5}
+                ).raise_for_status()
                 recall.append((time.perf_counter() - started) * 1000)
         memory = rss_mb(service.pid)
         service.stop()
@@ -80,19 +88,42 @@ def main() -> None:
             started = time.perf_counter()
             store.recall(rows[0]["user_id"], f"{queries[i % 5]} {i} in process", k=5)
             in_process.append((time.perf_counter() - started) * 1000)
-    write_result("predict_http", {
-        "page_bytes": len(html.encode()), "history_steps": len(HISTORY), "requests": args.requests,
-        "predict_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2),
-                       "max": round(max(latencies), 2)},
-        "predict_server_graph_ms": {"p50": round(percentile(server_ms, 50), 2), "p95": round(percentile(server_ms, 95), 2)},
-        "recall_ms": {"p50": round(percentile(in_process, 50), 2), "p95": round(percentile(in_process, 95), 2),
-                      "note": "MemoryStore.recall in process: embedding of a new query + Chroma query, k=5"},
-        "recall_http_ms": {"p50": round(percentile(recall, 50), 2), "p95": round(percentile(recall, 95), 2),
-                           "note": "GET /personas/{id}/memories?q=...: HTTP + embedding of a new query + Chroma query"},
-        "service_rss_mb": round(memory, 1),
-        "start_to_ready_s": round(ready_s, 2),
-        "targets": {"predict_p50_ms": 50, "predict_p95_ms": 150, "recall_p95_ms": 20, "rss_mb": 1228.8, "ready_s": 20},
-    })
+    write_result(
+        "predict_http",
+        {
+            "page_bytes": len(html.encode()),
+            "history_steps": len(HISTORY),
+            "requests": args.requests,
+            "predict_ms": {
+                "p50": round(percentile(latencies, 50), 2),
+                "p95": round(percentile(latencies, 95), 2),
+                "max": round(max(latencies), 2),
+            },
+            "predict_server_graph_ms": {
+                "p50": round(percentile(server_ms, 50), 2),
+                "p95": round(percentile(server_ms, 95), 2),
+            },
+            "recall_ms": {
+                "p50": round(percentile(in_process, 50), 2),
+                "p95": round(percentile(in_process, 95), 2),
+                "note": "MemoryStore.recall in process: embedding of a new query + Chroma query, k=5",
+            },
+            "recall_http_ms": {
+                "p50": round(percentile(recall, 50), 2),
+                "p95": round(percentile(recall, 95), 2),
+                "note": "GET /personas/{id}/memories?q=...: HTTP + embedding of a new query + Chroma query",
+            },
+            "service_rss_mb": round(memory, 1),
+            "start_to_ready_s": round(ready_s, 2),
+            "targets": {
+                "predict_p50_ms": 50,
+                "predict_p95_ms": 150,
+                "recall_p95_ms": 20,
+                "rss_mb": 1228.8,
+                "ready_s": 20,
+            },
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -76,8 +76,14 @@ class Score:
         precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
         recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        return {"precision": round(precision, 3), "recall": round(recall, 3), "f1": round(f1, 3),
-                "tp": self.tp, "fp": self.fp, "fn": self.fn}
+        return {
+            "precision": round(precision, 3),
+            "recall": round(recall, 3),
+            "f1": round(f1, 3),
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+        }
 
 
 def score(attribute: str, pairs: list[tuple[object, list[str]]]) -> dict:
@@ -101,20 +107,27 @@ def read_pages(pages_dir: Path) -> list[dict]:
         observation = observe_page(html, url=expected.get("url"), simplified=False, max_bytes=20_000_000)
         seconds = time.perf_counter() - started
         product = observation.facts.focus_product
-        rows.append({
-            "page": key, "url": expected.get("url"), "bytes": len(html.encode()), "seconds": seconds,
-            "page_type": observation.page_type,
-            "price": None if product is None or product.price is None else f"{product.price:.2f}",
-            "currency": product.currency if product is not None else None,
-            "price_source": product.source_of("price") if product is not None else None,
-            "availability": _availability(product.availability or ("in_stock" if product.buy_names else None))
-            if product is not None else None,
-            "availability_stated": _availability(product.availability) if product is not None else None,
-            "availability_source": product.source_of("availability") if product is not None else None,
-            "truth_price": expected.get("price", []), "truth_availability": expected.get("availability", []),
-            "truth_currency": currency_code((expected.get("currency") or [""])[0].strip().rstrip(".")) or
-            (expected.get("currency") or [None])[0],
-        })
+        rows.append(
+            {
+                "page": key,
+                "url": expected.get("url"),
+                "bytes": len(html.encode()),
+                "seconds": seconds,
+                "page_type": observation.page_type,
+                "price": None if product is None or product.price is None else f"{product.price:.2f}",
+                "currency": product.currency if product is not None else None,
+                "price_source": product.source_of("price") if product is not None else None,
+                "availability": _availability(product.availability or ("in_stock" if product.buy_names else None))
+                if product is not None
+                else None,
+                "availability_stated": _availability(product.availability) if product is not None else None,
+                "availability_source": product.source_of("availability") if product is not None else None,
+                "truth_price": expected.get("price", []),
+                "truth_availability": expected.get("availability", []),
+                "truth_currency": currency_code((expected.get("currency") or [""])[0].strip().rstrip("."))
+                or (expected.get("currency") or [None])[0],
+            }
+        )
     return rows
 
 
@@ -126,8 +139,11 @@ def published(pages_dir: Path, truth: dict) -> dict:
             continue
         outputs = json.loads(path.read_text())
         figures[system] = {
-            attribute: score(attribute, [(outputs.get(k, {}).get(attribute), t.get(attribute, [])) for k, t in truth.items()])
-            for attribute in ("price", "availability")}
+            attribute: score(
+                attribute, [(outputs.get(k, {}).get(attribute), t.get(attribute, [])) for k, t in truth.items()]
+            )
+            for attribute in ("price", "availability")
+        }
     return figures
 
 
@@ -150,37 +166,64 @@ def main() -> None:
     for row in rows:
         by_currency[row["truth_currency"] or "none"].append(row)
     result = {
-        "pages": len(rows), "shops": len({r["url"].split("/")[2] for r in rows if r["url"]}),
+        "pages": len(rows),
+        "shops": len({r["url"].split("/")[2] for r in rows if r["url"]}),
         "source": "scrapinghub/product-extraction-benchmark (MIT, Copyright (c) 2021 Zyte), development half",
         "twinsim": {
             "price": score("price", [(r["price"], r["truth_price"]) for r in rows]),
             "availability": score("availability", [(r["availability"], r["truth_availability"]) for r in rows]),
-            "availability_stated": score("availability", [(r["availability_stated"], r["truth_availability"])
-                                                          for r in rows]),
+            "availability_stated": score(
+                "availability", [(r["availability_stated"], r["truth_availability"]) for r in rows]
+            ),
             "product_pages_recognised": sum(r["page_type"] == "product" for r in rows),
             "page_types": dict(Counter(r["page_type"] for r in rows)),
         },
         "published": published(args.pages, truth),
         "per_currency": {
-            currency: {"pages": len(group),
-                       "price": score("price", [(r["price"], r["truth_price"]) for r in group]),
-                       "availability": score("availability", [(r["availability"], r["truth_availability"]) for r in group])}
-            for currency, group in sorted(by_currency.items())},
+            currency: {
+                "pages": len(group),
+                "price": score("price", [(r["price"], r["truth_price"]) for r in group]),
+                "availability": score("availability", [(r["availability"], r["truth_availability"]) for r in group]),
+            }
+            for currency, group in sorted(by_currency.items())
+        },
         "price_sources": dict(Counter(r["price_source"] or "none" for r in rows)),
-        "price_right_by_source": {source: {"read": len(group), "right": sum(_same("price", r["price"], r["truth_price"])
-                                                                             for r in group)}
-                                  for source, group in _by(rows, "price_source").items()},
-        "availability_right_by_source": {source: {"read": len(group), "right": sum(
-            r["availability_stated"] in r["truth_availability"] for r in group)}
-            for source, group in _by(rows, "availability_source").items()},
+        "price_right_by_source": {
+            source: {"read": len(group), "right": sum(_same("price", r["price"], r["truth_price"]) for r in group)}
+            for source, group in _by(rows, "price_source").items()
+        },
+        "availability_right_by_source": {
+            source: {
+                "read": len(group),
+                "right": sum(r["availability_stated"] in r["truth_availability"] for r in group),
+            }
+            for source, group in _by(rows, "availability_source").items()
+        },
         "availability_sources": dict(Counter(r["availability_source"] or "none" for r in rows)),
-        "read_seconds": {"p50": round(percentile([r["seconds"] for r in rows], 50), 4),
-                         "p95": round(percentile([r["seconds"] for r in rows], 95), 4),
-                         "max": round(max(r["seconds"] for r in rows), 4)},
-        "misses": [{k: r[k] for k in ("page", "url", "page_type", "price", "truth_price", "currency", "price_source",
-                                      "availability", "truth_availability")}
-                   for r in rows if not (_same("price", r["price"], r["truth_price"]) or (not r["price"] and not r["truth_price"]))
-                   or (r["availability"] or None) not in (r["truth_availability"] or [None])],
+        "read_seconds": {
+            "p50": round(percentile([r["seconds"] for r in rows], 50), 4),
+            "p95": round(percentile([r["seconds"] for r in rows], 95), 4),
+            "max": round(max(r["seconds"] for r in rows), 4),
+        },
+        "misses": [
+            {
+                k: r[k]
+                for k in (
+                    "page",
+                    "url",
+                    "page_type",
+                    "price",
+                    "truth_price",
+                    "currency",
+                    "price_source",
+                    "availability",
+                    "truth_availability",
+                )
+            }
+            for r in rows
+            if not (_same("price", r["price"], r["truth_price"]) or (not r["price"] and not r["truth_price"]))
+            or (r["availability"] or None) not in (r["truth_availability"] or [None])
+        ],
     }
     write_result(args.out, result)
 

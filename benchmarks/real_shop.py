@@ -47,16 +47,30 @@ def clean_install() -> dict:
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "TWINSIM_OSCAR_HOME": home, "PIP_NO_CACHE_DIR": "1"}
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "tests.support.oscar_shop", "install"], cwd=REPO, env=env,
-                              capture_output=True, text=True, check=True)
-        return {"seconds": round(time.perf_counter() - started, 1), "steps": done.stdout.strip().splitlines()[-1],
-                "pip_cache": "off (every package downloaded from PyPI)"}
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.support.oscar_shop", "install"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return {
+            "seconds": round(time.perf_counter() - started, 1),
+            "steps": done.stdout.strip().splitlines()[-1],
+            "pip_cache": "off (every package downloaded from PyPI)",
+        }
 
 
 # Reached on the order confirmation that lists the product: an order of something else is not this task.
-TASK = {"goal": "buy the Insulated Water Bottle 750 ml",
-        "success": {"url": "*/checkout/thank-you/", "text": "your order has been placed",
-                    "element": "Insulated Water Bottle 750 ml"}}
+TASK = {
+    "goal": "buy the Insulated Water Bottle 750 ml",
+    "success": {
+        "url": "*/checkout/thank-you/",
+        "text": "your order has been placed",
+        "element": "Insulated Water Bottle 750 ml",
+    },
+}
 TASK_PRODUCT_PAGE = "catalogue/insulated-water-bottle-750-ml_8/"
 
 
@@ -64,8 +78,13 @@ def simulation(twins: int, steps: int, seed: int, task: dict | None = None, path
     services, personas = services_with_opera_personas(Path(tempfile.mkdtemp()), SHARED_OPERA, twins)
     shop = start("bench-simulation", "control")
     try:
-        config = SimulationConfig(url=shop.url + path, persona_ids=[p.id for p in personas], max_steps=steps,
-                                  seed=seed, task=Task(**task) if task else None)
+        config = SimulationConfig(
+            url=shop.url + path,
+            persona_ids=[p.id for p in personas],
+            max_steps=steps,
+            seed=seed,
+            task=Task(**task) if task else None,
+        )
         started = time.perf_counter()
         result = asyncio.run(run_simulation(config, personas, services.graph))
         seconds = time.perf_counter() - started
@@ -77,28 +96,44 @@ def simulation(twins: int, steps: int, seed: int, task: dict | None = None, path
     acting = [s for s in taken if s.action.type != "terminate"]
     acted = [s for s in acting if s.result_url]
     predict = [s.predict_ms for s in taken]
-    added = [t for t in traces if any(s.click_type == "purchase" and s.page_type in ("product", "search_results")
-                                      for s in t.steps)]
+    added = [
+        t
+        for t in traces
+        if any(s.click_type == "purchase" and s.page_type in ("product", "search_results") for s in t.steps)
+    ]
     details = result.test_details or {}
     return {
-        "twins": twins, "max_steps": steps, "seed": seed, "concurrency": config.concurrency,
-        "start": "/" + path, "task": task, "seconds": round(seconds, 1), "steps": len(taken),
-        "twins_per_minute": round(60 * twins / seconds, 2), "steps_per_second": round(len(taken) / seconds, 2),
+        "twins": twins,
+        "max_steps": steps,
+        "seed": seed,
+        "concurrency": config.concurrency,
+        "start": "/" + path,
+        "task": task,
+        "seconds": round(seconds, 1),
+        "steps": len(taken),
+        "twins_per_minute": round(60 * twins / seconds, 2),
+        "steps_per_second": round(len(taken) / seconds, 2),
         "predict_ms": {"p50": round(statistics.median(predict), 1), "p95": round(percentile(predict, 95), 1)},
-        "actions": len(acting), "found_and_acted_on": len(acted),
+        "actions": len(acting),
+        "found_and_acted_on": len(acted),
         "found_and_acted_on_share": round(len(acted) / len(acting), 4) if acting else None,
-        "failures": result.funnel.failures, "outcomes": result.funnel.outcomes,
+        "failures": result.funnel.failures,
+        "outcomes": result.funnel.outcomes,
         "funnel": {row.stage: row.twins for row in result.funnel.reached},
         "added_to_basket": len(added),
         "added_then_reached_basket": sum(any(s.page_type == "cart" for s in t.steps) for t in added),
-        "basket_lines_in_shop": len(lines), "products_in_baskets": sorted({title for title, _ in lines}),
+        "basket_lines_in_shop": len(lines),
+        "products_in_baskets": sorted({title for title, _ in lines}),
         "orders_in_shop": len(placed),
-        "orders": [{"number": o.number, "email": o.guest_email, "total": o.total, "products": list(o.products),
-                    "city": o.city} for o in placed],
+        "orders": [
+            {"number": o.number, "email": o.guest_email, "total": o.total, "products": list(o.products), "city": o.city}
+            for o in placed
+        ],
         "test_details_filled": details.get("fields_by_kind", {}),
         "required_fields_left_empty": len(details.get("left_empty", [])),
-        "task_success": None if result.task is None else {k: result.task[k] for k in
-                                                          ("judged", "reached", "share", "median_step")},
+        "task_success": None
+        if result.task is None
+        else {k: result.task[k] for k in ("judged", "reached", "share", "median_step")},
     }
 
 
@@ -123,12 +158,19 @@ def ab(variant: str, twins: int, steps: int) -> dict:
 def _ab(control_url: str, variant_url: str, variant: str, twins: int, steps: int) -> dict:
     services, personas = services_with_opera_personas(Path(tempfile.mkdtemp()), SHARED_OPERA, twins)
     change, targets = AB_VARIANTS[variant]
-    spec = parse_spec({
-        "name": f"real shop: {change}",
-        "variants": [{"name": "A", "live_url": control_url, "max_steps": steps},
-                     {"name": "B", "live_url": variant_url, "max_steps": steps}],
-        "population": {"ids": [p.id for p in personas]}, "samples_per_persona": 1, "targets": targets, "seed": 11,
-    })
+    spec = parse_spec(
+        {
+            "name": f"real shop: {change}",
+            "variants": [
+                {"name": "A", "live_url": control_url, "max_steps": steps},
+                {"name": "B", "live_url": variant_url, "max_steps": steps},
+            ],
+            "population": {"ids": [p.id for p in personas]},
+            "samples_per_persona": 1,
+            "targets": targets,
+            "seed": 11,
+        }
+    )
     context = experiment_context(services)
     started = time.perf_counter()
     results = ExperimentExecutor(context).run(check_experiment(context, spec))
@@ -137,23 +179,41 @@ def _ab(control_url: str, variant_url: str, variant: str, twins: int, steps: int
     outcomes = analysis["comparisons"][0]["outcomes"]
     distributions = analysis["comparisons"][0].get("distributions") or {}
     return {
-        "variant": variant, "change": change, "twins": twins, "variants": 2, "max_steps": steps,
+        "variant": variant,
+        "change": change,
+        "twins": twins,
+        "variants": 2,
+        "max_steps": steps,
         "seconds": round(seconds, 1),
         "first_action_tests": {name: d.get("p_value") for name, d in distributions.items()},
-        "rates": {name: {k: v["rate"] for k, v in variant["rates"].items()} for name, variant in analysis["variants"].items()},
-        "paired_tests": {name: {"test": o["test"], "difference": round(o["difference"], 4), "p_value": round(o["p_value"], 4),
-                                "p_adjusted": o["p_adjusted"], "table": o.get("table")}
-                         for name, o in outcomes.items()},
+        "rates": {
+            name: {k: v["rate"] for k, v in variant["rates"].items()} for name, variant in analysis["variants"].items()
+        },
+        "paired_tests": {
+            name: {
+                "test": o["test"],
+                "difference": round(o["difference"], 4),
+                "p_value": round(o["p_value"], 4),
+                "p_adjusted": o["p_adjusted"],
+                "table": o.get("table"),
+            }
+            for name, o in outcomes.items()
+        },
         "visibility": _visibility(results["visibility"]),
     }
 
 
 def _visibility(seen: dict) -> dict:
     b = seen["variants"]["B"]
-    return {"distinguishable": seen["distinguishable"], "pairs_compared": b["pairs_compared"],
-            "pages_compared": b["pages_compared"], "pairs_seeing_a_difference": b["pairs_seeing_a_difference"],
-            "first_difference_at": b["first_difference_at"], "note": seen["note"],
-            "example": b["examples"][0] if b["examples"] else None}
+    return {
+        "distinguishable": seen["distinguishable"],
+        "pairs_compared": b["pairs_compared"],
+        "pages_compared": b["pages_compared"],
+        "pairs_seeing_a_difference": b["pairs_seeing_a_difference"],
+        "first_difference_at": b["first_difference_at"],
+        "note": seen["note"],
+        "example": b["examples"][0] if b["examples"] else None,
+    }
 
 
 def main() -> None:

@@ -4,7 +4,8 @@ OpenAI-compatible server. Writes benchmarks/results/screenshot_cost.json.
 
 The pages are real and rendered in headless Chromium at 1280x800: the demo shop's search results, and the shared raw
 amazon.com search-results page (../shared/data/pages, served to the browser from the file; its images and styles are not
-fetched, so it renders as text); the screenshot taken by Playwright, the elements' boxes read from the live page. The same prompt is built four
+fetched, so it renders as text); the screenshot taken by Playwright, the elements' boxes read from the live page. The
+same prompt is built four
 ways: text only (twinsim's default), with the screenshot, with set-of-marks boxes, with both (SeeAct's strategies,
 Zheng et al. 2024, arXiv 2401.01614).
 
@@ -27,26 +28,30 @@ import os
 import statistics
 import time
 
-from _common import SHARED_OPERA, percentile, write_result  # noqa: E402
+from _common import SHARED_OPERA, percentile, write_result
 
-from agent.brains.llm import LLMBrain  # noqa: E402
-from agent.browser.chromium import launch  # noqa: E402
-from agent.browser.snapshot import SnapshotTaker, selector_for  # noqa: E402
-from agent.decision import TwinContext  # noqa: E402
-from agent.llm.client import LLMClient  # noqa: E402
-from agent.llm.offline_litellm import load_litellm  # noqa: E402
-from agent.page.observation import Observation  # noqa: E402
-from agent.screenshots import read_screenshot  # noqa: E402
-from personas.persona import Persona  # noqa: E402
-from service.demo_shop import create_shop_app  # noqa: E402
-from tests.support.live_server import serve  # noqa: E402
-from tests.support.openai_server import OpenAICompatibleServer  # noqa: E402
+from agent.brains.llm import LLMBrain
+from agent.browser.chromium import launch
+from agent.browser.snapshot import SnapshotTaker, selector_for
+from agent.decision import TwinContext
+from agent.llm.client import LLMClient
+from agent.llm.offline_litellm import load_litellm
+from agent.page.observation import Observation
+from agent.screenshots import read_screenshot
+from personas.persona import Persona
+from service.demo_shop import create_shop_app
+from tests.support.live_server import serve
+from tests.support.openai_server import OpenAICompatibleServer
 
-MODEL = "openai/twin-test"      # the loopback server's model; vision forced with vision="always"
-TOKEN_MODEL = "gpt-4o"          # the model whose image-token rule litellm applies for the count
+MODEL = "openai/twin-test"  # the loopback server's model; vision forced with vision="always"
+TOKEN_MODEL = "gpt-4o"  # the model whose image-token rule litellm applies for the count
 SIZE = {"width": 1280, "height": 800}
-VARIANTS = {"text only": ("names", False), "screenshot": ("names", True),
-            "set-of-marks": ("set_of_marks", True), "textual choices + set-of-marks": ("both", True)}
+VARIANTS = {
+    "text only": ("names", False),
+    "screenshot": ("names", True),
+    "set-of-marks": ("set_of_marks", True),
+    "textual choices + set-of-marks": ("both", True),
+}
 SHARED_PAGES = SHARED_OPERA.parent / "pages"  # ../shared/data/pages
 ANSWER = '{"rationale": "I look at the first result.", "action": {"type": "terminate"}}'
 
@@ -88,8 +93,7 @@ async def render_page(source: str) -> tuple[bytes, Observation]:
                     boxed.append(dataclasses.replace(candidate, bbox=bbox))
             finally:
                 await browser.close()
-    observation = dataclasses.replace(snapshot.observation, candidates=tuple(boxed),
-                                      by_name={c.name: c for c in boxed})
+    observation = dataclasses.replace(snapshot.observation, candidates=tuple(boxed), by_name={c.name: c for c in boxed})
     return image, observation
 
 
@@ -146,46 +150,73 @@ async def page_costs(source: str, calls: int, server: OpenAICompatibleServer) ->
     runs: dict[str, tuple[LLMBrain, TwinContext]] = {}
     results = {}
     for name, (grounding, with_image) in VARIANTS.items():
-        brain = LLMBrain(LLMClient(api_base=server.base_url, retries=0), default_model=MODEL,
-                         grounding=grounding, vision="always")
-        ctx = TwinContext(persona=persona, memories=[], observation=observation, history=[],
-                          screenshot=screenshot if with_image else None)
+        brain = LLMBrain(
+            LLMClient(api_base=server.base_url, retries=0), default_model=MODEL, grounding=grounding, vision="always"
+        )
+        ctx = TwinContext(
+            persona=persona,
+            memories=[],
+            observation=observation,
+            history=[],
+            screenshot=screenshot if with_image else None,
+        )
         runs[name] = (brain, ctx)
         await build_costs(brain, ctx, server, 3)  # warm up (imports, connection)
         results[name] = await build_costs(brain, ctx, server, calls)
     for name, times in (await decide_costs(runs, calls)).items():
-        results[name].update(decide_ms_p50=round(statistics.median(times), 2),
-                             decide_ms_p95=round(percentile(times, 95), 2))
+        results[name].update(
+            decide_ms_p50=round(statistics.median(times), 2), decide_ms_p95=round(percentile(times, 95), 2)
+        )
     base = results["text only"]
     for row in results.values():
-        row["added_vs_text_only"] = {key: round(row[key] - base[key], 2) for key in (
-            "request_bytes", "prompt_tokens_litellm_default", "prompt_tokens_litellm_high_detail", "build_ms_p50",
-            "decide_ms_p50")}
+        row["added_vs_text_only"] = {
+            key: round(row[key] - base[key], 2)
+            for key in (
+                "request_bytes",
+                "prompt_tokens_litellm_default",
+                "prompt_tokens_litellm_high_detail",
+                "build_ms_p50",
+                "decide_ms_p50",
+            )
+        }
     in_view = [c for c in observation.candidates if c.bbox and c.bbox[1] < SIZE["height"] and c.bbox[2] > 0]
-    return {"screenshot": {"width": screenshot.width, "height": screenshot.height, "png_bytes": len(screenshot.data),
-                           "base64_chars": len(screenshot.data_url()),
-                           "check_decode_ms_p50": round(statistics.median(check_ms), 2)},
-            "elements": len(observation.candidates), "elements_with_a_box_in_view": len(in_view),
-            "variants": results}
+    return {
+        "screenshot": {
+            "width": screenshot.width,
+            "height": screenshot.height,
+            "png_bytes": len(screenshot.data),
+            "base64_chars": len(screenshot.data_url()),
+            "check_decode_ms_p50": round(statistics.median(check_ms), 2),
+        },
+        "elements": len(observation.candidates),
+        "elements_with_a_box_in_view": len(in_view),
+        "variants": results,
+    }
 
 
 async def run(calls: int) -> dict:
     load_before = os.getloadavg()[0]
     with OpenAICompatibleServer(default_reply=ANSWER) as server:
         load_litellm()
-        pages = {"demo shop search results ('usb c cable')": await page_costs("demo", calls, server),
-                 "amazon.com search results (shared raw page, rendered offline)": await page_costs("amazon", calls,
-                                                                                                  server)}
+        pages = {
+            "demo shop search results ('usb c cable')": await page_costs("demo", calls, server),
+            "amazon.com search results (shared raw page, rendered offline)": await page_costs("amazon", calls, server),
+        }
     return {
-        "pages": pages, "viewport": SIZE, "calls_per_variant": calls, "token_model": TOKEN_MODEL,
+        "pages": pages,
+        "viewport": SIZE,
+        "calls_per_variant": calls,
+        "token_model": TOKEN_MODEL,
         "load_average_1m": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
-        "notes": ("The loopback server runs no model: decide_ms is the LLM brain's whole decision (prompt build, "
-                  "encoding, HTTP through litellm, parsing) with an answer that costs the server nothing. Tokens are "
-                  "litellm.token_counter for gpt-4o: an image with no detail set counts as low detail (85 tokens); "
-                  "high detail counts 85 + 170 per 512-px tile. The request as sent carries no detail field. "
-                  "set-of-marks lists no elements in the text, hence fewer text tokens than text only. Times were taken "
-                  "on a 2-core machine shared with other work (load average below): read them as orders of "
-                  "magnitude, the bytes and tokens as exact."),
+        "notes": (
+            "The loopback server runs no model: decide_ms is the LLM brain's whole decision (prompt build, "
+            "encoding, HTTP through litellm, parsing) with an answer that costs the server nothing. Tokens are "
+            "litellm.token_counter for gpt-4o: an image with no detail set counts as low detail (85 tokens); "
+            "high detail counts 85 + 170 per 512-px tile. The request as sent carries no detail field. "
+            "set-of-marks lists no elements in the text, hence fewer text tokens than text only. Times were taken "
+            "on a 2-core machine shared with other work (load average below): read them as orders of "
+            "magnitude, the bytes and tokens as exact."
+        ),
     }
 
 

@@ -44,33 +44,52 @@ def main() -> None:
     for entry in manifest:
         raw = (CORPUS / entry["file"]).read_text(encoding="utf-8")
         truth = entry["ground_truth"]
-        result = page_coverage(raw, truth["key_elements"], entry["site"].startswith("amazon."), entry["file"],
-                               facts=truth)
+        result = page_coverage(
+            raw, truth["key_elements"], entry["site"].startswith("amazon."), entry["file"], facts=truth
+        )
         times, html = timed(raw, args.runs)
         annotated += len(result.kinds)
         covered += result.covered
-        pages.append({
-            "file": entry["file"], "site": entry["site"], "kind": entry["kind"], "recipe": result.recipe,
-            "key_elements": len(result.kinds), "covered": result.covered,
-            "coverage": round(result.share, 4) if result.share is not None else None,
-            "missing": [{"kind": r.kind, "came_out": r.came_out, "annotated": r.annotated}
-                        for r in result.kinds if not r.covered],
-            "input_chars": len(raw), "output_chars": len(html),
-            "output_share_of_input": round(len(html) / len(raw), 4),
-            "p50_ms": round(statistics.median(times), 2), "p95_ms": round(percentile(times, 95), 2),
-        })
-    write_result("simplifier_coverage", {
-        "runs": args.runs,
-        "pages": pages,
-        "overall": {"pages": len(pages), "key_elements": annotated, "covered": covered,
-                    "coverage": round(covered / annotated, 4),
-                    "p50_ms_median_over_pages": round(statistics.median(p["p50_ms"] for p in pages), 2),
-                    "p95_ms_max_over_pages": max(p["p95_ms"] for p in pages),
-                    "output_chars_total": sum(p["output_chars"] for p in pages),
-                    "input_chars_total": sum(p["input_chars"] for p in pages)},
-        "load_average_1m_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-        "target": {"coverage": ">= 0.95"},
-    })
+        pages.append(
+            {
+                "file": entry["file"],
+                "site": entry["site"],
+                "kind": entry["kind"],
+                "recipe": result.recipe,
+                "key_elements": len(result.kinds),
+                "covered": result.covered,
+                "coverage": round(result.share, 4) if result.share is not None else None,
+                "missing": [
+                    {"kind": r.kind, "came_out": r.came_out, "annotated": r.annotated}
+                    for r in result.kinds
+                    if not r.covered
+                ],
+                "input_chars": len(raw),
+                "output_chars": len(html),
+                "output_share_of_input": round(len(html) / len(raw), 4),
+                "p50_ms": round(statistics.median(times), 2),
+                "p95_ms": round(percentile(times, 95), 2),
+            }
+        )
+    write_result(
+        "simplifier_coverage",
+        {
+            "runs": args.runs,
+            "pages": pages,
+            "overall": {
+                "pages": len(pages),
+                "key_elements": annotated,
+                "covered": covered,
+                "coverage": round(covered / annotated, 4),
+                "p50_ms_median_over_pages": round(statistics.median(p["p50_ms"] for p in pages), 2),
+                "p95_ms_max_over_pages": max(p["p95_ms"] for p in pages),
+                "output_chars_total": sum(p["output_chars"] for p in pages),
+                "input_chars_total": sum(p["input_chars"] for p in pages),
+            },
+            "load_average_1m_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "target": {"coverage": ">= 0.95"},
+        },
+    )
 
 
 if __name__ == "__main__":

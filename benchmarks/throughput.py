@@ -24,13 +24,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+from _common import write_result
 from load_test import HISTORY, PAGES, persona_records, served_predictions
 
-from _common import write_result  # noqa: E402
-
-from agent.sample_pages import sample_page  # noqa: E402
-from tests.support.chroma_server import ChromaServer  # noqa: E402
-from tests.support.service_process import ServiceProcess  # noqa: E402
+from agent.sample_pages import sample_page
+from tests.support.chroma_server import ChromaServer
+from tests.support.service_process import ServiceProcess
 
 WRK_SCRIPT = r"""
 local bodies, requests, i = {}, {}, 0
@@ -75,8 +74,19 @@ def service_cpu_seconds(pid: int) -> float:
 
 
 def run_wrk(url: str, bodies_path: Path, script_path: Path, seconds: int, connections: int) -> tuple[dict, float]:
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(script_path), url,
-               "--", str(bodies_path)]
+    command = [
+        "wrk",
+        "-t1",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(script_path),
+        url,
+        "--",
+        str(bodies_path),
+    ]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -105,13 +115,21 @@ def main() -> None:
         if args.workers > 1:
             chroma = stack.enter_context(ChromaServer(Path(tmp) / "chroma-server"))
             env["TWINSIM_CHROMA_URL"], store = chroma.url, "Chroma server (chroma run) on 127.0.0.1"
-        service = stack.enter_context(ServiceProcess(env, args=("--workers", str(args.workers))
-                                                     if args.workers > 1 else ()))
-        ids = [httpx.post(f"{service.url}/personas", json=r, timeout=300).raise_for_status().json()["id"]
-               for r in records]
+        service = stack.enter_context(
+            ServiceProcess(env, args=("--workers", str(args.workers)) if args.workers > 1 else ())
+        )
+        ids = [
+            httpx.post(f"{service.url}/personas", json=r, timeout=300).raise_for_status().json()["id"] for r in records
+        ]
         bodies_path, script_path = Path(tmp) / "bodies.jsonl", Path(tmp) / "predict.lua"
-        bodies_path.write_text("".join(json.dumps({"persona_id": pid, "page": {"simplified_html": html, "url": url},
-                                                   "history": HISTORY}) + "\n" for pid in ids for html, url in pages))
+        bodies_path.write_text(
+            "".join(
+                json.dumps({"persona_id": pid, "page": {"simplified_html": html, "url": url}, "history": HISTORY})
+                + "\n"
+                for pid in ids
+                for html, url in pages
+            )
+        )
         script_path.write_text(WRK_SCRIPT)
         run_wrk(service.url, bodies_path, script_path, 5, args.connections)  # warm up: every page and persona seen
         load_before = os.getloadavg()
@@ -122,22 +140,32 @@ def main() -> None:
         load_after = os.getloadavg()
     wall_s = wrk["duration_us"] / 1e6
     errors = {k: wrk[k] for k in ("connect", "read", "write", "status", "timeout")}
-    write_result(args.name, {
-        "endpoint": "POST /predict, brain=embedded, ~100 KB simplified pages, 2-step history",
-        "service": f"uvicorn on 127.0.0.1, {args.workers} worker process(es), {store}",
-        "load_generator": f"wrk 1 thread, {args.connections} keep-alive connections, {args.seconds} s, same machine",
-        "personas": len(ids), "pages": [n for n, _ in PAGES],
-        "requests": wrk["requests"], "wall_s": round(wall_s, 2),
-        "throughput_rps": round(wrk["requests"] / wall_s, 1),
-        "errors": errors, "non_2xx": wrk["status"],
-        "predictions_counted_by_metrics": counted,
-        "latency_ms": {q: round(wrk[f"{q}_us"] / 1000, 2) for q in ("p50", "p90", "p95", "p99", "max")},
-        "cpu_share_of_2_cores": {"load_generator": round(wrk_cpu_s / wall_s / 2, 3),
-                                 "service": round(service_cpu_s / wall_s / 2, 3)},
-        "service_cpu_ms_per_request": round(service_cpu_s * 1000 / max(1, wrk["requests"]), 2),
-        "load_average_1m_before_after": [round(load_before[0], 2), round(load_after[0], 2)],
-        "target": {"throughput_rps": 150, "errors": 0},
-    })
+    write_result(
+        args.name,
+        {
+            "endpoint": "POST /predict, brain=embedded, ~100 KB simplified pages, 2-step history",
+            "service": f"uvicorn on 127.0.0.1, {args.workers} worker process(es), {store}",
+            "load_generator": (
+                f"wrk 1 thread, {args.connections} keep-alive connections, {args.seconds} s, same machine"
+            ),
+            "personas": len(ids),
+            "pages": [n for n, _ in PAGES],
+            "requests": wrk["requests"],
+            "wall_s": round(wall_s, 2),
+            "throughput_rps": round(wrk["requests"] / wall_s, 1),
+            "errors": errors,
+            "non_2xx": wrk["status"],
+            "predictions_counted_by_metrics": counted,
+            "latency_ms": {q: round(wrk[f"{q}_us"] / 1000, 2) for q in ("p50", "p90", "p95", "p99", "max")},
+            "cpu_share_of_2_cores": {
+                "load_generator": round(wrk_cpu_s / wall_s / 2, 3),
+                "service": round(service_cpu_s / wall_s / 2, 3),
+            },
+            "service_cpu_ms_per_request": round(service_cpu_s * 1000 / max(1, wrk["requests"]), 2),
+            "load_average_1m_before_after": [round(load_before[0], 2), round(load_after[0], 2)],
+            "target": {"throughput_rps": 150, "errors": 0},
+        },
+    )
     if any(errors.values()):
         raise SystemExit(f"throughput run had errors: {errors}")
 

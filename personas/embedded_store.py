@@ -119,11 +119,20 @@ class EmbeddedMemoryStore(MemoryStore):
         if entry is None or entry.vectors is None:
             version = self._kept.version(persona_id)
             document, meta = super()._record(persona_id)
-            got = chroma_fields(self._memories.get(
-                where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
-                include=["documents", "metadatas", "embeddings"]))
-            entry = _Kept(document, meta, tuple(got["ids"]), tuple(got["documents"]), tuple(got["metadatas"]),
-                          _rows(got["embeddings"], len(got["ids"])))
+            got = chroma_fields(
+                self._memories.get(
+                    where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
+                    include=["documents", "metadatas", "embeddings"],
+                )
+            )
+            entry = _Kept(
+                document,
+                meta,
+                tuple(got["ids"]),
+                tuple(got["documents"]),
+                tuple(got["metadatas"]),
+                _rows(got["embeddings"], len(got["ids"])),
+            )
             self._kept.keep(persona_id, entry, version)
         if k <= 0 or not entry.ids:
             return []
@@ -131,9 +140,17 @@ class EmbeddedMemoryStore(MemoryStore):
         query_vector = np.asarray(embedder.embed_query(query or "shopping"), dtype=np.float32)
         similarity = entry.vectors @ query_vector
         best = np.argsort(-similarity, kind="stable")[:k]
-        return [Memory(id=entry.ids[i], persona_id=persona_id, kind=entry.metas[i]["kind"], text=entry.texts[i],
-                       score=round(max(0.0, float(similarity[i])), 4), created_at=entry.metas[i].get("created_at"))
-                for i in best]
+        return [
+            Memory(
+                id=entry.ids[i],
+                persona_id=persona_id,
+                kind=entry.metas[i]["kind"],
+                text=entry.texts[i],
+                score=round(max(0.0, float(similarity[i])), 4),
+                created_at=entry.metas[i].get("created_at"),
+            )
+            for i in best
+        ]
 
     # ---- writes drop what was kept ----------------------------------------------------------------
 

@@ -17,7 +17,6 @@ import sys
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,13 +46,19 @@ class Embedder:
 
         path = onnx_path(variant)
         if not path.exists():
-            print(f"twinsim: converting {MODEL_NAME} to ONNX ({variant}) into {path.parent}, once; "
-                  "`python -m personas.onnx_export` at setup does it ahead", file=sys.stderr, flush=True)
+            print(
+                f"twinsim: converting {MODEL_NAME} to ONNX ({variant}) into {path.parent}, once; "
+                "`python -m personas.onnx_export` at setup does it ahead",
+                file=sys.stderr,
+                flush=True,
+            )
             try:
                 path, _ = ensure_onnx(variant)
             except ImportError as error:  # torch, transformers or onnx: setup-time dependencies
-                raise RuntimeError(f"cannot convert {MODEL_NAME} to ONNX in this environment ({error}); install the "
-                                   "project's dependencies (scripts/setup), which also converts it") from error
+                raise RuntimeError(
+                    f"cannot convert {MODEL_NAME} to ONNX in this environment ({error}); install the "
+                    "project's dependencies (scripts/setup), which also converts it"
+                ) from error
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

@@ -17,9 +17,33 @@ QUESTION_CONTEXT_CHARS = 200
 # ---- interview summary ---------------------------------------------------------------------------
 
 _BE = {"is": "am", "was": "was", "has": "have", "does": "do", "goes": "go"}
-_ADVERBS = {"also", "often", "usually", "typically", "generally", "mostly", "rarely", "always", "sometimes",
-            "frequently", "occasionally", "primarily", "mainly", "still", "really", "then", "tends", "never",
-            "particularly", "especially", "actively", "regularly", "strongly", "clearly", "additionally"}
+_ADVERBS = {
+    "also",
+    "often",
+    "usually",
+    "typically",
+    "generally",
+    "mostly",
+    "rarely",
+    "always",
+    "sometimes",
+    "frequently",
+    "occasionally",
+    "primarily",
+    "mainly",
+    "still",
+    "really",
+    "then",
+    "tends",
+    "never",
+    "particularly",
+    "especially",
+    "actively",
+    "regularly",
+    "strongly",
+    "clearly",
+    "additionally",
+}
 _VERB_EXCEPTIONS = {"focuses": "focus"}
 
 
@@ -54,14 +78,63 @@ _PARTICIPANT_VERB_RE = re.compile(
 # Verbs that, after "and" / "but" in a sentence about the participant, are theirs (a closed list: nouns
 # such as "reviews" or "bags" must not lose their s).
 _COORDINATED_VERBS = (
-    "is", "has", "does", "goes", "cares", "works", "spends", "disregards", "ignores", "prefers", "enjoys", "likes",
-    "tends", "values", "relies", "focuses", "considers", "avoids", "pays", "finds", "feels", "wants", "needs",
-    "shops", "compares", "trusts", "buys", "reads", "checks", "seeks", "lives", "studies", "appears", "seems",
-    "prioritizes", "emphasizes", "resides", "heads", "walks", "returns", "attends", "continues", "begins",
-    "starts", "makes", "takes", "gets", "teaches", "travels", "visits", "orders", "browses", "searches",
+    "is",
+    "has",
+    "does",
+    "goes",
+    "cares",
+    "works",
+    "spends",
+    "disregards",
+    "ignores",
+    "prefers",
+    "enjoys",
+    "likes",
+    "tends",
+    "values",
+    "relies",
+    "focuses",
+    "considers",
+    "avoids",
+    "pays",
+    "finds",
+    "feels",
+    "wants",
+    "needs",
+    "shops",
+    "compares",
+    "trusts",
+    "buys",
+    "reads",
+    "checks",
+    "seeks",
+    "lives",
+    "studies",
+    "appears",
+    "seems",
+    "prioritizes",
+    "emphasizes",
+    "resides",
+    "heads",
+    "walks",
+    "returns",
+    "attends",
+    "continues",
+    "begins",
+    "starts",
+    "makes",
+    "takes",
+    "gets",
+    "teaches",
+    "travels",
+    "visits",
+    "orders",
+    "browses",
+    "searches",
 )
-_COORDINATED_RE = re.compile(r"(\b(?:and|but|or|then)\s+(?:(?:also|often|usually|sometimes|then)\s+)?)("
-                             + "|".join(_COORDINATED_VERBS) + r")\b")
+_COORDINATED_RE = re.compile(
+    r"(\b(?:and|but|or|then)\s+(?:(?:also|often|usually|sometimes|then)\s+)?)(" + "|".join(_COORDINATED_VERBS) + r")\b"
+)
 # "they" is the participant in these summaries, except after "if"/"unless"/"whether"/"once" (usually things).
 _NOT_AFTER = r"(?<!\bif )(?<!\bunless )(?<!\bwhether )(?<!\bonce )"
 _THEY_RE = {
@@ -190,7 +263,7 @@ def _shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     tail = text[-limit:]
-    return "..." + tail[tail.find(" ") + 1:] if " " in tail else "..." + tail
+    return "..." + tail[tail.find(" ") + 1 :] if " " in tail else "..." + tail
 
 
 def _exchange_text(question: str, answer: str) -> str:
@@ -207,7 +280,9 @@ def transcript_passages(transcript: str) -> list[str]:
     passages: list[str] = []
     current = ""
     for block in blocks:
-        if current and (len(current) >= TRANSCRIPT_TARGET_CHARS or len(current) + 1 + len(block) > TRANSCRIPT_MAX_CHARS):
+        if current and (
+            len(current) >= TRANSCRIPT_TARGET_CHARS or len(current) + 1 + len(block) > TRANSCRIPT_MAX_CHARS
+        ):
             passages.append(current)
             current = block
         else:

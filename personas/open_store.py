@@ -16,7 +16,9 @@ from personas.memory_store import MemoryStore
 from personas.store_lock import hold_store_directory
 
 
-def open_chroma_client(path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0) -> chromadb.ClientAPI:
+def open_chroma_client(
+    path: str | Path | None = None, url: str | None = None, timeout_s: float = 30.0
+) -> chromadb.ClientAPI:
     """An embedded persistent client by default; a Chroma server client when a URL is given.
 
     Chroma's HTTP client waits forever on a stuck server (its httpx session has timeout=None): we check
@@ -44,7 +46,9 @@ def _check_server_answers(base_url: str, timeout_s: float) -> None:
     try:
         httpx.get(f"{base_url}/api/v2/heartbeat", timeout=timeout_s).raise_for_status()
     except httpx.HTTPError as error:
-        raise ConnectionError(f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}") from error
+        raise ConnectionError(
+            f"the Chroma server at {base_url} did not answer within {timeout_s:g} s: {error}"
+        ) from error
 
 
 def _bound_requests(client: chromadb.ClientAPI, timeout_s: float) -> None:

@@ -23,8 +23,11 @@ def validate_persona_id(value: str) -> str:
 
 
 # The schema states the pattern; the validator keeps the plain-words message.
-PersonaId = Annotated[str, AfterValidator(validate_persona_id),
-                      WithJsonSchema({"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1, "maxLength": 128})]
+PersonaId = Annotated[
+    str,
+    AfterValidator(validate_persona_id),
+    WithJsonSchema({"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1, "maxLength": 128}),
+]
 
 # The 12 OPeRA shopping-preference statements, in survey order, by the construct each one measures.
 PREFERENCE_CONSTRUCTS: tuple[str, ...] = (
@@ -54,7 +57,13 @@ BIG_FIVE_TRAITS: tuple[str, ...] = (
 # "Extremely low" occurs in the real OPeRA release (10 of 235 reported levels in personas.jsonl).
 BigFiveLevel = Literal["Extremely low", "Low", "Medium", "High", "Extremely high"]
 # Where a reported level sits on the 0..1 scale of an IPIP-50 trait sum ((sum - 10) / 40).
-LEVEL_TO_UNIT: dict[str, float] = {"Extremely low": 0.12, "Low": 0.3, "Medium": 0.5, "High": 0.7, "Extremely high": 0.88}
+LEVEL_TO_UNIT: dict[str, float] = {
+    "Extremely low": 0.12,
+    "Low": 0.3,
+    "Medium": 0.5,
+    "High": 0.7,
+    "Extremely high": 0.88,
+}
 
 Likert = Annotated[int, Field(ge=1, le=5)]
 
@@ -110,7 +119,9 @@ class Persona(BaseModel):
 
     id: PersonaId
     name: str | None = Field(None, description="A display name; never required.")
-    source: str = Field("native", description="Where the persona came from: native, opera_user_table, opera_personas_jsonl.")
+    source: str = Field(
+        "native", description="Where the persona came from: native, opera_user_table, opera_personas_jsonl."
+    )
     demographics: Demographics = Field(default_factory=Demographics)
     shopping: ShoppingHabits = Field(default_factory=ShoppingHabits)
     preferences: dict[str, Likert] = Field(
@@ -128,7 +139,9 @@ class Persona(BaseModel):
     def _known_constructs(cls, value: dict[str, int]) -> dict[str, int]:
         unknown = set(value) - set(PREFERENCE_CONSTRUCTS)
         if unknown:
-            raise ValueError(f"unknown preference constructs {sorted(unknown)}; expected some of {list(PREFERENCE_CONSTRUCTS)}")
+            raise ValueError(
+                f"unknown preference constructs {sorted(unknown)}; expected some of {list(PREFERENCE_CONSTRUCTS)}"
+            )
         return value
 
     def preference(self, construct: str) -> int | None:

@@ -12,7 +12,7 @@ import re
 from personas.persona import BIG_FIVE_TRAITS, PREFERENCE_CONSTRUCTS, Persona
 from personas.survey import SHOPPING_STATEMENTS
 
-STATEMENT_OF: dict[str, str] = dict(zip(PREFERENCE_CONSTRUCTS, SHOPPING_STATEMENTS))
+STATEMENT_OF: dict[str, str] = dict(zip(PREFERENCE_CONSTRUCTS, SHOPPING_STATEMENTS, strict=True))
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 

@@ -13,15 +13,15 @@ import hashlib
 import operator
 import re
 from collections import defaultdict
-from typing import Callable, Iterable, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from personas.persona import BIG_FIVE_TRAITS, PREFERENCE_CONSTRUCTS, Demographics, Persona
 
 UNKNOWN = "unknown"
-Scalar = Union[bool, int, float, str]
-FilterValue = Union[Scalar, list[Scalar]]
+Scalar = bool | int | float | str
+FilterValue = Scalar | list[Scalar]
 
 
 class PopulationError(ValueError):
@@ -93,8 +93,21 @@ def segment_buckets(persona: Persona, traits: Iterable[str]) -> dict[str, str]:
 
 
 _COMPARISON = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$")
-_OPERATORS = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt}
-_BIG_FIVE_LEVEL_BAND = {"extremely low": "low", "low": "low", "medium": "medium", "high": "high", "extremely high": "high"}
+_OPERATORS = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+_BIG_FIVE_LEVEL_BAND = {
+    "extremely low": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "extremely high": "high",
+}
 
 
 def _matches_one(persona: Persona, trait: str, wanted: Scalar) -> bool:
@@ -134,10 +147,14 @@ def _check_filter(trait: str, wanted: FilterValue) -> None:
         if trait in PREFERENCE_CONSTRUCTS and isinstance(item, str):
             text = item.strip().lower()
             if not (_COMPARISON.match(item) or text in ("low", "medium", "high") or text.replace(".", "", 1).isdigit()):
-                raise PopulationError(f"filter {trait}: '{item}' is not a number 1..5, a comparison like '>=4', or low/medium/high")
+                raise PopulationError(
+                    f"filter {trait}: '{item}' is not a number 1..5, a comparison like '>=4', or low/medium/high"
+                )
         if trait in BIG_FIVE_TRAITS and str(item).strip().lower() not in _BIG_FIVE_LEVEL_BAND:
-            raise PopulationError(f"filter {trait}: '{item}' is not one of low, medium, high or a reported level "
-                                  "(extremely low .. extremely high)")
+            raise PopulationError(
+                f"filter {trait}: '{item}' is not one of low, medium, high or a reported level "
+                "(extremely low .. extremely high)"
+            )
 
 
 def matches(persona: Persona, filters: dict[str, FilterValue]) -> bool:
@@ -155,8 +172,12 @@ class PopulationSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ids: list[str] | None = Field(None, description="Persona ids; default: every stored persona.", max_length=100_000)
-    filters: dict[str, FilterValue] = Field(default_factory=dict, description="trait -> value, list of values, or '>=4'.")
-    sample: int | None = Field(None, ge=1, le=100_000, description="Keep a seeded stratified sample of this many personas.")
+    filters: dict[str, FilterValue] = Field(
+        default_factory=dict, description="trait -> value, list of values, or '>=4'."
+    )
+    sample: int | None = Field(
+        None, ge=1, le=100_000, description="Keep a seeded stratified sample of this many personas."
+    )
     strata: list[str] = Field(default_factory=list, description="Traits whose bucket mix the sample keeps.")
     seed: int = Field(0, description="Seed of the sample.")
 
@@ -201,7 +222,7 @@ def stratified_sample(personas: Sequence[Persona], n: int, strata: Sequence[str]
     remainder = n - sum(counts.values())
     for key in sorted(quotas, key=lambda k: (-(quotas[k] - counts[k]), _stable_key(seed, "|".join(k))))[:remainder]:
         counts[key] += 1
-    chosen = [p for key, members in groups.items() for p in members[:counts[key]]]
+    chosen = [p for key, members in groups.items() for p in members[: counts[key]]]
     return sorted(chosen, key=lambda p: p.id)
 
 
@@ -222,7 +243,9 @@ def select_population(pool: Sequence[Persona], spec: PopulationSpec) -> list[Per
         _check_filter(trait, wanted)
     filtered = [p for p in chosen if matches(p, spec.filters)]
     if not filtered:
-        raise PopulationError(f"the population is empty: none of {len(chosen)} persona(s) match the filters {spec.filters}")
+        raise PopulationError(
+            f"the population is empty: none of {len(chosen)} persona(s) match the filters {spec.filters}"
+        )
     if spec.sample is not None:
         filtered = stratified_sample(filtered, spec.sample, spec.strata, spec.seed)
     return sorted(filtered, key=lambda p: p.id)

@@ -24,17 +24,17 @@ _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 class Sensitivities:
     """-1 (does not care, or the opposite) .. 1 (cares a lot); 0 when the person did not say."""
 
-    price: float = 0.0              # "I look carefully for the best value"
-    reviews: float = 0.0            # "I research / read reviews before buying"
-    delivery: float = 0.0           # "I prioritise delivery speed and fee"
-    quality: float = 0.0            # "high quality matters"
-    brand: float = 0.0              # "expensive brands are my choice"
-    brand_loyalty: float = 0.0      # "once I find a brand I stick with it"
-    novelty: float = 0.0            # "I'd buy a new brand to see what it is like"
-    ad_trust: float = 0.0           # "ads attract me"
-    impulsiveness: float = 0.0      # "I shop quickly, first good-enough product"
-    over_choice: float = 0.0        # "the more I learn, the harder to choose"
-    prime: bool | None = None       # paid Amazon Prime: delivery fees rarely apply to them
+    price: float = 0.0  # "I look carefully for the best value"
+    reviews: float = 0.0  # "I research / read reviews before buying"
+    delivery: float = 0.0  # "I prioritise delivery speed and fee"
+    quality: float = 0.0  # "high quality matters"
+    brand: float = 0.0  # "expensive brands are my choice"
+    brand_loyalty: float = 0.0  # "once I find a brand I stick with it"
+    novelty: float = 0.0  # "I'd buy a new brand to see what it is like"
+    ad_trust: float = 0.0  # "ads attract me"
+    impulsiveness: float = 0.0  # "I shop quickly, first good-enough product"
+    over_choice: float = 0.0  # "the more I learn, the harder to choose"
+    prime: bool | None = None  # paid Amazon Prime: delivery fees rarely apply to them
     monthly_budget: float | None = None  # dollars a month online, as answered
 
 

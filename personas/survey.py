@@ -54,7 +54,9 @@ def _normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-_STATEMENT_INDEX: dict[str, str] = {_normalise(s): c for s, c in zip(SHOPPING_STATEMENTS, PREFERENCE_CONSTRUCTS)}
+_STATEMENT_INDEX: dict[str, str] = {
+    _normalise(s): c for s, c in zip(SHOPPING_STATEMENTS, PREFERENCE_CONSTRUCTS, strict=True)
+}
 
 
 def parse_likert(answer: Any) -> int | None:
@@ -132,8 +134,16 @@ IPIP_ANSWERS: dict[str, int] = {
 
 # The published key, items 1..50 in order: (factor, sign). N is neuroticism; O is reported as Intellect.
 _KEY_ROWS = (
-    "E+ A- C+ N+ O+", "E- A+ C- N- O-", "E+ A- C+ N+ O+", "E- A+ C- N- O-", "E+ A- C+ N+ O+",
-    "E- A+ C- N+ O-", "E+ A- C+ N+ O+", "E- A+ C- N+ O+", "E+ A+ C+ N+ O+", "E- A+ C+ N+ O+",
+    "E+ A- C+ N+ O+",
+    "E- A+ C- N- O-",
+    "E+ A- C+ N+ O+",
+    "E- A+ C- N- O-",
+    "E+ A- C+ N+ O+",
+    "E- A+ C- N+ O-",
+    "E+ A- C+ N+ O+",
+    "E- A+ C- N+ O+",
+    "E+ A+ C+ N+ O+",
+    "E- A+ C+ N+ O+",
 )
 IPIP_KEY: tuple[tuple[str, int], ...] = tuple(
     (code[0], 1 if code[1] == "+" else -1) for row in _KEY_ROWS for code in row.split()
@@ -141,7 +151,13 @@ IPIP_KEY: tuple[tuple[str, int], ...] = tuple(
 assert len(IPIP_KEY) == 50
 
 # Factor letter -> the trait name the survey reports. Neuroticism is reported reversed, as Emotional Stability.
-_FACTOR_TRAIT = {"E": "extraversion", "A": "agreeableness", "C": "conscientiousness", "N": "emotional_stability", "O": "intellect"}
+_FACTOR_TRAIT = {
+    "E": "extraversion",
+    "A": "agreeableness",
+    "C": "conscientiousness",
+    "N": "emotional_stability",
+    "O": "intellect",
+}
 _REVERSED_FACTORS = {"N"}
 ITEMS_PER_TRAIT = 10
 MIN_ITEMS_PER_TRAIT = 7
@@ -167,7 +183,13 @@ _TRAIT_ALIASES = {
     "openness_to_experience": "intellect",
 }
 
-_LEVELS = {"extremely low": "Extremely low", "low": "Low", "medium": "Medium", "high": "High", "extremely high": "Extremely high"}
+_LEVELS = {
+    "extremely low": "Extremely low",
+    "low": "Low",
+    "medium": "Medium",
+    "high": "High",
+    "extremely high": "Extremely high",
+}
 
 
 def trait_name(label: str) -> str:

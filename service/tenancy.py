@@ -13,9 +13,9 @@ request run in a copy of the request's context.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
 
 DEFAULT_TENANT = "default"
 ADMIN = "*"

@@ -92,7 +92,7 @@ class TenantScopedStore:
         if not self.tenants or current_tenant() == ADMIN:
             return self.raw.list_personas(limit, offset)
         everyone = self.raw.list_personas(limit=max(1, len(self.raw.persona_ids())), offset=0)
-        mine = [s for s in everyone if self._visible(s.id)][offset:offset + limit]
+        mine = [s for s in everyone if self._visible(s.id)][offset : offset + limit]
         return [PersonaSummary(self._shown(s.id), s.name, s.source, s.memories, s.updated_at) for s in mine]
 
     def delete_persona(self, persona_id: str) -> None:
@@ -108,7 +108,9 @@ class TenantScopedStore:
         stored = self._stored(persona_id)
         return [self._memory(m, stored) for m in self.raw.recall(stored, query, k)]
 
-    def list_memories(self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Memory]:
+    def list_memories(
+        self, persona_id: str, kind: str | None = None, limit: int = 200, offset: int = 0
+    ) -> list[Memory]:
         stored = self._stored(persona_id)
         return [self._memory(m, stored) for m in self.raw.list_memories(stored, kind, limit, offset)]
 
@@ -121,4 +123,6 @@ def open_tenant_store(settings: Settings) -> TenantScopedStore:
 
 
 def store_description(settings: Settings) -> str:
-    return f"chroma server {settings.chroma_url}" if settings.chroma_url else f"embedded chroma at {settings.chroma_path}"
+    return (
+        f"chroma server {settings.chroma_url}" if settings.chroma_url else f"embedded chroma at {settings.chroma_path}"
+    )

@@ -76,8 +76,13 @@ def oscar_shop_installed() -> dict[str, float]:
 def ray_head():
     """A local Ray head on 127.0.0.1 with two worker CPUs, for one test module; RayExecutor reuses it."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", object_store_memory=100 * 2**20,
-             log_to_driver=False)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        object_store_memory=100 * 2**20,
+        log_to_driver=False,
+    )
     yield ray
     ray.shutdown()
 

@@ -24,8 +24,15 @@ def test_the_default_admits_loopback_only():
     allowed = HostAllowList.parse(LOOPBACK)
     for url in ("http://127.0.0.1:8100/", "http://localhost/x", "http://[::1]:8000/", "https://127.9.9.9/"):
         assert allowed.allows(url), url
-    for url in ("http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://192.168.1.1:8080/",
-                "file:///etc/passwd", "gopher://127.0.0.1/", "http://no-such-host.invalid/", "http:///x"):
+    for url in (
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/",
+        "http://192.168.1.1:8080/",
+        "file:///etc/passwd",
+        "gopher://127.0.0.1/",
+        "http://no-such-host.invalid/",
+        "http:///x",
+    ):
         assert not allowed.allows(url), url
 
 
@@ -58,8 +65,10 @@ def target():
 
 
 def experiment(url: str) -> dict:
-    return {"name": "fetch", "variants": [{"name": "A", "page": {"url": url}},
-                                          {"name": "B", "page": {"simplified_html": PAGE}}]}
+    return {
+        "name": "fetch",
+        "variants": [{"name": "A", "page": {"url": url}}, {"name": "B", "page": {"simplified_html": PAGE}}],
+    }
 
 
 def refusal(client, url: str) -> str:
@@ -100,27 +109,27 @@ TRICKY = [
     ("http://127.0.0.3:8000\\@127.0.0.2:8000/start", False),  # backslash: the browser's host is 127.0.0.3
     ("http://127.0.0.2:8000\\@127.0.0.3:8000/start", True),
     ("http://127.0.0.3:8000/\\@127.0.0.2:8000/", False),
-    ("http://user@127.0.0.2/", False),                        # credentials in the URL are refused
+    ("http://user@127.0.0.2/", False),  # credentials in the URL are refused
     ("http://127.0.0.3:80@127.0.0.2/", False),
-    ("HTTP://SHOP.Example.COM/", True),                       # upper-case scheme and mixed-case host
+    ("HTTP://SHOP.Example.COM/", True),  # upper-case scheme and mixed-case host
     ("http://shop.example.com./", True),
-    ("http://%73hop.example.com/", True),                     # percent-encoded host decodes to the listed name
+    ("http://%73hop.example.com/", True),  # percent-encoded host decodes to the listed name
     ("http://%31%32%37.0.0.3/", False),
     ("http://%31%32%37.0.0.2/", True),
-    ("http://2130706434/", True),                             # 127.0.0.2 as one decimal number
+    ("http://2130706434/", True),  # 127.0.0.2 as one decimal number
     ("http://2130706435/", False),
-    ("http://0x7f.2/", True),                                 # hex and short IPv4 forms
+    ("http://0x7f.2/", True),  # hex and short IPv4 forms
     ("http://0x7f.3/", False),
-    ("http://0177.0.0.2/", True),                             # octal
+    ("http://0177.0.0.2/", True),  # octal
     ("http://[::1]/", False),
     ("http://[::ffff:127.0.0.3]/", False),
-    ("http://127.0.0.2.nip.io/", False),                      # a name that embeds the address is a name
-    ("http://127.0.0.\t3/", False),                           # tabs and newlines are dropped by the browser
+    ("http://127.0.0.2.nip.io/", False),  # a name that embeds the address is a name
+    ("http://127.0.0.\t3/", False),  # tabs and newlines are dropped by the browser
     ("http://127.0.0.\n2/", True),
     ("http://shop.exa\tmple.com/", True),
     ("javascript:alert(1)", False),
     ("file:///etc/passwd", False),
-    ("http://[::1/", False),                                  # not parsable
+    ("http://[::1/", False),  # not parsable
     ("http://", False),
 ]
 
@@ -139,10 +148,24 @@ def test_ipv6_in_brackets_and_the_list_in_brackets():
 def test_public_admits_only_globally_routable_addresses():
     allowed = HostAllowList.parse("public")
     assert allowed.allows("http://8.8.8.8/") and allowed.allows("http://[2001:4860::8888]/")
-    for url in ("http://127.0.0.1/", "http://localhost/", "http://0x7f.1/", "http://10.0.0.1/", "http://172.16.0.1/",
-                "http://192.168.0.1/", "http://169.254.169.254/", "http://100.64.0.1/", "http://224.0.0.1/",
-                "http://240.0.0.1/", "http://0.0.0.0/", "http://[::1]/", "http://[fe80::1]/", "http://[fc00::1]/",
-                "http://[::ffff:127.0.0.1]/", "http://[::ffff:10.0.0.1]/"):
+    for url in (
+        "http://127.0.0.1/",
+        "http://localhost/",
+        "http://0x7f.1/",
+        "http://10.0.0.1/",
+        "http://172.16.0.1/",
+        "http://192.168.0.1/",
+        "http://169.254.169.254/",
+        "http://100.64.0.1/",
+        "http://224.0.0.1/",
+        "http://240.0.0.1/",
+        "http://0.0.0.0/",
+        "http://[::1]/",
+        "http://[fe80::1]/",
+        "http://[fc00::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:10.0.0.1]/",
+    ):
         assert not allowed.allows(url), url
 
 

@@ -20,18 +20,31 @@ from tests.conftest import page
 from tests.support.openai_server import OpenAICompatibleServer
 
 MODEL = "openai/twin-test"
-SIZE = Candidate("product_options.size.select", "clickable", "select", "Size", "product_option", 3,
-                 options=("3 ft", "6 ft"))
+SIZE = Candidate(
+    "product_options.size.select", "clickable", "select", "Size", "product_option", 3, options=("3 ft", "6 ft")
+)
 CANDIDATES = (
     Candidate("nav_bar.search_input", "input", "input", "Search Amazon", "search", 0),
     Candidate("nav_bar.search_button", "clickable", "input", "Go", "search", 1),
-    Candidate("search_results.anker_usb_c_cable.product_name", "clickable", "a", "Anker USB C Cable", "product_link", 2, 9.99),
+    Candidate(
+        "search_results.anker_usb_c_cable.product_name", "clickable", "a", "Anker USB C Cable", "product_link", 2, 9.99
+    ),
     SIZE,
 )
-PAGE = Observation(url="https://www.amazon.com/s?k=usb+c+cable", page_type="search_results", title="usb c cable",
-                   candidates=CANDIDATES, by_name={c.name: c for c in CANDIDATES}, text="Results for usb c cable")
-CLICK = json.dumps({"rationale": "The Anker one is cheap.",
-                    "action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"}})
+PAGE = Observation(
+    url="https://www.amazon.com/s?k=usb+c+cable",
+    page_type="search_results",
+    title="usb c cable",
+    candidates=CANDIDATES,
+    by_name={c.name: c for c in CANDIDATES},
+    text="Results for usb c cable",
+)
+CLICK = json.dumps(
+    {
+        "rationale": "The Anker one is cheap.",
+        "action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"},
+    }
+)
 
 
 @pytest.fixture
@@ -63,9 +76,11 @@ async def test_llama_cpp_schema_limits_the_element_to_the_pages_and_says_so(serv
     assert request["response_format"]["type"] == "json_object"
     kinds = branches(request)
     assert kinds["click"][0]["name"]["enum"] == [c.name for c in CANDIDATES]
-    assert [b["name"]["enum"] if "enum" in b["name"] else [b["name"]["const"]] for b in kinds["input"]] == \
-        [["nav_bar.search_input"], [SIZE.name]]
-    assert kinds["input"][1]["text"]["enum"] == ["3 ft", "6 ft"]   # a drop-down: only its own options
+    assert [b["name"]["enum"] if "enum" in b["name"] else [b["name"]["const"]] for b in kinds["input"]] == [
+        ["nav_bar.search_input"],
+        [SIZE.name],
+    ]
+    assert kinds["input"][1]["text"]["enum"] == ["3 ft", "6 ft"]  # a drop-down: only its own options
     assert set(kinds["terminate"][0]) == {"type"}
     assert decision.details["answer_format"] == "schema (llama_cpp): the element limited to the 4 listed"
     assert decision.action.name == "search_results.anker_usb_c_cable.product_name"
@@ -82,7 +97,7 @@ async def test_with_numbered_choices_the_schema_holds_the_numbers(server):
 async def test_openai_form_and_no_schema(server):
     server.enqueue(CLICK, CLICK)
     await brain(server, structured_output="json_schema").decide(context())
-    free = await brain(server, structured_output="auto").decide(context())   # a server of one's own: not guessed
+    free = await brain(server, structured_output="auto").decide(context())  # a server of one's own: not guessed
     sent = server.requests[0]["response_format"]
     assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["required"] == ["rationale", "action"]
     assert "response_format" not in server.requests[1]

@@ -16,15 +16,23 @@ from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 from personas.sources import load_personas
 
-HEADER = ("<header><a href='/'>Outfitters</a><a href='/basket/'>View cart</a><form action='/search/'>"
-          "<input type='search' name='q' placeholder='Search'><button>Search</button></form></header>")
-PRODUCT = ("<html><head><title>Trail Shoes | Outfitters - our tagline</title></head><body>" + HEADER +
-           "<article class='product_page'><div class='product_main'><h1>Trail Shoes</h1><p>$79.99</p>"
-           "<p>In stock</p><form action='/basket/add/1/'><button>Add to basket</button></form></div></article>"
-           "</body></html>")
-ADDED = PRODUCT.replace("<article", "<div class='alert'><p>Trail Shoes has been added to your basket.</p>"
-                                    "<a href='/basket/'>View cart</a> <a href='/checkout/'>Checkout now</a>"
-                                    "</div><article")
+HEADER = (
+    "<header><a href='/'>Outfitters</a><a href='/basket/'>View cart</a><form action='/search/'>"
+    "<input type='search' name='q' placeholder='Search'><button>Search</button></form></header>"
+)
+PRODUCT = (
+    "<html><head><title>Trail Shoes | Outfitters - our tagline</title></head><body>"
+    + HEADER
+    + "<article class='product_page'><div class='product_main'><h1>Trail Shoes</h1><p>$79.99</p>"
+    "<p>In stock</p><form action='/basket/add/1/'><button>Add to basket</button></form></div></article>"
+    "</body></html>"
+)
+ADDED = PRODUCT.replace(
+    "<article",
+    "<div class='alert'><p>Trail Shoes has been added to your basket.</p>"
+    "<a href='/basket/'>View cart</a> <a href='/checkout/'>Checkout now</a>"
+    "</div><article",
+)
 URL = "https://shop.example/catalogue/trail-shoes_1/"
 
 
@@ -43,8 +51,9 @@ def observe(raw: str, url: str = URL):
 
 
 def decide(brain, persona, observation, history, seed=0):
-    return brain.decide_sync(TwinContext(persona=persona, memories=[], observation=observation, history=history,
-                                         mode="sample", seed=seed))
+    return brain.decide_sync(
+        TwinContext(persona=persona, memories=[], observation=observation, history=history, mode="sample", seed=seed)
+    )
 
 
 def test_a_click_into_any_shops_search_box_is_followed_by_typing_as_on_amazon(brain):
@@ -54,8 +63,9 @@ def test_a_click_into_any_shops_search_box_is_followed_by_typing_as_on_amazon(br
 
     def typing(name):
         history = [Step(action=ClickAction(name=name), click_type="search", url=URL)]
-        return brain.decide_sync(TwinContext(persona=None, memories=[], observation=page,
-                                             history=history)).details["probabilities"][INPUT]
+        return brain.decide_sync(TwinContext(persona=None, memories=[], observation=page, history=history)).details[
+            "probabilities"
+        ][INPUT]
 
     assert typing(box.name) > 2 * typing(button.name)
 
@@ -71,9 +81,11 @@ def test_a_first_query_is_a_thing_not_the_shop_or_the_kind_of_page():
 
 def test_after_adding_to_the_cart_on_a_page_that_stays_put_the_twin_goes_to_the_cart(brain, personas):
     added = observe(ADDED)
-    history = [Step(action=InputAction(name="header.form.search", text="trail shoes"), url=URL),
-               Step(action=ClickAction(name="trail_shoes.title"), click_type="product_link", url=URL),
-               Step(action=ClickAction(name="trail_shoes.form.add_to_basket"), click_type="purchase", url=URL)]
+    history = [
+        Step(action=InputAction(name="header.form.search", text="trail shoes"), url=URL),
+        Step(action=ClickAction(name="trail_shoes.title"), click_type="product_link", url=URL),
+        Step(action=ClickAction(name="trail_shoes.form.add_to_basket"), click_type="purchase", url=URL),
+    ]
     for persona in personas:
         decision = decide(brain, persona, added, history)
         assert decision.action == ClickAction(name="page.view_cart")
@@ -85,16 +97,19 @@ def test_after_adding_to_the_cart_on_a_page_that_stays_put_the_twin_goes_to_the_
     assert decide(brain, personas[0], only_checkout, history).action == ClickAction(name="page.checkout_now")
     before = observe(PRODUCT)
     assert decide(brain, personas[0], before, history).details["element"].get("source") != "follow_through"
-    assert all(decide(brain, p, added, history[:2]).details["element"].get("source") != "follow_through"
-               for p in personas)
+    assert all(
+        decide(brain, p, added, history[:2]).details["element"].get("source") != "follow_through" for p in personas
+    )
 
 
 def test_a_twin_types_its_queries_into_search_boxes_not_into_an_email_or_password_box(brain, personas):
-    gateway = observe("<html><head><title>Checkout | Outfitters</title></head><body><h1>Who are you?</h1><form>"
-                      "<label for='e'>My email address is</label><input id='e' type='email' name='username'>"
-                      "<label for='p'>Password</label><input id='p' type='password' name='password'>"
-                      "<button type='submit'>Continue</button></form></body></html>",
-                      "https://shop.example/checkout/")
+    gateway = observe(
+        "<html><head><title>Checkout | Outfitters</title></head><body><h1>Who are you?</h1><form>"
+        "<label for='e'>My email address is</label><input id='e' type='email' name='username'>"
+        "<label for='p'>Password</label><input id='p' type='password' name='password'>"
+        "<button type='submit'>Continue</button></form></body></html>",
+        "https://shop.example/checkout/",
+    )
     history = [Step(action=ClickAction(name="page.proceed_to_checkout"), click_type="purchase", url=URL)]
     actions = [decide(brain, p, gateway, history, seed).action for p in personas for seed in range(5)]
     assert not any(action.type == "input" for action in actions)

@@ -68,15 +68,20 @@ def test_predict_on_a_realistic_page_names_an_element_of_that_page(client, impor
 
     html = page("search_results.html")
     names = set(parse_page(html).by_name)
-    response = client.post("/predict", json={
-        "persona_id": imported[0],
-        "page": {"simplified_html": html, "url": "https://www.amazon.com/s?k=usb+c+cable"},
-        "history": [
-            {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-             "rationale": "I need a longer cable for my desk."},
-            {"action": {"type": "click", "name": "nav_bar.search_button"}},
-        ],
-    })
+    response = client.post(
+        "/predict",
+        json={
+            "persona_id": imported[0],
+            "page": {"simplified_html": html, "url": "https://www.amazon.com/s?k=usb+c+cable"},
+            "history": [
+                {
+                    "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+                    "rationale": "I need a longer cable for my desk.",
+                },
+                {"action": {"type": "click", "name": "nav_bar.search_button"}},
+            ],
+        },
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     action = body["action"]
@@ -89,8 +94,13 @@ def test_predict_on_a_realistic_page_names_an_element_of_that_page(client, impor
 
 
 def test_page_free_prediction(client, imported):
-    response = client.post("/predict", json={"persona_id": imported[1], "history": [
-        {"action": {"type": "input", "name": "nav_bar.search_input", "text": "running shoes"}}]})
+    response = client.post(
+        "/predict",
+        json={
+            "persona_id": imported[1],
+            "history": [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "running shoes"}}],
+        },
+    )
     assert response.status_code == 200, response.text
     assert response.json()["action"]["type"] in ("click", "input", "terminate")
 
@@ -107,11 +117,14 @@ def test_unknown_persona_is_404(client):
     assert response.status_code == 404 and "nobody" in response.json()["detail"]
 
 
-@pytest.mark.parametrize("record, field", [
-    ({"id": "bad id!"}, "id"),
-    ({"id": "ok", "preferences": {"quality": 9}}, "preferences"),
-    ({"id": "ok", "preferences": {"not_a_construct": 3}}, "preferences"),
-])
+@pytest.mark.parametrize(
+    "record, field",
+    [
+        ({"id": "bad id!"}, "id"),
+        ({"id": "ok", "preferences": {"quality": 9}}, "preferences"),
+        ({"id": "ok", "preferences": {"not_a_construct": 3}}, "preferences"),
+    ],
+)
 def test_malformed_persona_is_422_naming_the_field(client, record, field):
     response = client.post("/personas", json=record)
     assert response.status_code == 422
@@ -134,7 +147,10 @@ def test_oversized_page_is_413_and_loses_nothing(client, imported):
 
 
 def test_broken_html_still_predicts(client, imported):
-    broken = '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text"><a name="nav_bar.cart_button">Cart'
+    broken = (
+        '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
+        '<a name="nav_bar.cart_button">Cart'
+    )
     response = client.post("/predict", json={"persona_id": imported[0], "page": {"simplified_html": broken}})
     assert response.status_code == 200
     action = response.json()["action"]

@@ -1,4 +1,5 @@
-"""Request bodies are capped as they arrive (service/api/body_limit.py): a chunked body (no Content-Length) over the limit
+"""Request bodies are capped as they arrive (service/api/body_limit.py): a chunked body (no Content-Length) over the
+limit
 is a 413, not a body buffered whole in memory; a body under the limit is untouched; either way over the limit, the 413
 is the JSON every other refusal is, with the reason."""
 
@@ -15,13 +16,15 @@ from service.settings import Settings
 
 @pytest.fixture
 def client(tmp_path):
-    with TestClient(create_app(Settings(data_dir=tmp_path, max_page_bytes=1_000, max_screenshot_bytes=10_000))) as test_client:
+    with TestClient(
+        create_app(Settings(data_dir=tmp_path, max_page_bytes=1_000, max_screenshot_bytes=10_000))
+    ) as test_client:
         yield test_client
 
 
 def chunks(payload: bytes, size: int = 64_000):
     for start in range(0, len(payload), size):  # a generator: httpx sends it chunked, with no Content-Length
-        yield payload[start:start + size]
+        yield payload[start : start + size]
 
 
 def test_chunked_body_over_the_limit_is_413(client):

@@ -33,6 +33,7 @@ def sites():
         return HTMLResponse('<html><body><a href="/secret" name="secret">Admin</a></body></html>')
 
     with serve(Starlette(routes=[Route("/{path:path}", anything)]), host="127.0.0.2") as outside:
+
         async def start(request):
             return RedirectResponse(f"{outside}/admin", status_code=302)
 
@@ -45,8 +46,9 @@ def sites():
         async def pixel(request):
             return Response(PIXEL, media_type="image/gif")
 
-        app = Starlette(routes=[Route("/start", start), Route("/page", page), Route("/img", img),
-                                Route("/pixel.gif", pixel)])
+        app = Starlette(
+            routes=[Route("/start", start), Route("/page", page), Route("/img", img), Route("/pixel.gif", pixel)]
+        )
         with serve(app) as inside:
             yield {"inside": inside, "outside": outside, "hits": outside_hits}
 

@@ -16,13 +16,13 @@ def test_entries_go_least_recently_used_first_when_over_the_bytes():
         calls.append(key)
         return key * 40
 
-    read("a"), read("b")              # 80 bytes
-    read("a")                         # a hit, and now the most recent
-    read("c")                         # 120 bytes: b, the least recently used, goes
+    read("a"), read("b")  # 80 bytes
+    read("a")  # a hit, and now the most recent
+    read("c")  # 120 bytes: b, the least recently used, goes
     assert read.cache_info() == {"entries": 2, "bytes": 80}
     read("a"), read("c"), read("b")
     assert calls == ["a", "b", "c", "b"]
-    read("z" * 3)                     # 120 bytes alone: over the whole budget, returned but never kept
+    read("z" * 3)  # 120 bytes alone: over the whole budget, returned but never kept
     assert read.cache_info()["bytes"] <= 100 and calls.count("zzz") == 1 and read("zzz") and calls.count("zzz") == 2
 
 

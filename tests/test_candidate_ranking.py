@@ -20,8 +20,10 @@ def page():
 
 @pytest.mark.parametrize("encoder", ENCODERS)
 def test_the_element_a_task_names_ranks_near_the_top(page, encoder):
-    for task, product in (("buy the Samsung 25W USB-C cable in white", SAMSUNG),
-                          ("get the Syncwire extra long 10ft charger cord", SYNCWIRE)):
+    for task, product in (
+        ("buy the Samsung 25W USB-C cable in white", SAMSUNG),
+        ("get the Syncwire extra long 10ft charger cord", SYNCWIRE),
+    ):
         ranking = rank_candidates(page, task, encoder)
         assert sorted(ranking) == list(range(len(page.candidates)))  # a permutation: nothing lost
         targets = {i for i, c in enumerate(page.candidates) if c.name.startswith(product)}

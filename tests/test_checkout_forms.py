@@ -17,15 +17,15 @@ from agent.behaviour.checkout_steps import checkout_step
 from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.model import LabelDistribution
 from agent.brains.embedded import EmbeddedBrain
-from agent.simulation import SimulationConfig
-from agent.simulation.checkout_details import CheckoutDetails, short_id
 from agent.browser.form_fields import field_kind
-from agent.simulation.funnel import is_purchase, stages_reached
 from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.page_types import is_order_confirmation
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
+from agent.simulation import SimulationConfig
+from agent.simulation.checkout_details import CheckoutDetails, short_id
+from agent.simulation.funnel import is_purchase, stages_reached
 from personas.persona import Demographics, Persona
 from personas.sources import load_personas
 
@@ -45,8 +45,10 @@ CHECKOUT = """<html><head><title>Information - Example Store - Checkout</title><
     <option value="">Country/region</option><option value="CA">Canada</option>
     <option value="US">United States</option></select>
   <input name="checkout[shipping_address][first_name]" placeholder="First name (optional)">
-  <input name="checkout[shipping_address][last_name]" autocomplete="shipping family-name" placeholder="Last name" required>
-  <input name="checkout[shipping_address][address1]" autocomplete="shipping address-line1" placeholder="Address" required>
+  <input name="checkout[shipping_address][last_name]" autocomplete="shipping family-name" placeholder="Last name" \
+required>
+  <input name="checkout[shipping_address][address1]" autocomplete="shipping address-line1" placeholder="Address" \
+required>
   <input name="checkout[shipping_address][address2]" placeholder="Apartment, suite, etc. (optional)">
   <input name="checkout[shipping_address][city]" placeholder="City" required>
   <input name="checkout[shipping_address][zip]" placeholder="ZIP code" required>
@@ -62,26 +64,29 @@ def observe(raw: str, url: str = CHECKOUT_URL):
     return parse_page(simplify_html(raw, url).html, url=url)
 
 
-@pytest.mark.parametrize(("attributes", "kind"), [
-    ({"input_type": "email", "label": "My email address is"}, "email"),
-    ({"autocomplete": "shipping given-name", "label": "Vorname"}, "first_name"),
-    ({"autocomplete": "billing postal-code"}, "postcode"),
-    ({"label": "First line of address", "name": "line1"}, "address_line1"),
-    ({"label": "Second line of address", "name": "line2"}, "address_line2"),
-    ({"label": "Third line of address", "name": "line3"}, "address_line3"),
-    ({"label": "City", "name": "line4"}, "city"),  # the label says what a shop's own field name does not
-    ({"label": "Post/Zip-code", "name": "postcode"}, "postcode"),
-    ({"label": "State/County", "name": "state"}, "state"),
-    ({"name": "billingAddress[lastName]"}, "last_name"),
-    ({"name": "customer_surname"}, "last_name"),
-    ({"label": "Town / City *"}, "city"),
-    ({"input_type": "tel", "label": "Mobile"}, "phone"),
-    ({"label": "Country/region", "name": "country_code"}, "country"),
-    ({"label": "Full name"}, "full_name"),
-    ({"label": "Instructions", "name": "notes"}, None),
-    ({"label": "Name on card"}, None),
-    ({"label": "Company name"}, None),
-])
+@pytest.mark.parametrize(
+    ("attributes", "kind"),
+    [
+        ({"input_type": "email", "label": "My email address is"}, "email"),
+        ({"autocomplete": "shipping given-name", "label": "Vorname"}, "first_name"),
+        ({"autocomplete": "billing postal-code"}, "postcode"),
+        ({"label": "First line of address", "name": "line1"}, "address_line1"),
+        ({"label": "Second line of address", "name": "line2"}, "address_line2"),
+        ({"label": "Third line of address", "name": "line3"}, "address_line3"),
+        ({"label": "City", "name": "line4"}, "city"),  # the label says what a shop's own field name does not
+        ({"label": "Post/Zip-code", "name": "postcode"}, "postcode"),
+        ({"label": "State/County", "name": "state"}, "state"),
+        ({"name": "billingAddress[lastName]"}, "last_name"),
+        ({"name": "customer_surname"}, "last_name"),
+        ({"label": "Town / City *"}, "city"),
+        ({"input_type": "tel", "label": "Mobile"}, "phone"),
+        ({"label": "Country/region", "name": "country_code"}, "country"),
+        ({"label": "Full name"}, "full_name"),
+        ({"label": "Instructions", "name": "notes"}, None),
+        ({"label": "Name on card"}, None),
+        ({"label": "Company name"}, None),
+    ],
+)
 def test_what_a_field_asks_for_is_read_from_its_type_autocomplete_label_and_name(attributes, kind):
     assert field_kind(**{("element_id" if k == "id" else k): v for k, v in attributes.items()}) == kind
 
@@ -97,7 +102,9 @@ def test_test_details_are_labelled_made_up_values_with_the_persons_city_where_kn
         CheckoutDetails(email="not an address")
     with pytest.raises(ValidationError):
         SimulationConfig(url="http://127.0.0.1:1/", persona_ids=["a"], checkout_details={"fax": "1"})
-    assert SimulationConfig(url="http://127.0.0.1:1/", persona_ids=["a"], checkout_details=None).checkout_details is None
+    assert (
+        SimulationConfig(url="http://127.0.0.1:1/", persona_ids=["a"], checkout_details=None).checkout_details is None
+    )
 
 
 def test_a_checkouts_own_steps_are_purchase_clicks_and_leaving_it_is_not():
@@ -115,18 +122,26 @@ def test_a_checkouts_own_steps_are_purchase_clicks_and_leaving_it_is_not():
     assert stages_reached(["search_results", "checkout"], True, True) == ["search", "checkout", "purchase", "order"]
 
 
-@pytest.mark.parametrize(("url", "title", "text", "confirmed"), [
-    ("https://s.example/checkout/thank-you/", "", "", True),
-    ("https://s.example/checkout/order-received/1234/", "", "", True),
-    ("https://s.example/checkout/onepage/success/", "", "", True),
-    ("https://s.example/a", "Order 100001: confirmation | Shop", "", True),
-    ("https://s.example/a", "Shop", "Thank you for your order! We'll email you.", True),
-    ("https://s.example/a", "Shop", "Your order number is 48213.", True),
-    ("https://s.example/checkout/preview/", "Order preview | Checkout", "1. Shipping 4. Preview 5. Confirmation", False),
-    ("https://s.example/orders/track", "Track your order", "Enter your order number and email", False),
-    ("https://s.example/newsletter", "Thank you for subscribing", "Get 10% off your first order", False),
-    ("https://s.example/done", "Thanks!", "Your order is on its way", True),
-])
+@pytest.mark.parametrize(
+    ("url", "title", "text", "confirmed"),
+    [
+        ("https://s.example/checkout/thank-you/", "", "", True),
+        ("https://s.example/checkout/order-received/1234/", "", "", True),
+        ("https://s.example/checkout/onepage/success/", "", "", True),
+        ("https://s.example/a", "Order 100001: confirmation | Shop", "", True),
+        ("https://s.example/a", "Shop", "Thank you for your order! We'll email you.", True),
+        ("https://s.example/a", "Shop", "Your order number is 48213.", True),
+        (
+            "https://s.example/checkout/preview/",
+            "Order preview | Checkout",
+            "1. Shipping 4. Preview 5. Confirmation",
+            False,
+        ),
+        ("https://s.example/orders/track", "Track your order", "Enter your order number and email", False),
+        ("https://s.example/newsletter", "Thank you for subscribing", "Get 10% off your first order", False),
+        ("https://s.example/done", "Thanks!", "Your order is on its way", True),
+    ],
+)
 def test_an_order_confirmation_is_told_by_its_address_title_or_words(url, title, text, confirmed):
     assert is_order_confirmation(url, title, text) is confirmed
 
@@ -138,13 +153,19 @@ def test_after_deciding_to_buy_a_twin_at_a_checkout_step_goes_on_or_leaves_and_n
     brain = EmbeddedBrain()
     page = observe(CHECKOUT)
     personas = load_personas(opera_dir / "personas.jsonl")[:8]
-    after_buying = [Step(action=ClickAction(name="page.proceed_to_checkout"), click_type="purchase",
-                         url="https://shop.example/cart")]
+    after_buying = [
+        Step(
+            action=ClickAction(name="page.proceed_to_checkout"), click_type="purchase", url="https://shop.example/cart"
+        )
+    ]
     chosen, left, leave_probability = set(), 0, []
     for persona in personas:
         for seed in range(40):
-            decision = brain.decide_sync(TwinContext(persona=persona, memories=[], observation=page,
-                                                     history=after_buying, mode="sample", seed=seed))
+            decision = brain.decide_sync(
+                TwinContext(
+                    persona=persona, memories=[], observation=page, history=after_buying, mode="sample", seed=seed
+                )
+            )
             if decision.action.type == "terminate":
                 left += 1
             else:
@@ -153,9 +174,13 @@ def test_after_deciding_to_buy_a_twin_at_a_checkout_step_goes_on_or_leaves_and_n
     step = next(c.name for c in page.candidates if c.text == "Continue to shipping")
     assert chosen == {("click", step)}
     expected = float(np.mean(leave_probability)) * len(leave_probability)
-    assert 0 < expected and abs(left - expected) <= 3 * np.sqrt(expected) + 1
-    wandering = {brain.decide_sync(TwinContext(persona=personas[0], memories=[], observation=page, history=[],
-                                               mode="sample", seed=seed)).details["label"] for seed in range(40)}
+    assert expected > 0 and abs(left - expected) <= 3 * np.sqrt(expected) + 1
+    wandering = {
+        brain.decide_sync(
+            TwinContext(persona=personas[0], memories=[], observation=page, history=[], mode="sample", seed=seed)
+        ).details["label"]
+        for seed in range(40)
+    }
     assert wandering - {PURCHASE, TERMINATE}  # no purchase decision behind it: other actions too
 
 
@@ -177,9 +202,9 @@ def test_a_checkout_form_on_another_platform_gets_test_details_in_its_required_f
     required field nothing explains are left empty and listed."""
     from playwright.async_api import async_playwright
 
-    from agent.simulation.checkout_form import fill_checkout_form
     from agent.browser.chromium import launch
     from agent.browser.snapshot import SnapshotTaker
+    from agent.simulation.checkout_form import fill_checkout_form
 
     person = Persona(id="ab12cd34-ffff", demographics=Demographics(city="Boston"))
 
@@ -212,6 +237,14 @@ def test_a_checkout_form_on_another_platform_gets_test_details_in_its_required_f
     assert by_label["Password"].value is None and "no account" in by_label["Password"].note
     assert by_label["Company *"].value is None and "left empty" in by_label["Company *"].note
     assert all(f.test_detail for f in filled)
-    assert {f.kind for f in filled if f.value} == {"email", "last_name", "address_line1", "city", "postcode",
-                                                   "country", "choice", "checkbox"}
+    assert {f.kind for f in filled if f.value} == {
+        "email",
+        "last_name",
+        "address_line1",
+        "city",
+        "postcode",
+        "country",
+        "choice",
+        "checkbox",
+    }
     assert all(f.name for f in filled if f.kind in ("email", "city"))  # named as the twin read the page

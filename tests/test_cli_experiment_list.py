@@ -21,6 +21,8 @@ def test_lists_the_data_dirs_experiments_newest_first(tmp_path):
     result = runner.invoke(app, ["experiment", "list"], env=env)
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
-    assert [line.split("\t")[:4] for line in lines] == [[second, "reviews test", "queued", "4/10"],
-                                                         [first, "price test", "queued", "0/40"]]
+    assert [line.split("\t")[:4] for line in lines] == [
+        [second, "reviews test", "queued", "4/10"],
+        [first, "price test", "queued", "0/40"],
+    ]
     assert runner.invoke(app, ["experiment", "list", "--limit", "0"], env=env).exit_code != 0

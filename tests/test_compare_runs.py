@@ -38,6 +38,7 @@ TASK = {"goal": "Put a USB-C cable in the cart", "success": {"url": "*/cart*"}}
 
 # -- experiments from the CLI ----------------------------------------------------------------------------------
 
+
 def write_spec(path: Path, **overrides) -> Path:
     spec = yaml.safe_load((EXAMPLES / "deal_banner.yaml").read_text())
     spec["variants"][0]["page"]["path"] = str(PAGES / "product_page.html")
@@ -57,8 +58,9 @@ def cli_runs(tmp_path_factory) -> Path:
         personas = [arg for path in PERSONA_FILES for arg in ("--personas", str(path))]
         for name, overrides in (("a", {}), ("b", {"seed": 7}), ("c", {"samples_per_persona": 4})):
             spec = write_spec(root / f"{name}.yaml", **overrides)
-            result = CliRunner().invoke(app, ["experiment", "run", str(spec), "--out", str(root / name),
-                                              *(personas if name == "a" else [])])
+            result = CliRunner().invoke(
+                app, ["experiment", "run", str(spec), "--out", str(root / name), *(personas if name == "a" else [])]
+            )
             assert result.exit_code == 0, result.output
     return root
 
@@ -104,7 +106,8 @@ def assert_shares_are_the_documents(comparison: dict, doc_a: dict, doc_b: dict) 
             for side, doc in (("a", doc_a), ("b", doc_b)):
                 recorded = doc["analysis"]["variants"][name]["rates"][metric["metric"]]
                 assert {k: metric[side][k] for k in ("successes", "n", "rate")} == {
-                    k: recorded[k] for k in ("successes", "n", "rate")}
+                    k: recorded[k] for k in ("successes", "n", "rate")
+                }
             assert metric["difference"] == pytest.approx(metric["b"]["rate"] - metric["a"]["rate"])
             assert metric["p_adjusted"] >= metric["p_value"] and metric["beyond_noise"] == (metric["p_adjusted"] < 0.05)
 
@@ -123,10 +126,17 @@ def test_two_experiment_runs_of_the_same_twins_are_paired(cli_runs):
     for variant in comparison["variants"]:
         assert variant["pairing"]["paired"] is True
         for metric in variant["metrics"]:
-            pairs = [(outcome_of(s, metric["metric"]), outcome_of(twins_b[key], metric["metric"]))
-                     for key, s in twins_a.items() if key[0] == variant["variant"]]
-            table = {"both": sum(x and y for x, y in pairs), "a_only": sum(x and not y for x, y in pairs),
-                     "b_only": sum(y and not x for x, y in pairs), "neither": sum(not x and not y for x, y in pairs)}
+            pairs = [
+                (outcome_of(s, metric["metric"]), outcome_of(twins_b[key], metric["metric"]))
+                for key, s in twins_a.items()
+                if key[0] == variant["variant"]
+            ]
+            table = {
+                "both": sum(x and y for x, y in pairs),
+                "a_only": sum(x and not y for x, y in pairs),
+                "b_only": sum(y and not x for x, y in pairs),
+                "neither": sum(not x and not y for x, y in pairs),
+            }
             assert metric["table"] == table and metric["test"] == "McNemar exact (binomial)"
             assert metric["p_value"] == pytest.approx(mcnemar_p(table["a_only"], table["b_only"]))
 
@@ -156,16 +166,20 @@ def test_paths_that_are_not_finished_runs_are_refused(cli_runs, tmp_path):
     (tmp_path / "browsing" / "traces").mkdir(parents=True)
     (tmp_path / "cut").mkdir()
     (tmp_path / "cut" / "results.json").write_text((cli_runs / "a" / "results.json").read_text()[:100])
-    for path, reason in ((tmp_path / "missing", "no such directory"), (tmp_path / "empty", "not a run"),
-                         (stopped, "an experiment that has not finished"),
-                         (tmp_path / "browsing", "a simulation that has not finished"),
-                         (tmp_path / "cut", "results.json: not valid JSON")):
+    for path, reason in (
+        (tmp_path / "missing", "no such directory"),
+        (tmp_path / "empty", "not a run"),
+        (stopped, "an experiment that has not finished"),
+        (tmp_path / "browsing", "a simulation that has not finished"),
+        (tmp_path / "cut", "results.json: not valid JSON"),
+    ):
         code, stdout, stderr = compare(cli_runs / "a", path)
         assert code == 2 and reason in " ".join(stderr.split()) and not stdout
         assert "Traceback" not in stderr
 
 
 # -- simulations and experiments through the API ---------------------------------------------------------------
+
 
 def wait_for(client: TestClient, path: str, limit_s: float = 240) -> dict:
     deadline = time.monotonic() + limit_s  # a guard against hanging, not a speed assertion
@@ -178,10 +192,18 @@ def wait_for(client: TestClient, path: str, limit_s: float = 240) -> dict:
 
 def experiment_spec(seed: int) -> dict:
     banner = (EXAMPLES / "pages" / "product_deal_banner.html").read_text()
-    return {"name": "Deal banner", "seed": seed, "samples_per_persona": 3, "population": {"ids": OPERA_USERS},
-            "variants": [{"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
-                         {"name": "B", "page": {"simplified_html": banner, "page_url": PRODUCT_URL}}],
-            "targets": ["deal_banner"], "task": {"goal": "Find a good deal on a cable", "success": {"element": "deal_banner"}}}
+    return {
+        "name": "Deal banner",
+        "seed": seed,
+        "samples_per_persona": 3,
+        "population": {"ids": OPERA_USERS},
+        "variants": [
+            {"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
+            {"name": "B", "page": {"simplified_html": banner, "page_url": PRODUCT_URL}},
+        ],
+        "targets": ["deal_banner"],
+        "task": {"goal": "Find a good deal on a cable", "success": {"element": "deal_banner"}},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -190,17 +212,30 @@ def api(tmp_path_factory, opera_dir, shop_url):
     experiments of the same users (seeds 5 and 6), all finished."""
     csv.field_size_limit(10**9)
     data_dir = tmp_path_factory.mktemp("compare-api")
-    with TestClient(create_app(Settings(data_dir=data_dir, api_key=KEY, allowed_hosts=LOOPBACK)), headers={"X-API-Key": KEY}) as client:
+    with TestClient(
+        create_app(Settings(data_dir=data_dir, api_key=KEY, allowed_hosts=LOOPBACK)), headers={"X-API-Key": KEY}
+    ) as client:
         with open(opera_dir / "users_sample.csv", newline="") as handle:
             for row in csv.DictReader(handle):
                 assert client.post("/personas", json=row).status_code == 201
-        sims = [client.post("/simulations", json={"url": shop_url + "/", "personas": OPERA_USERS, "max_steps": 3,
-                                                  "seed": seed, "task": TASK}).json()["id"] for seed in (0, 1)]
+        sims = [
+            client.post(
+                "/simulations",
+                json={"url": shop_url + "/", "personas": OPERA_USERS, "max_steps": 3, "seed": seed, "task": TASK},
+            ).json()["id"]
+            for seed in (0, 1)
+        ]
         exps = [client.post("/experiments", json=experiment_spec(seed)).json()["id"] for seed in (5, 6)]
         bodies = {i: wait_for(client, f"/simulations/{i}") for i in sims}
         bodies |= {i: wait_for(client, f"/experiments/{i}") for i in exps}
-        yield {"client": client, "data_dir": data_dir, "sims": sims, "exps": exps, "bodies": bodies,
-               "shop_url": shop_url}
+        yield {
+            "client": client,
+            "data_dir": data_dir,
+            "sims": sims,
+            "exps": exps,
+            "bodies": bodies,
+            "shop_url": shop_url,
+        }
 
 
 def test_two_simulations_compared_through_the_api_and_the_cli(api):
@@ -218,7 +253,10 @@ def test_two_simulations_compared_through_the_api_and_the_cli(api):
             assert (stages[row["stage"]][side]["successes"], stages[row["stage"]][side]["n"]) == (row["twins"], 2)
             assert stages[row["stage"]][side]["rate"] == pytest.approx(row["share"])
         for outcome, count in body["funnel"]["outcomes"].items():
-            assert next(m for m in comparison["metrics"] if m["metric"] == f"outcome:{outcome}")[side]["successes"] == count
+            assert (
+                next(m for m in comparison["metrics"] if m["metric"] == f"outcome:{outcome}")[side]["successes"]
+                == count
+            )
     task = next(m for m in comparison["metrics"] if m["metric"] == "task")
     for side, body in (("a", first), ("b", second)):
         assert (task[side]["successes"], task[side]["n"]) == (body["task"]["reached"], body["task"]["judged"]) != (0, 0)
@@ -227,7 +265,9 @@ def test_two_simulations_compared_through_the_api_and_the_cli(api):
         pairs = [(stage in by_persona[0][p]["stages"], stage in by_persona[1][p]["stages"]) for p in OPERA_USERS]
         a_only, b_only = sum(x and not y for x, y in pairs), sum(y and not x for x, y in pairs)
         assert (metric["table"]["a_only"], metric["table"]["b_only"]) == (a_only, b_only)
-        assert metric["test"] == "McNemar exact (binomial)" and metric["p_value"] == pytest.approx(mcnemar_p(a_only, b_only))
+        assert metric["test"] == "McNemar exact (binomial)" and metric["p_value"] == pytest.approx(
+            mcnemar_p(a_only, b_only)
+        )
         assert metric["beyond_noise"] is False  # two twins cannot show a difference beyond noise
 
     runs = api["data_dir"] / "simulations"
@@ -245,7 +285,8 @@ def test_two_experiments_compared_through_the_api(api):
     assert response.status_code == 200, response.text
     comparison = response.json()
     assert comparison["runs"]["a"]["label"] == e1 and comparison["config"]["differences"] == [
-        {"setting": "seed", "a": 5, "b": 6}]
+        {"setting": "seed", "a": 5, "b": 6}
+    ]
     assert all(v["pairing"]["paired"] for v in comparison["variants"])  # paired through the stored samples
     first, second = api["bodies"][e1]["results"], api["bodies"][e2]["results"]
     assert_shares_are_the_documents(comparison, first, second)
@@ -272,8 +313,9 @@ def test_unknown_unfinished_and_mixed_runs_are_refused_with_the_reason(api, cli_
     waiting = client.get("/experiments/compare", params={"a": e1, "b": queued})
     assert waiting.status_code == 409 and "has no results yet (status queued, 0/4)" in waiting.json()["detail"]
 
-    started = client.post("/simulations", json={"url": api["shop_url"] + "/", "personas": OPERA_USERS[:1],
-                                                "max_steps": 3, "seed": 0}).json()["id"]
+    started = client.post(
+        "/simulations", json={"url": api["shop_url"] + "/", "personas": OPERA_USERS[:1], "max_steps": 3, "seed": 0}
+    ).json()["id"]
     running = client.get("/simulations/compare", params={"a": s1, "b": started})
     assert running.status_code == 409 and "has not finished" in running.json()["detail"]
     wait_for(client, f"/simulations/{started}")

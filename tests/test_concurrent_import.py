@@ -19,7 +19,7 @@ WAIT_S = 120  # a deadlock guard only: each wait is released by the other writer
 class PausingStore(MemoryStore):
     """Holds each writer, named by its thread, at the point between writing a generation and committing it."""
 
-    def __init__(self, client, pauses: dict[str, "callable"]) -> None:
+    def __init__(self, client, pauses: dict[str, callable]) -> None:
         super().__init__(client)
         self._pauses = pauses
 
@@ -55,7 +55,7 @@ def test_two_concurrent_imports_of_one_id_leave_it_whole(tmp_path, sample_users)
             if before is not None:
                 _wait(before)
             store.put_persona(persona)
-        except BaseException as error:  # reported below, in the test's own thread
+        except BaseException as error:  # noqa: BLE001 - reported below, in the test's own thread
             errors.append(error)
         finally:
             if done is not None:

@@ -24,7 +24,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "pages/jossandmain_product_j001109161.html": {
         "list_price": "the list price is a plain span.SuggestedRetailPrice, not struck through in the markup",
         "rating": "the value is only in a visually hidden paragraph inside a button ('Rated 4.75 out of 5 stars.'); "
-                  "the JSON-LD's 4.5 is read instead",
+        "the JSON-LD's 4.5 is read instead",
     },
     "pages/1000bulbs_product_113695.html": {
         "review_count": "a review count of 10 is read on a page that has no reviews",
@@ -36,11 +36,11 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "pages/radioshack_product_griffin-powerblock-micro.html": {
         "availability": "the 'out of stock online' note is read as unavailable; the ground truth leaves the "
-                        "page's contradictory stock open (Add to Cart is offered)",
+        "page's contradictory stock open (Add to Cart is offered)",
     },
     "pages/firemountaingems_cart_cookies-required.html": {
         "focus": "the cart page (no items: it needs cookies) is read as a product page priced $1.00, from the "
-                 "'$1 or Less Sale' menu link, with a 'deal' badge",
+        "'$1 or Less Sale' menu link, with a 'deal' badge",
         "priced": "the same made-up $1.00 product on a page that shows none",
     },
     "pages/thebookpeople_product_597430.html": {
@@ -84,12 +84,16 @@ def misses(entry) -> dict[str, str]:
         for fact in FACTS:
             if fact in declared:
                 if getattr(product, fact) != declared[fact][0] or product.source_of(fact) != "structured_data":
-                    found[fact] = f"{getattr(product, fact)!r} from {product.source_of(fact)}, declared {declared[fact][0]!r}"
+                    found[fact] = (
+                        f"{getattr(product, fact)!r} from {product.source_of(fact)}, declared {declared[fact][0]!r}"
+                    )
             elif getattr(product, fact) != truth[fact]:
                 found[fact] = f"{getattr(product, fact)!r} != {truth[fact]!r}"
         if bool(product.buy_names) != ("add_to_cart" in truth["key_elements"]):
-            found["purchase"] = (f"purchase elements {product.buy_names} where the page's add-to-cart is "
-                                 f"{truth['key_elements'].get('add_to_cart')}")
+            found["purchase"] = (
+                f"purchase elements {product.buy_names} where the page's add-to-cart is "
+                f"{truth['key_elements'].get('add_to_cart')}"
+            )
         if facts.can_buy != (bool(product.buy_names) and truth["availability"] != "unavailable"):
             found["can_buy"] = f"can_buy {facts.can_buy}"
         return found

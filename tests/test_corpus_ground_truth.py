@@ -15,8 +15,22 @@ from selectolax.lexbor import LexborHTMLParser
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-KINDS = ("search_box", "search_button", "product_title", "price", "rating", "review_count", "options", "quantity",
-         "add_to_cart", "buy_now", "cart_link", "checkout", "filters", "next_page")
+KINDS = (
+    "search_box",
+    "search_button",
+    "product_title",
+    "price",
+    "rating",
+    "review_count",
+    "options",
+    "quantity",
+    "add_to_cart",
+    "buy_now",
+    "cart_link",
+    "checkout",
+    "filters",
+    "next_page",
+)
 PAGE_KINDS = {"product", "search_results", "category", "cart", "checkout", "other"}
 PRODUCT_LIST_KINDS = {"search_results", "category", "cart"}  # pages whose ground truth must list their products
 CURRENCY = re.compile(r"[A-Z]{3}")  # an ISO 4217 alphabetic code
@@ -71,13 +85,19 @@ def page_text(raw: str) -> str:
 
 
 def test_listing_and_cart_pages_list_their_products():
-    missing = [entry["file"] for entry in MANIFEST
-               if entry["kind"] in PRODUCT_LIST_KINDS and not {"products", "currency"} <= set(entry["ground_truth"])]
+    missing = [
+        entry["file"]
+        for entry in MANIFEST
+        if entry["kind"] in PRODUCT_LIST_KINDS and not {"products", "currency"} <= set(entry["ground_truth"])
+    ]
     assert not missing, f"listing or cart pages without products or currency: {missing}"
 
 
-@pytest.mark.parametrize("entry", [e for e in MANIFEST if "products" in e["ground_truth"]],
-                         ids=[e["file"] for e in MANIFEST if "products" in e["ground_truth"]])
+@pytest.mark.parametrize(
+    "entry",
+    [e for e in MANIFEST if "products" in e["ground_truth"]],
+    ids=[e["file"] for e in MANIFEST if "products" in e["ground_truth"]],
+)
 def test_listed_products_are_on_the_raw_page_with_a_decimal_price_and_a_currency(entry):
     truth = entry["ground_truth"]
     assert CURRENCY.fullmatch(truth["currency"]), truth["currency"]

@@ -31,8 +31,14 @@ REPO = Path(__file__).resolve().parents[1]
 def import_and_kill(jsonl: Path, data_dir: Path, kill_after: int, *options: str) -> int:
     """Run the import; SIGKILL it right after it reports `kill_after` personas. Returns how many it reported."""
     env = {**os.environ, "TWINSIM_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
-    proc = subprocess.Popen([*TWINSIM, "personas", "import", *options, str(jsonl)], env=env, cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [*TWINSIM, "personas", "import", *options, str(jsonl)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     reported = 0
     try:
         deadline = time.monotonic() + 600
@@ -93,7 +99,8 @@ def test_kill_9_during_bulk_import_leaves_each_persona_whole_or_absent(tmp_path,
     assert_whole_or_absent(tmp_path, expected)
 
     env = {**os.environ, "TWINSIM_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1"}
-    finished = subprocess.run([*TWINSIM, "personas", "import", str(jsonl)], env=env, cwd=REPO, capture_output=True, text=True,
-                              timeout=900)
+    finished = subprocess.run(
+        [*TWINSIM, "personas", "import", str(jsonl)], env=env, cwd=REPO, capture_output=True, text=True, timeout=900
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert assert_whole_or_absent(tmp_path, expected) == set(expected)

@@ -48,16 +48,27 @@ def test_a_currency_without_a_rate_skips_the_budget_term_and_says_why():
 
 
 def test_prices_in_another_currency_are_no_reference_on_the_page():
-    facts = PageFacts(products=(product(100.0, "EUR"), product(50.0, "EUR"), product(60.0, "EUR"),
-                                product(1.0, "JPY"), product(2.0, "JPY")), focus=0, currency="EUR")
+    facts = PageFacts(
+        products=(
+            product(100.0, "EUR"),
+            product(50.0, "EUR"),
+            product(60.0, "EUR"),
+            product(1.0, "JPY"),
+            product(2.0, "JPY"),
+        ),
+        focus=0,
+        currency="EUR",
+    )
     refs = page_references(facts, NEUTRAL, PRIORS, exclude=0, currency="EUR")
     assert refs.price == 55.0  # the euro prices only
     effect = page_effect(facts, NEUTRAL)
     assert next(d for d in effect.drivers if d.kind == "price_vs_page").reference == 55.0
 
 
-PAGE = ("<html><head><title>Sofa | Shop</title></head><body><main><h1>Sofa bed</h1><p>{price}</p>"
-        "<p>In stock</p><button>Add to basket</button></main></body></html>")
+PAGE = (
+    "<html><head><title>Sofa | Shop</title></head><body><main><h1>Sofa bed</h1><p>{price}</p>"
+    "<p>In stock</p><button>Add to basket</button></main></body></html>"
+)
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +82,14 @@ def test_the_twins_evidence_and_words_carry_the_conversion(persona):
     """The embedded brain on a real decision: the page's pounds, the budget in dollars, the rate named."""
     observation = observe_page(PAGE.format(price="£4,999.00"), url="https://shop.example/p/sofa", simplified=False)
     assert observation.facts.focus_product.currency == "GBP"
-    decision = EmbeddedBrain().decide_sync(TwinContext(persona=persona, memories=[], observation=observation,
-                                                       history=[], mode="likely", seed=1))
+    decision = EmbeddedBrain().decide_sync(
+        TwinContext(persona=persona, memories=[], observation=observation, history=[], mode="likely", seed=1)
+    )
     budget = [d for d in decision.details["page_drivers"] if d["kind"] == "price_vs_budget"]
     assert budget and budget[0]["currency"] == "GBP" and "GBP 4,999.00 ≈ $" in budget[0]["note"]
     unknown = observe_page(PAGE.format(price="ARS 4.999.000"), url="https://shop.example/p/sofa", simplified=False)
-    decision = EmbeddedBrain().decide_sync(TwinContext(persona=persona, memories=[], observation=unknown,
-                                                       history=[], mode="likely", seed=1))
+    decision = EmbeddedBrain().decide_sync(
+        TwinContext(persona=persona, memories=[], observation=unknown, history=[], mode="likely", seed=1)
+    )
     kinds = {d["kind"]: d for d in decision.details["page_drivers"]}
     assert "price_vs_budget" not in kinds and "no ARS exchange rate" in kinds["budget_not_compared"]["note"]

@@ -20,8 +20,23 @@ from tests.conftest import REPO
 from tests.support.cli_experiment_run import PERSONA_FILES, cli_run, invoke, spec_file
 
 # Every field a sample line of samples.jsonl had before decisions were exported (agent/experiments/samples.py).
-OLD_SAMPLE_FIELDS = ("variant", "persona_id", "instance", "action_type", "click_type", "element", "purchase", "leave",
-                     "target_clicks", "rationale", "segments", "steps", "fallbacks", "task_reached", "task_step")
+OLD_SAMPLE_FIELDS = (
+    "variant",
+    "persona_id",
+    "instance",
+    "action_type",
+    "click_type",
+    "element",
+    "purchase",
+    "leave",
+    "target_clicks",
+    "rationale",
+    "segments",
+    "steps",
+    "fallbacks",
+    "task_reached",
+    "task_step",
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +61,11 @@ def test_a_run_writes_one_row_per_decision_with_the_documented_columns(run):
     assert table["decision_id"].is_unique and set(table["format_version"]) == {FORMAT_VERSION}
     assert set(table["run_kind"]) == {"experiment"} and set(table["run_id"]) == {out.name}
     for sample in samples:  # each twin run's steps, numbered 1..n, the last one marked, as the sample says
-        rows = table[(table.variant == sample["variant"]) & (table.persona_id == sample["persona_id"])
-                     & (table.instance == sample["instance"])].sort_values("step")
+        rows = table[
+            (table.variant == sample["variant"])
+            & (table.persona_id == sample["persona_id"])
+            & (table.instance == sample["instance"])
+        ].sort_values("step")
         assert list(rows.step) == list(range(1, sample["steps"] + 1))
         assert list(rows.last_step) == [False] * (sample["steps"] - 1) + [True]
         assert rows.iloc[0].action_type == sample["action_type"] and rows.iloc[-1].rationale == sample["rationale"]
@@ -59,8 +77,8 @@ def test_a_run_writes_one_row_per_decision_with_the_documented_columns(run):
             if column in table.columns:
                 assert set(rows[column]) == {value}, column
     # memories the twin was given, from the real store, and the brain's evidence with its drivers in words
-    assert all(len(ids) == len(texts) > 0 for ids, texts in zip(table.memory_ids, table.memory_texts))
-    assert all(i.startswith(f"{p}:") for p, ids in zip(table.persona_id, table.memory_ids) for i in ids)
+    assert all(len(ids) == len(texts) > 0 for ids, texts in zip(table.memory_ids, table.memory_texts, strict=True))
+    assert all(i.startswith(f"{p}:") for p, ids in zip(table.persona_id, table.memory_ids, strict=True) for i in ids)
     assert set(table.brain) == {"embedded"} and not table.fallback_used.any()
     probabilities = table[[c for c in COLUMN_NAMES if c.startswith("p_")]].sum(axis=1)
     assert probabilities.between(0.999, 1.001).all()
@@ -83,8 +101,12 @@ def test_each_page_is_stored_once_under_its_hash(run):
     jsonl = [json.loads(line) for line in (out / "decisions.jsonl").read_text().splitlines()]
     assert sorted(row["decision_id"] for row in jsonl) == sorted(table.decision_id)
     results = json.loads((out / "results.json").read_text())
-    assert results["decisions"] == {"format_version": FORMAT_VERSION, "rows": len(table), "samples_without_rows": 0,
-                                    "files": ["decisions.jsonl", "decisions.parquet", "pages/"]}
+    assert results["decisions"] == {
+        "format_version": FORMAT_VERSION,
+        "rows": len(table),
+        "samples_without_rows": 0,
+        "files": ["decisions.jsonl", "decisions.parquet", "pages/"],
+    }
 
 
 def test_a_run_from_before_the_export_resumes_and_says_what_it_lacks(run, tmp_path, monkeypatch):
@@ -109,7 +131,7 @@ def test_a_run_from_before_the_export_resumes_and_says_what_it_lacks(run, tmp_pa
     table = pd.read_parquet(old / "decisions.parquet")
     resumed = {(s["variant"], s["persona_id"], s["instance"]) for s in kept}
     assert not {(r.variant, r.persona_id, r.instance) for r in table.itertuples()} & resumed
-    assert len(table) == sum(s["steps"] for s in samples[len(kept):])
+    assert len(table) == sum(s["steps"] for s in samples[len(kept) :])
 
 
 def test_an_export_of_another_format_is_refused_with_the_reason(run, tmp_path, monkeypatch):
@@ -118,11 +140,15 @@ def test_an_export_of_another_format_is_refused_with_the_reason(run, tmp_path, m
     other.mkdir()
     for name in ("samples.jsonl", "samples.fingerprint"):
         (other / name).write_text((run["out"] / name).read_text())
-    (other / "decisions.jsonl").write_text(json.dumps({"format_version": FORMAT_VERSION + 1, "decision_id": "x"}) + "\n")
+    (other / "decisions.jsonl").write_text(
+        json.dumps({"format_version": FORMAT_VERSION + 1, "decision_id": "x"}) + "\n"
+    )
     result = invoke("experiment", "run", spec_file(tmp_path), "--out", other)
     message = " ".join(result.output.split())
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert f"holds decisions of export format {FORMAT_VERSION + 1}; this version writes format {FORMAT_VERSION}" in message
+    assert (
+        f"holds decisions of export format {FORMAT_VERSION + 1}; this version writes format {FORMAT_VERSION}" in message
+    )
     assert "--fresh starts over" in message
     fresh = invoke("experiment", "run", spec_file(tmp_path), "--out", other, "--fresh")
     assert fresh.exit_code == 0, fresh.output

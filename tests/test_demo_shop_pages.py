@@ -39,7 +39,9 @@ def text_of(page, name: str) -> str:
 
 def test_home_page(shop):
     page, observation = read(shop, "/")
-    assert {"nav_bar.search_input", "nav_bar.search_button", "nav_bar.cart_button", "nav_bar.homepage"} <= set(page.names)
+    assert {"nav_bar.search_input", "nav_bar.search_button", "nav_bar.cart_button", "nav_bar.homepage"} <= set(
+        page.names
+    )
     assert observation.page_type == "home" and observation.by_name["nav_bar.search_input"].kind == "input"
     assert any(name.endswith(".title") and name.startswith("main.popular_right_now.") for name in page.names)
 
@@ -69,10 +71,15 @@ def test_product_page_has_opera_names_options_and_reviews(shop):
     assert text_of(page, "product_title") == SHOES.title
     assert text_of(page, "product_price") == "Price: $59.99"
     assert text_of(page, "reviews") == "(2,871)"
-    for name in ("product_options.color.button_list.black", "product_options.size.button_list.10",
-                 "buybox.purchase_form.add_to_cart", "buybox.purchase_form.buy_now",
-                 "buybox.purchase_form.quantity_selector", "customer_reviews.see_all_reviews",
-                 "customer_reviews.histogram.5_star"):
+    for name in (
+        "product_options.color.button_list.black",
+        "product_options.size.button_list.10",
+        "buybox.purchase_form.add_to_cart",
+        "buybox.purchase_form.buy_now",
+        "buybox.purchase_form.quantity_selector",
+        "customer_reviews.see_all_reviews",
+        "customer_reviews.histogram.5_star",
+    ):
         assert name in page.names
     assert text_of(page, "product_options.color").startswith("Color: Black")  # the current choice is shown
     assert observation.by_name["product_options.color.button_list.black"].click_type == "product_option"
@@ -80,19 +87,23 @@ def test_product_page_has_opera_names_options_and_reviews(shop):
 
 
 def test_cart_and_checkout_after_adding(shop):
-    shop.post("/cart/add", data={"asin": SHOES.asin, "color": "Blue", "size": "10", "quantity": "2",
-                                 "submit.add-to-cart": "Add to Cart"})
+    shop.post(
+        "/cart/add",
+        data={"asin": SHOES.asin, "color": "Blue", "size": "10", "quantity": "2", "submit.add-to-cart": "Add to Cart"},
+    )
     page, observation = read(shop, "/gp/cart/view.html")
     assert page.recipe == "amazon_cart" and observation.page_type == "cart"
     item = f"active_item_list.{SHOES_SLUG}"
-    assert {f"{item}.product_detail", f"{item}.delete", f"{item}.increase_quantity_by_one", "check_out"} <= set(page.names)
+    assert {f"{item}.product_detail", f"{item}.delete", f"{item}.increase_quantity_by_one", "check_out"} <= set(
+        page.names
+    )
     assert "$59.99" in page.html and "Qty: 2" in page.html and "$119.98" in page.html
     assert observation.by_name["check_out"].click_type == "purchase"
 
     line = f"{SHOES.asin}~Blue~10"
     page, _ = read(shop, "/cart/update", data={"line": line, "op": "increment"})
     assert "Qty: 3" in page.html
-    checkout, observation = read(shop, "/checkout")
+    _checkout, observation = read(shop, "/checkout")
     assert observation.page_type == "checkout"
     assert observation.by_name["main.payment.place_order"].click_type == "purchase"
     done = shop.post("/checkout/place-order")

@@ -33,7 +33,8 @@ def normalized(name: str) -> str:
 
 def declared() -> list[str]:
     requirements = PYPROJECT["project"]["dependencies"] + [
-        requirement for extra in PYPROJECT["project"]["optional-dependencies"].values() for requirement in extra]
+        requirement for extra in PYPROJECT["project"]["optional-dependencies"].values() for requirement in extra
+    ]
     return sorted({normalized(re.match(r"[A-Za-z0-9_.\-]+", requirement).group()) for requirement in requirements})
 
 

@@ -59,8 +59,11 @@ def container_env(container: dict) -> dict[str, str]:
 
 # ---- Dockerfile -----------------------------------------------------------------------------------------
 
+
 def test_dockerfile_passes_hadolint():
-    result = subprocess.run([str(HADOLINT), "--format", "json", str(DEPLOY / "Dockerfile")], capture_output=True, text=True)
+    result = subprocess.run(
+        [str(HADOLINT), "--format", "json", str(DEPLOY / "Dockerfile")], capture_output=True, text=True
+    )
     findings = json.loads(result.stdout or "[]")
     assert findings == [], findings
 
@@ -76,7 +79,7 @@ def test_dockerfile_is_multi_stage_non_root_health_checked_with_cpu_torch_and_th
     rows = dockerfile_instructions()
     stages = [args for keyword, args in rows if keyword == "FROM"]
     assert len(stages) >= 2 and stages[-1].endswith("AS runtime")
-    runtime = rows[max(i for i, (k, _) in enumerate(rows) if k == "FROM"):]
+    runtime = rows[max(i for i, (k, _) in enumerate(rows) if k == "FROM") :]
     users = [args for keyword, args in runtime if keyword == "USER"]
     assert users and users[-1].split(":")[0] not in ("root", "0")
     assert any(k == "COPY" and "--from=build" in a for k, a in runtime)
@@ -86,7 +89,7 @@ def test_dockerfile_is_multi_stage_non_root_health_checked_with_cpu_torch_and_th
     pinned = re.search(r"TORCH_VERSION=(\S+)", text).group(1)
     assert pinned == re.search(r'"torch==([^"]+)"', (DEPLOY.parent / "pyproject.toml").read_text()).group(1)
     assert "whl/cpu" in text and '"torch==${TORCH_VERSION}"' in text
-    build = " ".join(a for k, a in rows[:len(rows) - len(runtime)] if k == "RUN")
+    build = " ".join(a for k, a in rows[: len(rows) - len(runtime)] if k == "RUN")
     assert "HF_HUB_OFFLINE=1" in build and "Embedder()" in build  # the build proves the model loads offline
     env = " ".join(a for k, a in runtime if k == "ENV")
     assert "HF_HUB_OFFLINE=1" in env and "LITELLM_LOCAL_MODEL_COST_MAP=True" in env
@@ -96,6 +99,7 @@ def test_dockerfile_is_multi_stage_non_root_health_checked_with_cpu_torch_and_th
 
 # ---- compose --------------------------------------------------------------------------------------------
 
+
 def test_compose_file_is_valid_and_api_and_chroma_share_a_volume_and_a_url():
     text = (DEPLOY / "compose.yaml").read_text()
     parsed = PyCompose.from_yaml(text)
@@ -103,7 +107,10 @@ def test_compose_file_is_valid_and_api_and_chroma_share_a_volume_and_a_url():
     assert sorted(parsed.service_names()) == ["api", "chroma"]
     compose = yaml.safe_load(text)
     api, chroma = compose["services"]["api"], compose["services"]["chroma"]
-    volume_of = lambda service: {m.split(":")[0]: m.split(":")[1] for m in service["volumes"]}  # noqa: E731
+
+    def volume_of(service):
+        return {m.split(":")[0]: m.split(":")[1] for m in service["volumes"]}
+
     shared = set(volume_of(api)) & set(volume_of(chroma))
     assert shared and shared <= set(compose["volumes"])
     command = chroma["command"]
@@ -122,6 +129,7 @@ def test_the_compose_parser_does_reject_a_broken_file():
 
 
 # ---- Kubernetes -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(manifests()))
 def test_manifest_validates_against_the_kubernetes_schema(name):
@@ -154,13 +162,17 @@ def test_manifests_agree_with_each_other():
     assert container["readinessProbe"]["httpGet"]["path"] and container["livenessProbe"]["httpGet"]["path"]
     assert docs["Service/twinsim-api"]["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
     assert docs["HorizontalPodAutoscaler/twinsim-api"]["spec"]["scaleTargetRef"] == {
-        "apiVersion": "apps/v1", "kind": "Deployment", "name": "twinsim-api"}
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "twinsim-api",
+    }
     assert [ref["secretRef"]["name"] for ref in container["envFrom"]] == ["twinsim-secrets"]
     assert set(docs["Secret/twinsim-secrets"]["stringData"]) == {"TWINSIM_API_KEY", "TWINSIM_LLM_API_KEY"}
 
     chroma = docs["StatefulSet/twinsim-chroma"]
     assert chroma["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] in {
-        m["name"] for m in chroma["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]}
+        m["name"] for m in chroma["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    }
     chroma_service = docs[f"Service/{chroma['spec']['serviceName']}"]
     assert chroma_service["spec"]["clusterIP"] == "None"
     assert chroma_service["spec"]["selector"].items() <= chroma["spec"]["template"]["metadata"]["labels"].items()
@@ -173,6 +185,7 @@ def test_manifests_agree_with_each_other():
 
 
 # ---- deploy/ against the code ---------------------------------------------------------------------------
+
 
 def test_every_twinsim_variable_in_deploy_is_a_real_setting():
     named = set()
@@ -189,4 +202,4 @@ def test_every_probe_path_answers_200_without_a_key(tmp_path):
     paths.add(re.search(r"8000(/\w+)", (DEPLOY / "Dockerfile").read_text()).group(1))  # HEALTHCHECK
     paths.add(pod["metadata"]["annotations"]["prometheus.io/path"])
     with TestClient(create_app(Settings(data_dir=tmp_path, api_key="probes-carry-no-key"))) as client:
-        assert {path: client.get(path).status_code for path in sorted(paths)} == {path: 200 for path in sorted(paths)}
+        assert {path: client.get(path).status_code for path in sorted(paths)} == dict.fromkeys(sorted(paths), 200)

@@ -10,8 +10,16 @@ from personas.embedded_store import EmbeddedMemoryStore
 from personas.memory_store import MemoryStore, PersonaNotFound
 from personas.open_store import open_memory_store
 
-QUERIES = ["do I read reviews before buying", "cheap usb cable", "Prime delivery", "what I do for work",
-           "brands I like", "how much I spend a month", "I am outgoing", ""]
+QUERIES = [
+    "do I read reviews before buying",
+    "cheap usb cable",
+    "Prime delivery",
+    "what I do for work",
+    "brands I like",
+    "how much I spend a month",
+    "I am outgoing",
+    "",
+]
 
 
 @pytest.fixture()
@@ -52,8 +60,9 @@ def test_every_write_shows_at_once(stores):
     renamed = first.model_copy(update={"name": "Renamed Person"})
     store.put_persona(renamed, keep_events=True)
     assert store.get_persona(first.id).name == "Renamed Person"
-    assert [m.id for m in store.recall(first.id, "what I do for work", 5)] == \
-        [m.id for m in plain.recall(first.id, "what I do for work", 5)]
+    assert [m.id for m in store.recall(first.id, "what I do for work", 5)] == [
+        m.id for m in plain.recall(first.id, "what I do for work", 5)
+    ]
 
     store.delete_persona(first.id)
     with pytest.raises(PersonaNotFound):

@@ -32,7 +32,7 @@ def texts(sample_users) -> list[str]:
     persona = sample_users[0]
     memories = [text for _, text in persona_memory_texts(persona)]
     longest = max(memories, key=len)  # past the 256-token truncation, where the two could part ways
-    return memories[:6] + [longest, core_profile_text(persona)] + QUERIES
+    return [*memories[:6], longest, core_profile_text(persona), *QUERIES]
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_onnx_vectors_agree_with_torch_on_memories_and_queries(texts, torch_vect
     assert vectors.shape == (len(texts), EMBEDDING_DIM) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     cosine = np.sum(vectors * torch_vectors, axis=1)
-    assert cosine.min() >= AGREEMENT, dict(zip(texts, cosine.round(4)))
+    assert cosine.min() >= AGREEMENT, dict(zip(texts, cosine.round(4), strict=True))
 
 
 def test_a_texts_vector_does_not_depend_on_the_texts_embedded_with_it(texts):
@@ -64,12 +64,16 @@ def test_a_missing_onnx_file_is_converted_on_first_use_with_one_line_on_stderr(t
     ensure_onnx(DEFAULT_VARIANT)  # the usual place has it; the empty model dir below does not
     script = "from personas.embedder import Embedder; print(Embedder().embed(['a first use']).shape)"
     env = {**os.environ, "TWINSIM_MODEL_DIR": str(tmp_path / "models")}
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"(1, {EMBEDDING_DIM})"
     notes = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(notes) == 1 and "converting all-MiniLM-L6-v2 to ONNX" in notes[0] and "personas.onnx_export" in notes[0]
     made = {path.name for path in (tmp_path / "models").iterdir()}
     assert made == {onnx_path("fp32").name, onnx_path(DEFAULT_VARIANT).name}  # no partial files left
-    again = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300)
+    again = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300
+    )
     assert again.returncode == 0 and again.stderr.strip() == ""  # converted once

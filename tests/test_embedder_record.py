@@ -78,19 +78,28 @@ def test_a_store_written_by_another_embedder_is_re_embedded_in_place(tmp_path, s
 
 def test_listing_personas_loads_no_model(tmp_path, sample_users):
     data_dir = tmp_path / "data"
-    write = ("from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore\n"
-             "from personas.open_store import open_chroma_client\n"
-             "from personas.sources import load_personas\nfrom agent.opera_data import opera_data_dir\n"
-             "persona = load_personas(opera_data_dir() / 'users_sample.csv')[0]\n"
-             f"MemoryStore(open_chroma_client(path={str(data_dir / 'chroma')!r}), embedder=TorchEmbedder()).put_persona(persona)")
+    write = (
+        "from personas.embedder import TorchEmbedder\nfrom personas.memory_store import MemoryStore\n"
+        "from personas.open_store import open_chroma_client\n"
+        "from personas.sources import load_personas\nfrom agent.opera_data import opera_data_dir\n"
+        "persona = load_personas(opera_data_dir() / 'users_sample.csv')[0]\n"
+        f"MemoryStore(open_chroma_client(path={str(data_dir / 'chroma')!r}), "
+        "embedder=TorchEmbedder()).put_persona(persona)"
+    )
     subprocess.run([sys.executable, "-c", write], cwd=REPO, check=True, capture_output=True, timeout=600)
-    listing = ("import sys\nfrom service.cli.main import app\ntry: app(['personas', 'list'])\nexcept SystemExit: pass\n"
-               "print(sorted(m for m in ('onnxruntime', 'torch', 'sentence_transformers') if m in sys.modules))")
+    listing = (
+        "import sys\nfrom service.cli.main import app\ntry: app(['personas', 'list'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in ('onnxruntime', 'torch', 'sentence_transformers') if m in sys.modules))"
+    )
     env = {**os.environ, "TWINSIM_DATA_DIR": str(data_dir), "COLUMNS": "400"}
-    done = subprocess.run([sys.executable, "-c", listing], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", listing], cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
     assert lines[0].split()[0] == sample_users[0].id and lines[-1] == "[]"
     assert "re-embedding" not in done.stderr
-    client = chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
+    client = chromadb.PersistentClient(
+        path=str(data_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
+    )
     assert client.get_collection(MEMORIES_COLLECTION).metadata == {EMBEDDER_RECORD: TORCH_EMBEDDER_ID}  # left as it was

@@ -10,8 +10,8 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.memory_recall import NO_MEMORIES
 from agent.interview import NO_MEMORIES_ANSWER
+from agent.memory_recall import NO_MEMORIES
 from personas.open_store import open_memory_store
 from personas.persona import Persona
 from service.api.app import create_app
@@ -35,8 +35,13 @@ def test_a_persona_with_no_memories_is_answered_everywhere(client):
     recalled = client.get("/personas/empty1/memories", params={"q": "running shoes", "k": 5})
     assert recalled.status_code == 200 and recalled.json() == []
 
-    predicted = client.post("/predict", json={"persona_id": "empty1", "page": {
-        "simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"}})
+    predicted = client.post(
+        "/predict",
+        json={
+            "persona_id": "empty1",
+            "page": {"simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"},
+        },
+    )
     assert predicted.status_code == 200, predicted.text
     body = predicted.json()
     assert body["memories"] == [] and body["details"]["memories"] == NO_MEMORIES
@@ -60,10 +65,13 @@ def test_an_experiment_over_the_whole_population_with_an_empty_persona_finishes(
     record = json.loads((opera_dir / "personas.jsonl").read_text().splitlines()[0])
     assert client.post("/personas", json=record).status_code == 201
     assert client.post("/personas", json={"id": "empty1"}).status_code == 201
-    variants = [{"name": name, "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}}
-                for name in ("A", "B")]
-    response = client.post("/experiments", json={"name": "empty persona", "variants": variants,
-                                                 "samples_per_persona": 2, "seed": 1})
+    variants = [
+        {"name": name, "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}}
+        for name in ("A", "B")
+    ]
+    response = client.post(
+        "/experiments", json={"name": "empty persona", "variants": variants, "samples_per_persona": 2, "seed": 1}
+    )
     assert response.status_code == 202, response.text
     deadline = time.monotonic() + 300  # a guard against hanging, not a speed assertion
     while (body := client.get(f"/experiments/{response.json()['id']}").json())["status"] in ("queued", "running"):

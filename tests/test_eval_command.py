@@ -12,8 +12,16 @@ from service.cli.main import app
 from tests.support.openai_server import OpenAICompatibleServer
 
 SMALL = Path(__file__).resolve().parent / "fixtures" / "opera_small"
-KEYS = ("n", "exact_match", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1",
-        "fine_grained_accuracy", "outcome_accuracy", "outcome_weighted_f1")
+KEYS = (
+    "n",
+    "exact_match",
+    "action_type_macro_f1",
+    "action_type_weighted_f1",
+    "click_type_weighted_f1",
+    "fine_grained_accuracy",
+    "outcome_accuracy",
+    "outcome_weighted_f1",
+)
 N_STEPS = 24
 
 
@@ -30,8 +38,22 @@ def env(tmp_path):
 @pytest.mark.parametrize("brain", ["embedded", "repeat-previous", "majority"])
 def test_every_offline_brain_runs_through_the_command(brain, env, tmp_path):
     out = tmp_path / "report.json"
-    result = run(["eval", "--actions", str(SMALL / "actions.parquet"), "--users", str(SMALL / "personas.jsonl"),
-                  "--brain", brain, "--out", str(out), "--html", str(tmp_path / "report.html")], env)
+    result = run(
+        [
+            "eval",
+            "--actions",
+            str(SMALL / "actions.parquet"),
+            "--users",
+            str(SMALL / "personas.jsonl"),
+            "--brain",
+            brain,
+            "--out",
+            str(out),
+            "--html",
+            str(tmp_path / "report.html"),
+        ],
+        env,
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     metrics = report["metrics"]
@@ -49,8 +71,20 @@ def test_repeat_previous_scores_what_repeating_scores(env, tmp_path):
     reviews.popover.review_images.next of session A2), and at step 0 it plays the majority action, a click on
     `reviews`, which is how session A2 starts: 2 of 24."""
     out = tmp_path / "r.json"
-    result = run(["eval", "--actions", str(SMALL / "actions_page_free.jsonl"), "--users", str(SMALL / "users.csv"),
-                  "--brain", "repeat-previous", "--out", str(out)], env)
+    result = run(
+        [
+            "eval",
+            "--actions",
+            str(SMALL / "actions_page_free.jsonl"),
+            "--users",
+            str(SMALL / "users.csv"),
+            "--brain",
+            "repeat-previous",
+            "--out",
+            str(out),
+        ],
+        env,
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["run"]["task"] == "page-free"
@@ -59,12 +93,29 @@ def test_repeat_previous_scores_what_repeating_scores(env, tmp_path):
 
 
 def test_llm_brain_through_a_real_server_with_resume_and_cache(env, tmp_path):
-    answer = json.dumps({"rationale": "I'll search again.", "action": {"type": "click", "name": "nav_bar.search_button"}})
+    answer = json.dumps(
+        {"rationale": "I'll search again.", "action": {"type": "click", "name": "nav_bar.search_button"}}
+    )
     with OpenAICompatibleServer(default_reply=answer) as server:
         env = {**env, "TWINSIM_LLM_API_BASE": server.base_url, "TWINSIM_LLM_RETRIES": "0"}
         out = tmp_path / "llm.json"
-        args = ["eval", "--actions", str(SMALL / "actions.parquet"), "--users", str(SMALL / "users.csv"),
-                "--brain", "llm", "--model", "openai/twin-test", "--concurrency", "3", "--out", str(out), "--limit", "2"]
+        args = [
+            "eval",
+            "--actions",
+            str(SMALL / "actions.parquet"),
+            "--users",
+            str(SMALL / "users.csv"),
+            "--brain",
+            "llm",
+            "--model",
+            "openai/twin-test",
+            "--concurrency",
+            "3",
+            "--out",
+            str(out),
+            "--limit",
+            "2",
+        ]
         result = run(args, env)
         assert result.exit_code == 0, result.output
         report = json.loads(out.read_text())
@@ -79,12 +130,15 @@ def test_llm_brain_through_a_real_server_with_resume_and_cache(env, tmp_path):
         assert json.loads(out.read_text())["run"]["resumed_steps"] == 11
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--ablate", "persona,vibes"], "unknown ablation"),
-    (["--brain", "oracle"], "unknown brain"),
-    (["--sessions", "nope"], "none of the requested"),
-    (["--brain", "llm"], "needs --model"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--ablate", "persona,vibes"], "unknown ablation"),
+        (["--brain", "oracle"], "unknown brain"),
+        (["--sessions", "nope"], "none of the requested"),
+        (["--brain", "llm"], "needs --model"),
+    ],
+)
 def test_bad_arguments_are_clear_errors(args, message, env):
     result = run(["eval", "--actions", str(SMALL / "actions.parquet"), "--users", str(SMALL / "users.csv"), *args], env)
     assert result.exit_code != 0

@@ -37,7 +37,9 @@ def images_sent(server) -> list[bytes]:
     for request in server.requests:
         content = request["messages"][1]["content"]
         if isinstance(content, list):
-            sent += [base64.b64decode(p["image_url"]["url"].split(",", 1)[1]) for p in content if p["type"] == "image_url"]
+            sent += [
+                base64.b64decode(p["image_url"]["url"].split(",", 1)[1]) for p in content if p["type"] == "image_url"
+            ]
     return sent
 
 
@@ -53,14 +55,29 @@ def test_opera_rows_image_column_goes_to_the_model_with_screenshots(env, tmp_pat
     for number, row in enumerate(table):
         if row["session_id"] == first_session and number != 1:
             shots.append(png(200 + number))
-            row["image"] = {"bytes": shots[-1], "path": None}   # the Hugging Face image struct
+            row["image"] = {"bytes": shots[-1], "path": None}  # the Hugging Face image struct
         else:
             row["image"] = {"bytes": b"not a png" if number == 1 else None, "path": None}
     actions = tmp_path / "actions_with_images.parquet"
     pq.write_table(pa.Table.from_pylist(table), actions)
     answer = '{"rationale": "Searching.", "action": {"type": "click", "name": "nav_bar.search_button"}}'
-    base = ["eval", "--actions", str(actions), "--users", str(SMALL / "personas.jsonl"), "--brain", "llm",
-            "--model", "openai/twin-test", "--vision", "always", "--limit", "2", "--concurrency", "2"]
+    base = [
+        "eval",
+        "--actions",
+        str(actions),
+        "--users",
+        str(SMALL / "personas.jsonl"),
+        "--brain",
+        "llm",
+        "--model",
+        "openai/twin-test",
+        "--vision",
+        "always",
+        "--limit",
+        "2",
+        "--concurrency",
+        "2",
+    ]
     with OpenAICompatibleServer(default_reply=answer) as server:
         env = {**env, "TWINSIM_LLM_API_BASE": server.base_url}
         result = CliRunner().invoke(app, [*base, "--screenshots", "--out", str(tmp_path / "with.json")], env=env)
@@ -68,8 +85,10 @@ def test_opera_rows_image_column_goes_to_the_model_with_screenshots(env, tmp_pat
         assert sorted(images_sent(server)) == sorted(shots)  # each row's own picture, and only those
         run = json.loads((tmp_path / "with.json").read_text())["run"]
         n = json.loads((tmp_path / "with.json").read_text())["metrics"]["n"]
-        assert run["screenshots"] == {"steps": n, "by_fate": {"none in the row": n - len(shots) - 1,
-                                                              "sent": len(shots), "unreadable": 1}}
+        assert run["screenshots"] == {
+            "steps": n,
+            "by_fate": {"none in the row": n - len(shots) - 1, "sent": len(shots), "unreadable": 1},
+        }
         server.reset()
         result = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "without.json")], env=env)
         assert result.exit_code == 0, result.output
@@ -91,17 +110,42 @@ def test_mind2web_screenshots_with_set_of_marks(env, tmp_path):
     with OpenAICompatibleServer(default_reply=answer) as server:
         env = {**env, "TWINSIM_LLM_API_BASE": server.base_url}
         out = tmp_path / "m2w.json"
-        result = CliRunner().invoke(app, ["eval", "--format", "mind2web", str(folder), "--brain", "llm", "--model",
-                                          "openai/twin-test", "--screenshots", "--grounding", "set-of-marks",
-                                          "--vision", "always", "--concurrency", "1", "--out", str(out)], env=env)
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--format",
+                "mind2web",
+                str(folder),
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--screenshots",
+                "--grounding",
+                "set-of-marks",
+                "--vision",
+                "always",
+                "--concurrency",
+                "1",
+                "--out",
+                str(out),
+            ],
+            env=env,
+        )
         assert result.exit_code == 0, result.output
         requests = list(server.requests)
     assert len(requests) == 2  # one call at a time, so the requests come in the rows' order
     steps = [json.loads(line) for line in (tmp_path / "m2w.steps.jsonl").read_text().splitlines()]
-    for (_, row), request, step in zip([r for r in rows() if r[0] == "test_website"], requests, steps):
+    for (_, row), request, step in zip([r for r in rows() if r[0] == "test_website"], requests, steps, strict=True):
         content = request["messages"][1]["content"]
-        marked = Image.open(io.BytesIO(base64.b64decode(
-            next(p for p in content if p["type"] == "image_url")["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+        marked = Image.open(
+            io.BytesIO(
+                base64.b64decode(
+                    next(p for p in content if p["type"] == "image_url")["image_url"]["url"].split(",", 1)[1]
+                )
+            )
+        ).convert("RGB")
         candidates = [json.loads(c["attributes"]) for c in row["pos_candidates"] + row["neg_candidates"]]
         for attributes in candidates:  # every candidate's box is drawn, in a mark colour, on the white page
             x, y, _, h = parse_bbox(attributes["bounding_box_rect"])

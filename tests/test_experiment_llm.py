@@ -26,8 +26,12 @@ def buy_the_deal_if_shown(body: dict) -> str:
     """The scripted shopper: clicks the deal banner's Add to Cart when the page has one, else leaves."""
     prompt = "".join(m.get("content") or "" for m in body["messages"])
     if "deal_banner.add_to_cart" in prompt:
-        return json.dumps({"rationale": "20% off with one-day delivery, I'll take it.",
-                           "action": {"type": "click", "name": "deal_banner.add_to_cart"}})
+        return json.dumps(
+            {
+                "rationale": "20% off with one-day delivery, I'll take it.",
+                "action": {"type": "click", "name": "deal_banner.add_to_cart"},
+            }
+        )
     return json.dumps({"rationale": "Nothing here convinces me, I'm leaving.", "action": {"type": "terminate"}})
 
 
@@ -37,11 +41,20 @@ def pool(opera_dir):
 
 
 def llm_spec(pool, **overrides) -> ExperimentSpec:
-    data = {"name": "llm", "brain": "llm", "model": "openai/twin-test", "concurrency": 2, "seed": 3,
-            "samples_per_persona": 4, "targets": ["deal_banner"],
-            "population": {"ids": [p.id for p in pool]},
-            "variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                         {"name": "B", "page": {"path": str(BANNER_PAGE)}}]}
+    data = {
+        "name": "llm",
+        "brain": "llm",
+        "model": "openai/twin-test",
+        "concurrency": 2,
+        "seed": 3,
+        "samples_per_persona": 4,
+        "targets": ["deal_banner"],
+        "population": {"ids": [p.id for p in pool]},
+        "variants": [
+            {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+            {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+        ],
+    }
     data.update(overrides)
     return ExperimentSpec.model_validate(data)
 

@@ -24,14 +24,27 @@ def run(tmp_path, server, **overrides):
     spec = yaml.safe_load((EXAMPLES / "deal_banner.yaml").read_text())
     spec["variants"][0]["page"]["path"] = str(PAGES / "product_page.html")
     spec["variants"][1]["page"]["path"] = str(EXAMPLES / "pages" / "product_deal_banner.html")
-    spec.update(population={"ids": ["maria-lopez"]}, samples_per_persona=2, segments=[], brain="llm",
-                model="openai/twin-test", concurrency=1, **overrides)
+    spec.update(
+        population={"ids": ["maria-lopez"]},
+        samples_per_persona=2,
+        segments=[],
+        brain="llm",
+        model="openai/twin-test",
+        concurrency=1,
+        **overrides,
+    )
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec))
-    env = {"TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_LLM_API_BASE": server.base_url,
-           "TWINSIM_LLM_RETRIES": "0", "HF_HUB_OFFLINE": "1", "COLUMNS": "400"}
-    return CliRunner().invoke(app, ["experiment", "run", str(path), "--out", str(tmp_path / "out"),
-                                    "--personas", str(PERSONAS)], env=env)
+    env = {
+        "TWINSIM_DATA_DIR": str(tmp_path / "data"),
+        "TWINSIM_LLM_API_BASE": server.base_url,
+        "TWINSIM_LLM_RETRIES": "0",
+        "HF_HUB_OFFLINE": "1",
+        "COLUMNS": "400",
+    }
+    return CliRunner().invoke(
+        app, ["experiment", "run", str(path), "--out", str(tmp_path / "out"), "--personas", str(PERSONAS)], env=env
+    )
 
 
 def test_a_failing_provider_is_refused_before_any_twin_runs(tmp_path):

@@ -37,21 +37,44 @@ def _samples() -> list[Sample]:
             leaves = not buys and p % 3 == 0
             action = "terminate" if leaves else "input" if p % 7 == 0 else "click"
             click_type = ("purchase" if buys else "review") if action == "click" else None
-            rationale = ("Great price with the deal, adding it to my cart." if buys else
-                         HOSTILE if leaves and p % 2 else "Delivery is too slow, I'll leave." if leaves else
-                         "I want to read the reviews first.")
-            samples.append(Sample(variant=variant, persona_id=f"persona-{p}", instance=0, action_type=action,
-                                  click_type=click_type, element=None if action == "terminate" else
-                                  ("add_to_cart_button<b>" if click_type == "purchase" else "reviews.see_all"),
-                                  purchase=buys, leave=leaves, target_clicks={"deal_banner": variant == "B" and p < 15},
-                                  rationale=rationale, segments={"conscientiousness": "high" if p % 2 else "low"}, steps=2))
+            rationale = (
+                "Great price with the deal, adding it to my cart."
+                if buys
+                else HOSTILE
+                if leaves and p % 2
+                else "Delivery is too slow, I'll leave."
+                if leaves
+                else "I want to read the reviews first."
+            )
+            samples.append(
+                Sample(
+                    variant=variant,
+                    persona_id=f"persona-{p}",
+                    instance=0,
+                    action_type=action,
+                    click_type=click_type,
+                    element=None
+                    if action == "terminate"
+                    else ("add_to_cart_button<b>" if click_type == "purchase" else "reviews.see_all"),
+                    purchase=buys,
+                    leave=leaves,
+                    target_clicks={"deal_banner": variant == "B" and p < 15},
+                    rationale=rationale,
+                    segments={"conscientiousness": "high" if p % 2 else "low"},
+                    steps=2,
+                )
+            )
     return samples
 
 
 def _card(p: int) -> dict:
-    return persona_card(Persona(id=f"persona-{p}", demographics={"gender": ["Female", "Male"][p % 2],
-                                                                 "age": "25-34 years old", "employment": "Student"},
-                                self_description=f"I am shopper number {p}. I like deals."))
+    return persona_card(
+        Persona(
+            id=f"persona-{p}",
+            demographics={"gender": ["Female", "Male"][p % 2], "age": "25-34 years old", "employment": "Student"},
+            self_description=f"I am shopper number {p}. I like deals.",
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,17 +82,26 @@ def results() -> dict:
     from personas.embedder import get_embedder
 
     samples = _samples()
-    return {"spec": {"name": "Deal banner <test>", "variants": [{"name": "A", "pages": []}, {"name": "B", "pages": []}],
-                     "brain": "embedded", "seed": 11, "samples_per_persona": 1, "targets": ["deal_banner"],
-                     "segments": ["conscientiousness"], "description": "Does a deal banner sell more?",
-                     "population_size": 40},
-            "status": {"state": "done"},
-            "analysis": analyse(samples, ["A", "B"], targets=["deal_banner"], n_bootstrap=500, seed=11),
-            "themes": rationale_themes(samples, get_embedder().embed),
-            "cost": {"predictions": 80, "cost_usd": 0.0, "llm_calls": 0},
-            "flips": persona_flips(samples, ["A", "B"]),
-            "paths": step_paths(samples, ["A", "B"]),
-            "personas": {f"persona-{p}": _card(p) for p in range(40)}}
+    return {
+        "spec": {
+            "name": "Deal banner <test>",
+            "variants": [{"name": "A", "pages": []}, {"name": "B", "pages": []}],
+            "brain": "embedded",
+            "seed": 11,
+            "samples_per_persona": 1,
+            "targets": ["deal_banner"],
+            "segments": ["conscientiousness"],
+            "description": "Does a deal banner sell more?",
+            "population_size": 40,
+        },
+        "status": {"state": "done"},
+        "analysis": analyse(samples, ["A", "B"], targets=["deal_banner"], n_bootstrap=500, seed=11),
+        "themes": rationale_themes(samples, get_embedder().embed),
+        "cost": {"predictions": 80, "cost_usd": 0.0, "llm_calls": 0},
+        "flips": persona_flips(samples, ["A", "B"]),
+        "paths": step_paths(samples, ["A", "B"]),
+        "personas": {f"persona-{p}": _card(p) for p in range(40)},
+    }
 
 
 def test_report_renders_every_section_and_escapes_model_text(results):
@@ -83,9 +115,17 @@ def test_report_renders_every_section_and_escapes_model_text(results):
     assert set(re.findall(r"data-chart='([^']+)'", html)) == CHARTS
     assert set(figures) == {f"chart-{c}" for c in CHARTS}
     assert external == []  # self-contained
-    for heading in ("Experiment", "Outcomes per variant", "Comparisons with the control",
-                    "Which personas changed behaviour", "Segments", "Why twins acted: rationale themes",
-                    "Who the twins are", "Cost", "Methods"):
+    for heading in (
+        "Experiment",
+        "Outcomes per variant",
+        "Comparisons with the control",
+        "Which personas changed behaviour",
+        "Segments",
+        "Why twins acted: rationale themes",
+        "Who the twins are",
+        "Cost",
+        "Methods",
+    ):
         assert heading in text
     assert "A (control), B" in text and "population size (personas)" in text and "40" in text
 
@@ -109,29 +149,42 @@ def test_flips_name_the_personas_who_changed(results):
     # personas 8..25 bought on B only; nobody bought on A only
     assert flips["totals"]["purchase"] == {"gained": 18, "lost": 0}
     assert {row["persona_id"] for row in flips["listed"] if row["purchase"]["gained"]} == {
-        f"persona-{p}" for p in range(8, 26)}
+        f"persona-{p}" for p in range(8, 26)
+    }
     html = render_report(results)
     chart = plotly_figures(html)["chart-flips-B"]
     assert [trace["name"] for trace in chart["data"]] == ["purchase", "leave"]
     assert all(len(trace["x"]) == flips["personas_changed"] for trace in chart["data"])
     # personas appear by a short label linking to their card, never as a bare id
-    assert "<a class='persona' href='#persona-persona-8' title='persona-8'>Female, 25-34, Student · persona-8</a>" in html
+    assert (
+        "<a class='persona' href='#persona-persona-8' title='persona-8'>Female, 25-34, Student · persona-8</a>" in html
+    )
     assert "id='persona-persona-8'" in html
 
 
 def test_quotes_say_who_said_them(results):
     html = render_report(results)
-    on_a, on_b = re.findall(r"<blockquote>Great price with the deal, adding it to my cart\.<span class='who'>(.*?)"
-                            r"</span></blockquote>", html)
+    on_a, on_b = re.findall(
+        r"<blockquote>Great price with the deal, adding it to my cart\.<span class='who'>(.*?)"
+        r"</span></blockquote>",
+        html,
+    )
     assert on_a.endswith("; said 8 times") and on_b.endswith("; said 26 times")  # per variant, three named
     assert re.findall(r"title='(persona-\d+)'", on_a) == ["persona-0", "persona-1", "persona-2"]
 
 
 def test_indistinguishable_variants_are_said_first_and_p1_rows_collapsed():
     same = [s.model_copy(update={"variant": v}) for s in _samples() if s.variant == "A" for v in ("A", "B")]
-    results = {"spec": {"name": "restyle"}, "analysis": analyse(same, ["A", "B"], n_bootstrap=200, seed=1),
-               "visibility": {"distinguishable": False, "brain": "embedded", "indistinguishable_variants": ["B"],
-                              "note": "variant(s) B give the embedded brain exactly the same input as A on every page"}}
+    results = {
+        "spec": {"name": "restyle"},
+        "analysis": analyse(same, ["A", "B"], n_bootstrap=200, seed=1),
+        "visibility": {
+            "distinguishable": False,
+            "brain": "embedded",
+            "indistinguishable_variants": ["B"],
+            "note": "variant(s) B give the embedded brain exactly the same input as A on every page",
+        },
+    }
     html = render_report(results)
     text, _, _ = page_text(html)
     assert text.index("The twins could not see the difference") < text.index("Outcomes per variant")
@@ -148,9 +201,18 @@ def _purchase_row(paired: bool) -> list[str]:
     for p in range(200):
         for variant, buyers in (("A", 1), ("B", 9)):
             buys = p < buyers
-            samples.append(Sample(variant=variant, persona_id=f"p{p}" if paired or variant == "A" else f"q{p}",
-                                  instance=0, action_type="click", click_type="purchase" if buys else "review",
-                                  element="x", purchase=buys, leave=False))
+            samples.append(
+                Sample(
+                    variant=variant,
+                    persona_id=f"p{p}" if paired or variant == "A" else f"q{p}",
+                    instance=0,
+                    action_type="click",
+                    click_type="purchase" if buys else "review",
+                    element="x",
+                    purchase=buys,
+                    leave=False,
+                )
+            )
     html = render_report({"analysis": analyse(samples, ["A", "B"], n_bootstrap=200, seed=1)})
     row = re.search(r"<tr[^>]*><td>B vs A</td><td>purchase</td>.*?</tr>", html).group(0)
     return re.findall(r"<td[^>]*>(.*?)</td>", row)
@@ -185,8 +247,9 @@ def test_report_figures_are_drawn_in_chromium_offline(results, tmp_path):
             browser.close()
 
 
-@pytest.mark.parametrize("partial", [{}, {"spec": {"name": "x"}}, {"status": "running"},
-                                      {"analysis": {}, "themes": {}, "cost": {}}])
+@pytest.mark.parametrize(
+    "partial", [{}, {"spec": {"name": "x"}}, {"status": "running"}, {"analysis": {}, "themes": {}, "cost": {}}]
+)
 def test_missing_parts_still_render(partial):
     html = render_report(partial)
     assert html.startswith("<!doctype html>") and html.endswith("</html>")

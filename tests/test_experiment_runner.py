@@ -12,18 +12,27 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.cost import check_budget, estimate_cost
 from agent.experiments.prepared import instance_seed, prepare, sample_key
 from agent.experiments.runner import RunInterrupted, run_experiment
+from agent.experiments.spec import ExperimentSpec, SpecError, load_spec, parse_spec
 from agent.experiments.unit_loop import run_unit, run_unit_graph
 from agent.graph import TwinGraph
-from agent.experiments.spec import ExperimentSpec, SpecError, load_spec, parse_spec
 from personas.population import PopulationError
 from personas.sources import load_personas
 from tests.conftest import PAGES, REPO
 
 EXAMPLES = REPO / "examples" / "experiments"
 BANNER_PAGE = EXAMPLES / "pages" / "product_deal_banner.html"
-HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-            "rationale": "My old cable frayed."},
-           {"action": {"type": "click", "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name"}}]
+HISTORY = [
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "My old cable frayed.",
+    },
+    {
+        "action": {
+            "type": "click",
+            "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name",
+        }
+    },
+]
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +48,10 @@ def brain():
 def product_spec(**overrides) -> ExperimentSpec:
     data = {
         "name": "reviews vs deal banner",
-        "variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                     {"name": "B", "page": {"path": str(BANNER_PAGE)}}],
+        "variants": [
+            {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+            {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+        ],
         "history": HISTORY,
         "population": {"sample": 12, "strata": ["conscientiousness"], "seed": 3},
         "samples_per_persona": 5,
@@ -87,8 +98,13 @@ def test_same_spec_and_seed_give_the_same_result_document(pool, brain):
 
 def test_a_twin_instance_draws_with_the_same_seed_on_every_variant(pool, brain):
     """Paired design: with two identical variants every twin instance does exactly the same thing."""
-    same = product_spec(variants=[{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                                  {"name": "A2", "page": {"path": str(PAGES / "product_page.html")}}], targets=[])
+    same = product_spec(
+        variants=[
+            {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+            {"name": "A2", "page": {"path": str(PAGES / "product_page.html")}},
+        ],
+        targets=[],
+    )
     samples = run(same, pool, brain).samples
     by_key = {(s.persona_id, s.instance, s.variant): s for s in samples}
     for s in samples:
@@ -118,10 +134,17 @@ def test_twins_see_the_difference_between_the_variants(pool, brain):
 
 
 def test_page_sequences_carry_history_and_stop_at_leave_or_purchase(pool, brain):
-    spec = product_spec(variants=[
-        {"name": "A", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(PAGES / "product_page.html")}]},
-        {"name": "B", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(BANNER_PAGE)}]}],
-        history=HISTORY[:1], samples_per_persona=4)
+    spec = product_spec(
+        variants=[
+            {
+                "name": "A",
+                "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(PAGES / "product_page.html")}],
+            },
+            {"name": "B", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(BANNER_PAGE)}]},
+        ],
+        history=HISTORY[:1],
+        samples_per_persona=4,
+    )
     samples = run(spec, pool, brain).samples
     assert {s.steps for s in samples} <= {1, 2}
     for s in samples:
@@ -144,10 +167,17 @@ def test_page_sequences_carry_history_and_stop_at_leave_or_purchase(pool, brain)
 def test_bulk_units_decide_exactly_as_the_graph_does(pool, brain):
     """Bulk units skip LangGraph but run its recall and decide step: the same unit, through the graph, gives the
     same sample and the same decision records, step by step."""
-    spec = product_spec(variants=[
-        {"name": "A", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(PAGES / "product_page.html")}]},
-        {"name": "B", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(BANNER_PAGE)}]}],
-        history=HISTORY[:1], samples_per_persona=2)
+    spec = product_spec(
+        variants=[
+            {
+                "name": "A",
+                "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(PAGES / "product_page.html")}],
+            },
+            {"name": "B", "pages": [{"path": str(PAGES / "search_results.html")}, {"path": str(BANNER_PAGE)}]},
+        ],
+        history=HISTORY[:1],
+        samples_per_persona=2,
+    )
     prepared = prepare(spec, pool, memory=None)
     graph = TwinGraph({"embedded": brain}, memory=None)
     units = prepared.units()[:12]
@@ -205,17 +235,30 @@ def test_example_specs_load_and_resolve(pool):
         assert len(prepared.pages) >= 2 and prepared.personas
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}}]}, "at least 2"),
-    ({"variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}}, {"name": "B"}]}, "has no page"),
-    ({"variants": [{"name": "A", "page": {"path": "x.html", "url": "https://example.com"}},
-                   {"name": "B", "page": {"path": "y.html"}}]}, "exactly one of"),
-    ({"samples_per_persona": 0}, "greater than or equal to 1"),
-    ({"samples_per_persona": 101}, "less than or equal to 100"),
-    ({"budget_usd": -1}, "budget_usd"),
-    ({"segments": ["shoe_size"]}, "unknown segment trait"),
-    ({"surprise": 1}, "Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}}]}, "at least 2"),
+        (
+            {"variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}}, {"name": "B"}]},
+            "has no page",
+        ),
+        (
+            {
+                "variants": [
+                    {"name": "A", "page": {"path": "x.html", "url": "https://example.com"}},
+                    {"name": "B", "page": {"path": "y.html"}},
+                ]
+            },
+            "exactly one of",
+        ),
+        ({"samples_per_persona": 0}, "greater than or equal to 1"),
+        ({"samples_per_persona": 101}, "less than or equal to 100"),
+        ({"budget_usd": -1}, "budget_usd"),
+        ({"segments": ["shoe_size"]}, "unknown segment trait"),
+        ({"surprise": 1}, "Extra inputs are not permitted"),
+    ],
+)
 def test_bad_specs_are_refused_with_the_reason(change, message):
     data = product_spec().model_dump(mode="json", exclude_none=True)
     data.update(change)
@@ -229,8 +272,16 @@ def test_bad_populations_and_pages_fail_before_any_work(pool, tmp_path):
     with pytest.raises(PopulationError, match="population is empty"):
         prepare(product_spec(population={"filters": {"gender": "robot"}}), pool, memory=None)
     with pytest.raises(SpecError, match="cannot read"):
-        prepare(product_spec(variants=[{"name": "A", "page": {"path": str(tmp_path / "missing.html")}},
-                                       {"name": "B", "page": {"path": str(BANNER_PAGE)}}]), pool, memory=None)
+        prepare(
+            product_spec(
+                variants=[
+                    {"name": "A", "page": {"path": str(tmp_path / "missing.html")}},
+                    {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+                ]
+            ),
+            pool,
+            memory=None,
+        )
     with pytest.raises(SpecError, match="file paths are read only by the CLI"):
         prepare(product_spec(), pool, memory=None, allow_paths=False)
     with pytest.raises(SpecError, match="max_predictions"):
@@ -238,8 +289,16 @@ def test_bad_populations_and_pages_fail_before_any_work(pool, tmp_path):
     blank = tmp_path / "blank.html"
     blank.write_text("<html><body><p>nothing to click</p></body></html>")
     with pytest.raises(SpecError, match="no element a twin could act on"):
-        prepare(product_spec(variants=[{"name": "A", "page": {"path": str(blank), "format": "simplified"}},
-                                       {"name": "B", "page": {"path": str(BANNER_PAGE)}}]), pool, memory=None)
+        prepare(
+            product_spec(
+                variants=[
+                    {"name": "A", "page": {"path": str(blank), "format": "simplified"}},
+                    {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+                ]
+            ),
+            pool,
+            memory=None,
+        )
 
 
 def test_a_misspelt_target_is_refused_with_the_closest_names_the_pages_have(pool):
@@ -250,16 +309,22 @@ def test_a_misspelt_target_is_refused_with_the_closest_names_the_pages_have(pool
     assert "closest: deal_banner.add_to_cart, buybox.purchase_form.add_to_cart" in message
     assert "available: brand_store, breadcrumbs, buybox, deal_banner" in message
     assert "deal_banner'" not in message  # the valid target is not reported
-    prepared = prepare(product_spec(targets=["deal_banner", "buybox.purchase_form", "reviews.star_rating"]), pool,
-                       memory=None)  # an element, or a dotted prefix of one, on any variant's page
+    prepared = prepare(
+        product_spec(targets=["deal_banner", "buybox.purchase_form", "reviews.star_rating"]), pool, memory=None
+    )  # an element, or a dotted prefix of one, on any variant's page
     assert prepared.notes == []
 
 
 def test_targets_only_live_pages_could_have_are_noted_not_refused():
     from agent.experiments.targets import check_targets
 
-    spec = product_spec(variants=[{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                                  {"name": "B", "live_url": "http://127.0.0.1:8100/"}], targets=["place_order"])
+    spec = product_spec(
+        variants=[
+            {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+            {"name": "B", "live_url": "http://127.0.0.1:8100/"},
+        ],
+        targets=["place_order"],
+    )
     notes = check_targets(spec, {"A": {"buybox.purchase_form.add_to_cart"}})
     assert len(notes) == 1 and "'place_order'" in notes[0] and "known only at run time" in notes[0]
 
@@ -292,18 +357,30 @@ def page_server():
 
 
 def test_url_pages_are_fetched_and_fetch_failures_say_why(pool, brain, page_server):
-    spec = product_spec(variants=[{"name": "A", "page": {"url": f"{page_server}/product_page.html"}},
-                                  {"name": "B", "page": {"path": str(BANNER_PAGE)}}])
+    spec = product_spec(
+        variants=[
+            {"name": "A", "page": {"url": f"{page_server}/product_page.html"}},
+            {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+        ]
+    )
     prepared = prepare(spec, pool, memory=None)
     assert prepared.pages["A"][0].observation.page_type == "product"
     assert prepared.pages["A"][0].url == f"{page_server}/product_page.html"
-    missing = product_spec(variants=[{"name": "A", "page": {"url": f"{page_server}/nope.html"}},
-                                     {"name": "B", "page": {"path": str(BANNER_PAGE)}}])
+    missing = product_spec(
+        variants=[
+            {"name": "A", "page": {"url": f"{page_server}/nope.html"}},
+            {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+        ]
+    )
     with pytest.raises(SpecError, match="HTTP 404"):
         prepare(missing, pool, memory=None)
     from tests.support.service_process import free_port
 
-    closed = product_spec(variants=[{"name": "A", "page": {"url": f"http://127.0.0.1:{free_port()}/x.html"}},
-                                    {"name": "B", "page": {"path": str(BANNER_PAGE)}}])
+    closed = product_spec(
+        variants=[
+            {"name": "A", "page": {"url": f"http://127.0.0.1:{free_port()}/x.html"}},
+            {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+        ]
+    )
     with pytest.raises(SpecError, match="could not fetch"):
         prepare(closed, pool, memory=None)

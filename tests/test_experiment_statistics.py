@@ -16,19 +16,45 @@ from agent.experiments.samples import Sample
 from agent.experiments.statistics import ExperimentInputError, analyse
 
 
-def _sample(variant, persona, instance=0, *, purchase=False, leave=False, action_type="click", click_type="review",
-            element="reviews.see_all", targets=None, segments=None):
+def _sample(
+    variant,
+    persona,
+    instance=0,
+    *,
+    purchase=False,
+    leave=False,
+    action_type="click",
+    click_type="review",
+    element="reviews.see_all",
+    targets=None,
+    segments=None,
+):
     if action_type != "click":
         click_type = None
     if action_type == "terminate":
         element = None
-    return Sample(variant=variant, persona_id=persona, instance=instance, action_type=action_type, click_type=click_type,
-                  element=element, purchase=purchase, leave=leave, target_clicks=targets or {}, segments=segments or {})
+    return Sample(
+        variant=variant,
+        persona_id=persona,
+        instance=instance,
+        action_type=action_type,
+        click_type=click_type,
+        element=element,
+        purchase=purchase,
+        leave=leave,
+        target_clicks=targets or {},
+        segments=segments or {},
+    )
 
 
 def _paired(both: int, control_only: int, variant_only: int, neither: int) -> list[Sample]:
     """Twins p0..pN in A and B; the 2x2 table of purchases is exactly the one given."""
-    cells = [(True, True)] * both + [(True, False)] * control_only + [(False, True)] * variant_only + [(False, False)] * neither
+    cells = (
+        [(True, True)] * both
+        + [(True, False)] * control_only
+        + [(False, True)] * variant_only
+        + [(False, False)] * neither
+    )
     samples = []
     for i, (a, b) in enumerate(cells):
         samples += [_sample("A", f"p{i}", purchase=a), _sample("B", f"p{i}", purchase=b)]
@@ -37,8 +63,9 @@ def _paired(both: int, control_only: int, variant_only: int, neither: int) -> li
 
 def _independent(yes_a: int, n_a: int, yes_b: int, n_b: int) -> list[Sample]:
     """Different twins in A and B: unpaired."""
-    return ([_sample("A", f"a{i}", purchase=i < yes_a) for i in range(n_a)]
-            + [_sample("B", f"b{i}", purchase=i < yes_b) for i in range(n_b)])
+    return [_sample("A", f"a{i}", purchase=i < yes_a) for i in range(n_a)] + [
+        _sample("B", f"b{i}", purchase=i < yes_b) for i in range(n_b)
+    ]
 
 
 def test_mcnemar_on_agresti_approval_table_matches_statsmodels_and_the_formula():
@@ -112,23 +139,41 @@ def test_chi_square_on_action_types_and_cramers_v():
 
 
 def test_chi_square_drops_unseen_categories_and_says_when_it_cannot_run():
-    samples = ([_sample("A", f"a{i}", click_type="review" if i % 2 else "search") for i in range(20)]
-               + [_sample("B", f"b{i}", click_type="review") for i in range(20)])
+    samples = [_sample("A", f"a{i}", click_type="review" if i % 2 else "search") for i in range(20)] + [
+        _sample("B", f"b{i}", click_type="review") for i in range(20)
+    ]
     result = analyse(samples, ["A", "B"], n_bootstrap=100)
     click = result["comparisons"][0]["distributions"]["click_type"]
     assert click["categories"] == ["review", "search"] and click["applicable"]
     action = result["comparisons"][0]["distributions"]["action_type"]  # everyone clicked: input/terminate dropped
     assert action["applicable"] is False and "only one action type" in action["reason"]
     assert action["p_value"] is None and action["p_adjusted"] is None and action["significant"] is False
-    no_clicks = analyse([_sample("A", "a", action_type="terminate", leave=True), _sample("A", "b"),
-                         _sample("B", "a", action_type="terminate", leave=True), _sample("B", "b", action_type="input")],
-                        ["A", "B"], n_bootstrap=50)["comparisons"][0]["distributions"]["click_type"]
+    no_clicks = analyse(
+        [
+            _sample("A", "a", action_type="terminate", leave=True),
+            _sample("A", "b"),
+            _sample("B", "a", action_type="terminate", leave=True),
+            _sample("B", "b", action_type="input"),
+        ],
+        ["A", "B"],
+        n_bootstrap=50,
+    )["comparisons"][0]["distributions"]["click_type"]
     assert no_clicks["applicable"] is False and "'B' has no click type" in no_clicks["reason"]
 
 
 def test_rates_distributions_and_intervals_are_hand_checkable():
-    samples = [_sample("A", f"a{i}", purchase=i < 30, leave=i >= 90, action_type="terminate" if i >= 90 else "click",
-                       element=f"product_{i % 3}", targets={"deal_banner": i < 20}) for i in range(100)]
+    samples = [
+        _sample(
+            "A",
+            f"a{i}",
+            purchase=i < 30,
+            leave=i >= 90,
+            action_type="terminate" if i >= 90 else "click",
+            element=f"product_{i % 3}",
+            targets={"deal_banner": i < 20},
+        )
+        for i in range(100)
+    ]
     samples += [_sample("B", f"b{i}") for i in range(100)]
     result = analyse(samples, ["A", "B"], targets=["deal_banner"], top_elements=2)
     a = result["variants"]["A"]
@@ -143,7 +188,13 @@ def test_rates_distributions_and_intervals_are_hand_checkable():
     assert purchase["ci_low"] == pytest.approx(0.30 - wald, abs=0.02)
     assert purchase["ci_high"] == pytest.approx(0.30 + wald, abs=0.02)
     assert a["rates"]["target:deal_banner"]["rate"] == 0.20
-    assert result["variants"]["B"]["rates"]["purchase"] == {"successes": 0, "n": 100, "rate": 0.0, "ci_low": 0.0, "ci_high": 0.0}
+    assert result["variants"]["B"]["rates"]["purchase"] == {
+        "successes": 0,
+        "n": 100,
+        "rate": 0.0,
+        "ci_low": 0.0,
+        "ci_high": 0.0,
+    }
     json.dumps(result, allow_nan=False)  # strict JSON: no NaN or infinity anywhere
 
 
@@ -153,7 +204,7 @@ def test_pairing_is_detected_only_when_every_twin_is_in_both_variants():
     missing = analyse(samples[:-1], ["A", "B"], n_bootstrap=50)["comparisons"][0]
     assert missing["paired"] is False and "only one variant" in missing["pairing"]
     assert missing["outcomes"]["purchase"]["test"] in ("two-proportion z-test", "Fisher exact")
-    repeated = samples + [_sample("B", "p0", purchase=True), _sample("A", "extra")]
+    repeated = [*samples, _sample("B", "p0", purchase=True), _sample("A", "extra")]
     twice = analyse(repeated, ["A", "B"], n_bootstrap=50)["comparisons"][0]
     assert twice["paired"] is False and "more than once" in twice["pairing"]
     # instances are part of the twin: p0#0 and p0#1 are two twins
@@ -187,8 +238,12 @@ def test_bootstrap_intervals_match_scipy_bootstrap():
         return np.mean(y, axis=axis) - np.mean(x, axis=axis)
 
     for paired in (True, False):
-        ci = stats.bootstrap((a, b), difference, n_resamples=20_000, paired=paired, method="percentile", rng=rng).confidence_interval
-        sample_set = samples if paired else [s.model_copy(update={"instance": 1}) if s.variant == "B" else s for s in samples]
+        ci = stats.bootstrap(
+            (a, b), difference, n_resamples=20_000, paired=paired, method="percentile", rng=rng
+        ).confidence_interval
+        sample_set = (
+            samples if paired else [s.model_copy(update={"instance": 1}) if s.variant == "B" else s for s in samples]
+        )
         diff = analyse(sample_set, ["A", "B"], n_bootstrap=20_000)["comparisons"][0]["outcomes"]["purchase"]
         assert diff["difference_ci_low"] == pytest.approx(ci.low, abs=0.011)
         assert diff["difference_ci_high"] == pytest.approx(ci.high, abs=0.011)
@@ -196,7 +251,9 @@ def test_bootstrap_intervals_match_scipy_bootstrap():
 
 def _all_tests(result: dict) -> list[dict]:
     comparisons = result["comparisons"] + [c for s in result["segments"] for c in s["comparisons"]]
-    return [t for c in comparisons for t in list(c["outcomes"].values()) + list((c.get("distributions") or {}).values())]
+    return [
+        t for c in comparisons for t in list(c["outcomes"].values()) + list((c.get("distributions") or {}).values())
+    ]
 
 
 def _experiment(seed: int = 1) -> list[Sample]:
@@ -205,10 +262,18 @@ def _experiment(seed: int = 1) -> list[Sample]:
     for variant, buy in (("A", 0.2), ("B", 0.45), ("C", 0.25)):
         for p in range(60):
             action = ["click", "input", "terminate"][rng.choice(3, p=[0.6, 0.2, 0.2])]
-            samples.append(_sample(variant, f"p{p}", purchase=bool(rng.random() < buy), leave=action == "terminate",
-                                   action_type=action, click_type=["review", "search", "purchase"][p % 3],
-                                   targets={"banner": bool(rng.random() < buy)},
-                                   segments={"conscientiousness": "high" if p % 2 else "low", "prime": "member" if p < 6 else "not"}))
+            samples.append(
+                _sample(
+                    variant,
+                    f"p{p}",
+                    purchase=bool(rng.random() < buy),
+                    leave=action == "terminate",
+                    action_type=action,
+                    click_type=["review", "search", "purchase"][p % 3],
+                    targets={"banner": bool(rng.random() < buy)},
+                    segments={"conscientiousness": "high" if p % 2 else "low", "prime": "member" if p < 6 else "not"},
+                )
+            )
     return samples
 
 
@@ -223,7 +288,9 @@ def test_holm_correction_over_every_p_value_matches_multipletests():
     bh = analyse(_experiment(), ["A", "B", "C"], targets=["banner"], n_bootstrap=200, correction="fdr_bh")
     assert bh["correction"]["method"] == "fdr_bh"
     bh_tests = [t for t in _all_tests(bh) if t["p_value"] is not None]
-    assert [t["p_adjusted"] for t in bh_tests] == pytest.approx(list(multipletests([t["p_value"] for t in bh_tests], method="fdr_bh")[1]))
+    assert [t["p_adjusted"] for t in bh_tests] == pytest.approx(
+        list(multipletests([t["p_value"] for t in bh_tests], method="fdr_bh")[1])
+    )
 
 
 def test_segments_are_compared_within_buckets_and_small_buckets_are_skipped():
@@ -247,22 +314,34 @@ def test_same_seed_same_results_and_figures_do_not_move_when_a_variant_is_added(
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
     other = analyse(_experiment(), ["A", "B", "C"], targets=["banner"], n_bootstrap=300, seed=8)
     assert other["variants"]["A"]["rates"] != first["variants"]["A"]["rates"]  # intervals are resampled
-    two = analyse([s for s in _experiment() if s.variant != "C"], ["A", "B"], targets=["banner"], n_bootstrap=300, seed=7)
+    two = analyse(
+        [s for s in _experiment() if s.variant != "C"], ["A", "B"], targets=["banner"], n_bootstrap=300, seed=7
+    )
     assert two["variants"]["A"] == first["variants"]["A"]
-    assert two["comparisons"][0]["outcomes"]["purchase"]["difference_ci_low"] == \
-        first["comparisons"][0]["outcomes"]["purchase"]["difference_ci_low"]
+    assert (
+        two["comparisons"][0]["outcomes"]["purchase"]["difference_ci_low"]
+        == first["comparisons"][0]["outcomes"]["purchase"]["difference_ci_low"]
+    )
 
 
-@pytest.mark.parametrize(("samples", "variants", "kwargs", "message"), [
-    ([], ["A"], {}, "at least two variants"),
-    ([_sample("A", "p")], ["A", "A"], {}, "unique"),
-    ([_sample("A", "p")], ["A", "B"], {}, r"\['B'\] have no samples"),
-    ([_sample("A", "p"), _sample("B", "p"), _sample("Z", "p")], ["A", "B"], {}, "unknown variant 'Z'"),
-    ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"alpha": 1.5}, "alpha must be between 0 and 1"),
-    ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"n_bootstrap": 0}, "n_bootstrap"),
-    ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"correction": "magic"}, "unknown multiple-testing correction"),
-    ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"targets": [""]}, "target element names"),
-])
+@pytest.mark.parametrize(
+    ("samples", "variants", "kwargs", "message"),
+    [
+        ([], ["A"], {}, "at least two variants"),
+        ([_sample("A", "p")], ["A", "A"], {}, "unique"),
+        ([_sample("A", "p")], ["A", "B"], {}, r"\['B'\] have no samples"),
+        ([_sample("A", "p"), _sample("B", "p"), _sample("Z", "p")], ["A", "B"], {}, "unknown variant 'Z'"),
+        ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"alpha": 1.5}, "alpha must be between 0 and 1"),
+        ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"n_bootstrap": 0}, "n_bootstrap"),
+        (
+            [_sample("A", "p"), _sample("B", "p")],
+            ["A", "B"],
+            {"correction": "magic"},
+            "unknown multiple-testing correction",
+        ),
+        ([_sample("A", "p"), _sample("B", "p")], ["A", "B"], {"targets": [""]}, "target element names"),
+    ],
+)
 def test_bad_input_raises_a_value_error_with_the_reason(samples, variants, kwargs, message):
     with pytest.raises(ExperimentInputError, match=message) as error:
         analyse(samples, variants, **kwargs)

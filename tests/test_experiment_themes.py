@@ -11,14 +11,22 @@ import pytest
 from agent.experiments.samples import Sample
 from agent.experiments.themes import outcome_group, rationale_themes
 
-PRICE = ["This is too expensive for what it is, I'll look for a cheaper one.",
-         "The price is higher than I wanted to pay.", "I found it cheaper elsewhere, not worth the cost.",
-         "At $89 this is way over my budget.", "Too pricey; I want a discount before I buy.",
-         "The cost is too high compared with similar items."]
-DELIVERY = ["Delivery takes two weeks, I need it by Friday.", "Shipping is too slow for me.",
-            "It won't arrive in time, the delivery date is next month.",
-            "I want free next-day shipping and this doesn't have it.", "The shipping estimate is too long.",
-            "It would only be delivered after my trip."]
+PRICE = [
+    "This is too expensive for what it is, I'll look for a cheaper one.",
+    "The price is higher than I wanted to pay.",
+    "I found it cheaper elsewhere, not worth the cost.",
+    "At $89 this is way over my budget.",
+    "Too pricey; I want a discount before I buy.",
+    "The cost is too high compared with similar items.",
+]
+DELIVERY = [
+    "Delivery takes two weeks, I need it by Friday.",
+    "Shipping is too slow for me.",
+    "It won't arrive in time, the delivery date is next month.",
+    "I want free next-day shipping and this doesn't have it.",
+    "The shipping estimate is too long.",
+    "It would only be delivered after my trip.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +37,37 @@ def embed():
 
 
 def _left(variant: str, texts: list[str], prefix: str = "p") -> list[Sample]:
-    return [Sample(variant=variant, persona_id=f"{prefix}{i}", instance=0, action_type="terminate", click_type=None,
-                   element=None, purchase=False, leave=True, rationale=t) for i, t in enumerate(texts)]
+    return [
+        Sample(
+            variant=variant,
+            persona_id=f"{prefix}{i}",
+            instance=0,
+            action_type="terminate",
+            click_type=None,
+            element=None,
+            purchase=False,
+            leave=True,
+            rationale=t,
+        )
+        for i, t in enumerate(texts)
+    ]
 
 
 def _bought(variant: str, texts: list[str]) -> list[Sample]:
-    return [Sample(variant=variant, persona_id=f"b{i}", instance=0, action_type="click", click_type="purchase",
-                   element="add_to_cart", purchase=True, leave=True, rationale=t) for i, t in enumerate(texts)]
+    return [
+        Sample(
+            variant=variant,
+            persona_id=f"b{i}",
+            instance=0,
+            action_type="click",
+            click_type="purchase",
+            element="add_to_cart",
+            purchase=True,
+            leave=True,
+            rationale=t,
+        )
+        for i, t in enumerate(texts)
+    ]
 
 
 def test_price_and_delivery_rationales_cluster_apart(embed):
@@ -58,15 +90,23 @@ def test_price_and_delivery_rationales_cluster_apart(embed):
 
 
 def test_one_reason_in_many_words_stays_one_theme(embed):
-    same = ["It is too expensive.", "It's too expensive for me.", "This is too expensive.", "Way too expensive.",
-            "That is too expensive.", "Too expensive, sorry.", "It costs too much.", "It is just too expensive for me."]
+    same = [
+        "It is too expensive.",
+        "It's too expensive for me.",
+        "This is too expensive.",
+        "Way too expensive.",
+        "That is too expensive.",
+        "Too expensive, sorry.",
+        "It costs too much.",
+        "It is just too expensive for me.",
+    ]
     left = rationale_themes(_left("A", same), embed)["variants"]["A"]["left"]
     assert left["k"] == 1 and left["themes"][0]["size"] == 8
 
 
 def test_groups_follow_outcomes_repeats_weigh_and_blank_rationales_are_ignored(embed):
     samples = _left("A", PRICE) + _bought("A", ["Great value, adding it to cart."] * 4)
-    samples += _left("B", DELIVERY + ["", "   "], prefix="q")
+    samples += _left("B", [*DELIVERY, "", "   "], prefix="q")
     result = rationale_themes(samples, embed, per_theme=2)
     assert outcome_group(samples[-1]) == "left" and outcome_group(_bought("A", ["x"])[0]) == "bought"  # bought wins
     bought = result["variants"]["A"]["bought"]

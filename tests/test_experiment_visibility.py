@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.experiments.results import experiment_results
 from agent.experiments.prepared import prepare
+from agent.experiments.results import experiment_results
 from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec
 from agent.reporting.experiment_report import render_report
@@ -23,11 +23,19 @@ def pool(opera_dir):
 
 
 def spec(b_html: str, brain: str = "embedded") -> ExperimentSpec:
-    return ExperimentSpec.model_validate({
-        "name": "visibility", "brain": brain, "seed": 5, "samples_per_persona": 2,
-        "population": {"sample": 4, "seed": 1},
-        "variants": [{"name": "A", "page": {"simplified_html": PRODUCT}}, {"name": "B", "page": {"simplified_html": b_html}}],
-    })
+    return ExperimentSpec.model_validate(
+        {
+            "name": "visibility",
+            "brain": brain,
+            "seed": 5,
+            "samples_per_persona": 2,
+            "population": {"sample": 4, "seed": 1},
+            "variants": [
+                {"name": "A", "page": {"simplified_html": PRODUCT}},
+                {"name": "B", "page": {"simplified_html": b_html}},
+            ],
+        }
+    )
 
 
 def results_of(s: ExperimentSpec, pool) -> dict:
@@ -56,8 +64,11 @@ def test_baseline_brains_read_no_page_so_every_variant_is_invisible_to_them():
     from agent.experiments.pages import ResolvedPage
     from agent.experiments.visibility import visibility
     from agent.page.parse import parse_page
-    pages = {name: [ResolvedPage(html, None, parse_page(html))] for name, html in
-             (("A", PRODUCT), ("B", PRODUCT.replace("$12.99", "$32.49")))}
+
+    pages = {
+        name: [ResolvedPage(html, None, parse_page(html))]
+        for name, html in (("A", PRODUCT), ("B", PRODUCT.replace("$12.99", "$32.49")))
+    }
     assert visibility(pages, ["A", "B"], "repeat-previous")["distinguishable"] is False
     assert visibility(pages, ["A", "B"], "embedded")["distinguishable"] is True
     assert visibility(pages, ["A", "B"], "llm")["distinguishable"] is True

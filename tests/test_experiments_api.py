@@ -26,12 +26,23 @@ N_PERSONAS = 3
 def spec(persona_ids: list[str], **overrides) -> dict:
     body = {
         "name": "Deal banner instead of reviews",
-        "variants": [{"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
-                     {"name": "B", "page": {"simplified_html": BANNER_PAGE, "page_url": PRODUCT_URL}}],
-        "history": [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-                     "rationale": "My old charging cable frayed."},
-                    {"action": {"type": "click", "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_"
-                                                        "to_type_c_charger_cord.product_name"}}],
+        "variants": [
+            {"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
+            {"name": "B", "page": {"simplified_html": BANNER_PAGE, "page_url": PRODUCT_URL}},
+        ],
+        "history": [
+            {
+                "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+                "rationale": "My old charging cable frayed.",
+            },
+            {
+                "action": {
+                    "type": "click",
+                    "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_"
+                    "to_type_c_charger_cord.product_name",
+                }
+            },
+        ],
         "population": {"ids": persona_ids},
         "samples_per_persona": 30,
         "targets": ["deal_banner"],
@@ -115,8 +126,9 @@ def test_the_report_shows_its_plots_in_headless_chromium(finished, tmp_path):
     html_path.write_text(report.text)
     shot = tmp_path / "report.png"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
         try:
             view = browser.new_page(viewport={"width": 1280, "height": 900})
             view.goto(html_path.as_uri())
@@ -134,19 +146,29 @@ def test_the_report_shows_its_plots_in_headless_chromium(finished, tmp_path):
     assert shot.stat().st_size > 20_000  # a real rendering, not a blank page
 
 
-@pytest.mark.parametrize("change, reason", [
-    ({"population": {"ids": ["no-such-person"]}}, "unknown persona id(s): no-such-person"),
-    ({"population": {"filters": {"gender": "robot"}}}, "population is empty"),
-    ({"variants": [{"name": "A", "page": {"simplified_html": "<a name='x'>x</a>"}}, {"name": "B"}]}, "has no page"),
-    ({"samples_per_persona": 101}, "less than or equal to 100"),
-    ({"budget_usd": 20_000}, "less than or equal to 10000"),
-    ({"brain": "psychic"}, "unknown brain 'psychic'"),
-    ({"brain": "llm", "model": "gpt-4.1-mini", "budget_usd": 0.001}, "over the budget"),
-    ({"variants": [{"name": "A", "page": {"path": "/etc/passwd"}}, {"name": "B", "page": {"path": "/etc/hosts"}}]},
-     "file paths are read only by the CLI"),
-    ({"targets": ["add_to_crat"]}, "target 'add_to_crat' names no element on the pages of variants A, B"),
-    ({"targets": ["deal_baner"]}, "closest: deal_banner"),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"population": {"ids": ["no-such-person"]}}, "unknown persona id(s): no-such-person"),
+        ({"population": {"filters": {"gender": "robot"}}}, "population is empty"),
+        ({"variants": [{"name": "A", "page": {"simplified_html": "<a name='x'>x</a>"}}, {"name": "B"}]}, "has no page"),
+        ({"samples_per_persona": 101}, "less than or equal to 100"),
+        ({"budget_usd": 20_000}, "less than or equal to 10000"),
+        ({"brain": "psychic"}, "unknown brain 'psychic'"),
+        ({"brain": "llm", "model": "gpt-4.1-mini", "budget_usd": 0.001}, "over the budget"),
+        (
+            {
+                "variants": [
+                    {"name": "A", "page": {"path": "/etc/passwd"}},
+                    {"name": "B", "page": {"path": "/etc/hosts"}},
+                ]
+            },
+            "file paths are read only by the CLI",
+        ),
+        ({"targets": ["add_to_crat"]}, "target 'add_to_crat' names no element on the pages of variants A, B"),
+        ({"targets": ["deal_baner"]}, "closest: deal_banner"),
+    ],
+)
 def test_bad_specs_get_422_with_the_reason_before_any_work(data_dir, persona_ids, change, reason):
     with TestClient(create_app(Settings(data_dir=data_dir))) as client:
         before = len(client.get("/experiments").json())
@@ -174,15 +196,17 @@ def test_a_finished_result_survives_a_new_app_on_the_same_data_dir(finished, dat
 
 
 def test_a_running_experiment_becomes_interrupted_on_restart_and_resumes_keeping_its_samples(
-        finished, data_dir, persona_ids):
+    finished, data_dir, persona_ids
+):
     """A crash mid-run leaves 'running' and some samples in the store; the next app marks it interrupted,
     and a resume runs only the missing samples (a marked stored sample comes back untouched)."""
     from agent.experiments.spec import ExperimentSpec
 
     store = ExperimentStore(data_dir / "experiments.sqlite")
     body = spec(persona_ids, samples_per_persona=4)
-    experiment_id = store.create(ExperimentSpec.model_validate(body).model_dump(mode="json", exclude_none=True),
-                                 total=N_PERSONAS * 4 * 2)
+    experiment_id = store.create(
+        ExperimentSpec.model_validate(body).model_dump(mode="json", exclude_none=True), total=N_PERSONAS * 4 * 2
+    )
     store.set_status(experiment_id, "running")
     done_before = [s for s in _samples_of(finished, data_dir) if s.instance < 4][:5]
     marked = [s.model_copy(update={"rationale": f"kept from before the crash {i}"}) for i, s in enumerate(done_before)]
@@ -241,7 +265,9 @@ def test_an_llm_experiment_runs_through_the_api_with_its_estimate_and_the_respon
             wait_until_finished(client, again.json()["id"])
             assert server.completions_served == served + 1  # the second run's probe call; its twins came from the cache
     assert final["status"] == "done", final["error"]
-    assert final["results"]["cost"]["llm_calls"] == served - 1 == N_PERSONAS * 2 * 2  # and one probe call before the run
+    assert (
+        final["results"]["cost"]["llm_calls"] == served - 1 == N_PERSONAS * 2 * 2
+    )  # and one probe call before the run
     assert final["results"]["cost"]["fallbacks"] == 0 and "provider_check" not in final["results"]["cost"]
     assert final["results"]["analysis"]["variants"]["B"]["rates"]["leave"]["rate"] == 1.0
     assert (data_dir / "experiments" / "llm_cache.sqlite").exists()

@@ -11,7 +11,7 @@ from agent.sample_pages import sample_page
 
 def test_page_block_states_the_product_facts_inside_the_page_fence():
     block = page_block(parse_page(sample_page("product_page.html")))
-    inside = block[block.index(PAGE_OPEN): block.index(PAGE_CLOSE)]
+    inside = block[block.index(PAGE_OPEN) : block.index(PAGE_CLOSE)]
     assert "This page's product: Anker USB C Cable" in inside
     assert "$12.99 (list $15.99, 19% off)" in inside
     assert "4.7 stars, 48,211 reviews" in inside

@@ -18,8 +18,11 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from service.api.app import create_app
 from service.settings import Settings
@@ -40,7 +43,8 @@ def running_app(opera_dir):
     try:
         with TestClient(app) as client:
             csv.field_size_limit(10**9)
-            row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+            with open(opera_dir / "users_sample.csv", newline="") as users:
+                row = next(csv.DictReader(users))
             created = client.post("/personas", json=row)
             assert created.status_code == 201
             PERSONA["id"] = created.json()["id"]
@@ -57,8 +61,10 @@ def test_every_operation_answers_within_its_schema(case):
 
 def _url(path: str, path_parameters: dict, query: dict) -> str:
     """Strings as UTF-8 (a lone surrogate as the bytes a careless client sends: %ED%A0%80), numbers as written."""
+
     def encoded(value) -> str:
         return quote(str(value).encode("utf-8", "surrogatepass"), safe="")
+
     for name, value in path_parameters.items():
         path = path.replace("{" + name + "}", encoded(value))
     if query:
@@ -80,10 +86,12 @@ def test_extreme_values_in_every_field_are_refused_within_the_schema(running_app
     parameters = {k: PERSONA["id"] if v == "PERSONA" else v for k, v in request_.path_parameters.items()}
     url = _url(request_.path, parameters, request_.query)
     body = None if request_.body is None else json.dumps(request_.body)  # ASCII JSON: the surrogate as \ud800
-    response = running_app.request(request_.method, url, content=body,
-                                    headers={"content-type": "application/json"} if body is not None else {})
+    response = running_app.request(
+        request_.method, url, content=body, headers={"content-type": "application/json"} if body is not None else {}
+    )
     assert response.status_code < 500, f"{request_.changed}: {response.status_code} {response.text[:300]}"
     operation = schema[request_.path][request_.method]
-    assert str(response.status_code) in operation.definition.raw["responses"], \
+    assert str(response.status_code) in operation.definition.raw["responses"], (
         f"{request_.changed}: status {response.status_code} is not in the schema: {response.text[:300]}"
+    )
     operation.validate_response(response)

@@ -18,8 +18,13 @@ pytestmark = pytest.mark.integration
 
 def test_sigterm_lets_the_in_flight_prediction_finish(tmp_path):
     with OpenAICompatibleServer() as llm:
-        env = {"TWINSIM_DATA_DIR": str(tmp_path), "TWINSIM_LLM_API_BASE": llm.base_url, "TWINSIM_LLM_MODEL": "openai/twin-test",
-               "TWINSIM_LLM_TIMEOUT_S": "60", "TWINSIM_LLM_RETRIES": "0"}
+        env = {
+            "TWINSIM_DATA_DIR": str(tmp_path),
+            "TWINSIM_LLM_API_BASE": llm.base_url,
+            "TWINSIM_LLM_MODEL": "openai/twin-test",
+            "TWINSIM_LLM_TIMEOUT_S": "60",
+            "TWINSIM_LLM_RETRIES": "0",
+        }
         service = ServiceProcess(env, args=("--timeout-graceful-shutdown", "60")).start()
         try:
             persona = {"id": "ann", "name": "Ann", "self_description": "I buy books for my kids."}
@@ -28,7 +33,9 @@ def test_sigterm_lets_the_in_flight_prediction_finish(tmp_path):
             result: dict = {}
 
             def call() -> None:
-                result["response"] = httpx.post(f"{service.url}/predict", json={"persona_id": "ann", "brain": "llm"}, timeout=120)
+                result["response"] = httpx.post(
+                    f"{service.url}/predict", json={"persona_id": "ann", "brain": "llm"}, timeout=120
+                )
 
             caller = threading.Thread(target=call)
             caller.start()

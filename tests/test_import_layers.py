@@ -28,7 +28,7 @@ FORBIDDEN = {
     "service/tenancy.py": ("service.api", "service.cli", "service.jobs"),
     "service/tenant_store.py": ("service.api", "service.cli", "service.jobs"),
     "agent/behaviour": ("agent.calibration",),  # serving never loads training code
-    "agent/llm": ("agent.brains",),             # the LLM brain uses its parts, never the reverse
+    "agent/llm": ("agent.brains",),  # the LLM brain uses its parts, never the reverse
     "agent/brains/names.py": ("agent.brains.embedded", "agent.brains.llm", "agent.brains.baselines"),
 }
 
@@ -140,17 +140,21 @@ def test_every_shared_module_named_here_exists():
 def test_no_layer_imports_one_above_it(place):
     root = REPO / place
     files = [root] if root.is_file() else sorted(root.rglob("*.py"))
-    wrong = [f"{path.relative_to(REPO)} imports {module}"
-             for path in files for module in sorted(imported_modules(path))
-             if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[place])]
+    wrong = [
+        f"{path.relative_to(REPO)} imports {module}"
+        for path in files
+        for module in sorted(imported_modules(path))
+        if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[place])
+    ]
     assert not wrong, "\n".join(wrong)
 
 
 def test_no_import_circle_between_modules():
     graph = import_graph(REPO, PACKAGES)
     circles = import_circles(graph)
-    assert not circles, "\n".join(f"{', '.join(group)} import one another, e.g. "
-                                   f"{' -> '.join(circle_through(group, graph))}" for group in circles)
+    assert not circles, "\n".join(
+        f"{', '.join(group)} import one another, e.g. {' -> '.join(circle_through(group, graph))}" for group in circles
+    )
 
 
 def folder_of(module: str) -> str | None:
@@ -183,8 +187,10 @@ def _write(root: Path, files: dict[str, str]) -> None:
 HIDDEN_CIRCLE = {  # each import hidden as this codebase's circles were: in a function, under TYPE_CHECKING, relative
     "shop/__init__.py": "",
     "shop/cart.py": "def total():\n    from shop.pricing import price\n    return price()\n",
-    "shop/pricing.py": ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .tax import Rate\n\n\n"
-                        "def price():\n    return 1\n"),
+    "shop/pricing.py": (
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .tax import Rate\n\n\n"
+        "def price():\n    return 1\n"
+    ),
     "shop/tax.py": "from . import cart\n\nRate = float\n",
     "shop/catalog.py": "from shop.cart import total\n",  # into the circle, not part of it
 }
@@ -195,7 +201,11 @@ def test_the_checker_finds_a_planted_circle(tmp_path):
     graph = import_graph(tmp_path, ("shop",))
     assert import_circles(graph) == [["shop.cart", "shop.pricing", "shop.tax"]]
     assert circle_through(["shop.cart", "shop.pricing", "shop.tax"], graph) == [
-        "shop.cart", "shop.pricing", "shop.tax", "shop.cart"]
+        "shop.cart",
+        "shop.pricing",
+        "shop.tax",
+        "shop.cart",
+    ]
 
 
 def test_the_checker_finds_no_circle_where_imports_point_one_way(tmp_path):
@@ -207,9 +217,12 @@ def test_the_checker_finds_no_circle_where_imports_point_one_way(tmp_path):
 
 def past_the_front_door(root: Path, door: tuple[str, ...]) -> list[str]:
     """Each import by a service/ file of an agent module the door does not list."""
-    return [f"{path.relative_to(root)} imports {module}"
-            for path in sorted((root / "service").rglob("*.py")) for module in sorted(imported_modules(path, root))
-            if (module == "agent" or module.startswith("agent.")) and module not in door]
+    return [
+        f"{path.relative_to(root)} imports {module}"
+        for path in sorted((root / "service").rglob("*.py"))
+        for module in sorted(imported_modules(path, root))
+        if (module == "agent" or module.startswith("agent.")) and module not in door
+    ]
 
 
 def test_service_enters_agent_only_through_its_front_door():
@@ -226,7 +239,16 @@ def test_the_front_door_lists_only_modules_service_uses():
 
 def test_the_front_door_check_refuses_a_module_it_does_not_list(tmp_path):
     route = "def handle():\n    from agent.inner import step\n    from agent import use_case\n"
-    _write(tmp_path, {"agent/__init__.py": "", "agent/use_case.py": "", "agent/inner/__init__.py": "",
-                      "agent/inner/step.py": "", "service/__init__.py": "", "service/route.py": route})
+    _write(
+        tmp_path,
+        {
+            "agent/__init__.py": "",
+            "agent/use_case.py": "",
+            "agent/inner/__init__.py": "",
+            "agent/inner/step.py": "",
+            "service/__init__.py": "",
+            "service/route.py": route,
+        },
+    )
     assert past_the_front_door(tmp_path, ("agent.use_case",)) == ["service/route.py imports agent.inner.step"]
     assert past_the_front_door(tmp_path, ("agent.use_case", "agent.inner.step")) == []

@@ -24,7 +24,8 @@ def client(tmp_path):
 @pytest.fixture
 def persona_id(client, opera_dir):
     csv.field_size_limit(10**9)
-    row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+    with open(opera_dir / "users_sample.csv", newline="") as users:
+        row = next(csv.DictReader(users))
     response = client.post("/personas", json=row)
     assert response.status_code == 201
     return response.json()["id"]
@@ -52,12 +53,18 @@ def test_a_lone_surrogate_in_a_memory_is_refused_and_not_stored(client, persona_
     assert client.get(f"/personas/{persona_id}/memories", params={"k": 200}).json() == before
 
 
-@pytest.mark.parametrize("body, where", [
-    ({"persona_id": SURROGATE}, "body.persona_id"),
-    ({"persona_id": "x", "brain": SURROGATE}, "body.brain"),
-    ({"persona_id": "x", "page": {"simplified_html": f"<p>{SURROGATE}</p>"}}, "body.page.simplified_html"),
-    ({"persona_id": "x", "history": [{"action": {"type": "click", "name": SURROGATE}}]}, "body.history.0.action.name"),
-])
+@pytest.mark.parametrize(
+    "body, where",
+    [
+        ({"persona_id": SURROGATE}, "body.persona_id"),
+        ({"persona_id": "x", "brain": SURROGATE}, "body.brain"),
+        ({"persona_id": "x", "page": {"simplified_html": f"<p>{SURROGATE}</p>"}}, "body.page.simplified_html"),
+        (
+            {"persona_id": "x", "history": [{"action": {"type": "click", "name": SURROGATE}}]},
+            "body.history.0.action.name",
+        ),
+    ],
+)
 def test_a_lone_surrogate_in_a_prediction_is_refused(client, body, where):
     assert_refused(post_json(client, "/predict", body), where)
 
@@ -69,8 +76,8 @@ def test_a_lone_surrogate_in_a_simulation_or_experiment_is_refused(client):
 
 
 def test_a_valid_surrogate_pair_is_ordinary_text(client, persona_id):
-    response = post_json(client, f"/personas/{persona_id}/memories", {"text": "I loved the \U0001F600 mug."})
-    assert response.status_code == 201 and "\U0001F600" in response.json()["text"]
+    response = post_json(client, f"/personas/{persona_id}/memories", {"text": "I loved the \U0001f600 mug."})
+    assert response.status_code == 201 and "\U0001f600" in response.json()["text"]
 
 
 @pytest.mark.parametrize("path", ["/experiments", "/personas"])

@@ -38,13 +38,28 @@ def finished(tmp_path_factory, opera_dir) -> dict:
     """Three OPeRA personas, and an experiment on them run to the end: its id and its decisions."""
     data_dir = tmp_path_factory.mktemp("interview-data")
     records = [json.loads(line) for line in (opera_dir / "personas.jsonl").read_text().splitlines()[:3]]
-    spec = {"name": "Deal banner instead of reviews", "samples_per_persona": 10, "seed": 5,
-            "variants": [{"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
-                         {"name": "B", "page": {"simplified_html": BANNER_PAGE, "page_url": PRODUCT_URL}}],
-            "history": [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-                         "rationale": "My old charging cable frayed."},
-                        {"action": {"type": "click", "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_"
-                                                            "to_type_c_charger_cord.product_name"}}]}
+    spec = {
+        "name": "Deal banner instead of reviews",
+        "samples_per_persona": 10,
+        "seed": 5,
+        "variants": [
+            {"name": "A", "page": {"simplified_html": page("product_page.html"), "page_url": PRODUCT_URL}},
+            {"name": "B", "page": {"simplified_html": BANNER_PAGE, "page_url": PRODUCT_URL}},
+        ],
+        "history": [
+            {
+                "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+                "rationale": "My old charging cable frayed.",
+            },
+            {
+                "action": {
+                    "type": "click",
+                    "name": "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_"
+                    "to_type_c_charger_cord.product_name",
+                }
+            },
+        ],
+    }
     with app(data_dir) as client:
         ids = []
         for record in records:
@@ -63,9 +78,13 @@ def finished(tmp_path_factory, opera_dir) -> dict:
         parquet = client.get(f"/experiments/{experiment_id}/decisions")
         jsonl = client.get(f"/experiments/{experiment_id}/decisions", params={"format": "jsonl"})
     assert parquet.status_code == jsonl.status_code == 200
-    return {"data_dir": data_dir, "id": experiment_id, "results": body["results"],
-            "table": pd.read_parquet(io.BytesIO(parquet.content)),
-            "rows": [json.loads(line) for line in jsonl.text.splitlines()]}
+    return {
+        "data_dir": data_dir,
+        "id": experiment_id,
+        "results": body["results"],
+        "table": pd.read_parquet(io.BytesIO(parquet.content)),
+        "rows": [json.loads(line) for line in jsonl.text.splitlines()],
+    }
 
 
 def a_departure(finished) -> dict:
@@ -98,7 +117,9 @@ def test_the_experiment_serves_its_decision_export(finished):
     table, results = finished["table"], finished["results"]
     assert tuple(table.columns) == COLUMN_NAMES
     assert len(table) == results["decisions"]["rows"] == results["cost"]["predictions"]
-    assert set(table.run_id) == {finished["id"]} and sorted(table.decision_id) == sorted(r["decision_id"] for r in finished["rows"])
+    assert set(table.run_id) == {finished["id"]} and sorted(table.decision_id) == sorted(
+        r["decision_id"] for r in finished["rows"]
+    )
     sha = table.page_sha256.iloc[0]
     with app(finished["data_dir"]) as client:
         stored = client.get(f"/experiments/{finished['id']}/pages/{sha}")
@@ -112,8 +133,9 @@ def test_the_experiment_serves_its_decision_export(finished):
 def test_an_offline_answer_is_the_decisions_drivers_and_the_persons_own_words(finished):
     row = a_departure(finished)
     with app(finished["data_dir"]) as client:
-        response = ask(client, row["persona_id"], LEAVE, run=finished["id"],
-                       sample={"variant": "B", "instance": row["instance"]})
+        response = ask(
+            client, row["persona_id"], LEAVE, run=finished["id"], sample={"variant": "B", "instance": row["instance"]}
+        )
         recalled = client.get(f"/personas/{row['persona_id']}/memories", params={"q": LEAVE, "k": 5}).json()
     assert response.status_code == 200, response.text
     answer = response.json()
@@ -170,8 +192,9 @@ def test_an_llm_answers_from_the_decision_its_page_and_the_recalled_memories(fin
 def test_a_failing_llm_falls_back_to_the_offline_answer_and_says_so(finished, llm_server):
     row = a_departure(finished)
     llm_server.enqueue(("status", 500))
-    with app(finished["data_dir"], llm_api_base=llm_server.base_url, llm_model="openai/twin-test",
-             llm_retries=0) as client:
+    with app(
+        finished["data_dir"], llm_api_base=llm_server.base_url, llm_model="openai/twin-test", llm_retries=0
+    ) as client:
         response = ask(client, row["persona_id"], LEAVE, run=finished["id"], decision=row["decision_id"], brain="llm")
     assert response.status_code == 200, response.text
     answer = response.json()
@@ -180,17 +203,30 @@ def test_a_failing_llm_falls_back_to_the_offline_answer_and_says_so(finished, ll
     assert_traceable(answer, row)
 
 
-@pytest.mark.parametrize("persona, body, status, reason", [
-    ("nobody-here", {"question": LEAVE}, 404, "persona 'nobody-here' not found"),
-    ("{persona}", {"question": LEAVE, "run": "no-such-run"}, 404, "run 'no-such-run' not found"),
-    ("{persona}", {"question": LEAVE, "run": "{run}", "sample": {"variant": "Z"}}, 404, "has no decision with variant='Z'"),
-    ("{persona}", {"question": LEAVE, "run": "{run}", "sample": {"variant": "B", "step": 7}}, 404, "took no step 7"),
-    ("{persona}", {"question": LEAVE, "run": "{run}", "decision": "B/x/0/1"}, 404, "no decision 'B/x/0/1'"),
-    ("{persona}", {"question": "x" * 100_000}, 422, "at most 2000 characters"),
-    ("{persona}", {"question": "   "}, 422, "question is blank"),
-    ("{persona}", {"question": LEAVE, "sample": {"variant": "B"}}, 422, "name the run"),
-    ("{persona}", {"question": LEAVE, "brain": "psychic"}, 422, "'embedded' or 'llm'"),
-])
+@pytest.mark.parametrize(
+    "persona, body, status, reason",
+    [
+        ("nobody-here", {"question": LEAVE}, 404, "persona 'nobody-here' not found"),
+        ("{persona}", {"question": LEAVE, "run": "no-such-run"}, 404, "run 'no-such-run' not found"),
+        (
+            "{persona}",
+            {"question": LEAVE, "run": "{run}", "sample": {"variant": "Z"}},
+            404,
+            "has no decision with variant='Z'",
+        ),
+        (
+            "{persona}",
+            {"question": LEAVE, "run": "{run}", "sample": {"variant": "B", "step": 7}},
+            404,
+            "took no step 7",
+        ),
+        ("{persona}", {"question": LEAVE, "run": "{run}", "decision": "B/x/0/1"}, 404, "no decision 'B/x/0/1'"),
+        ("{persona}", {"question": "x" * 100_000}, 422, "at most 2000 characters"),
+        ("{persona}", {"question": "   "}, 422, "question is blank"),
+        ("{persona}", {"question": LEAVE, "sample": {"variant": "B"}}, 422, "name the run"),
+        ("{persona}", {"question": LEAVE, "brain": "psychic"}, 422, "'embedded' or 'llm'"),
+    ],
+)
 def test_bad_interviews_get_a_4xx_with_the_reason(finished, persona, body, status, reason):
     persona_id = finished["rows"][0]["persona_id"]
     body = json.loads(json.dumps(body).replace("{run}", finished["id"]))

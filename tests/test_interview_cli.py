@@ -25,8 +25,18 @@ def interview(run, *args):
 def test_the_cli_interviews_a_twin_about_a_decision_of_the_run(run):
     rows = [json.loads(line) for line in (run["out"] / "decisions.jsonl").read_text().splitlines()]
     left = next(r for r in rows if r["persona_id"] == "sam-chen" and r["action_type"] == "terminate")
-    result = interview(run, "sam-chen", "Why did you leave?", "--run", run["out"], "--variant", left["variant"],
-                       "--instance", left["instance"], "--json")
+    result = interview(
+        run,
+        "sam-chen",
+        "Why did you leave?",
+        "--run",
+        run["out"],
+        "--variant",
+        left["variant"],
+        "--instance",
+        left["instance"],
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
     assert answer["decision"]["decision_id"] == left["decision_id"] and answer["brain"] == "embedded"
@@ -46,15 +56,18 @@ def test_the_cli_interviews_a_twin_about_a_decision_of_the_run(run):
     assert shown.exit_code == 0 and left["decision_id"] in shown.output and "answer (embedded)" in shown.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (("nobody", "Why?"), "persona 'nobody' not found"),
-    (("sam-chen", "Why?", "--variant", "B"), "refer to a decision of a run: add --run"),
-    (("sam-chen", "Why?", "--run", "no-such-run"), "run 'no-such-run' not found"),
-    (("sam-chen", "x" * 100_000), "the question is 100,000 characters; at most 2,000"),
-    (("sam-chen", "Why?", "--run", "{out}", "--variant", "Z"), "has no decision with variant='Z'"),
-    (("sam-chen", "Why?", "--run", "{out}", "--decision", "A/sam-chen/0/99"), "no decision 'A/sam-chen/0/99'"),
-    (("sam-chen", "Why?", "--run", "{empty}"), "has no decision export"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("nobody", "Why?"), "persona 'nobody' not found"),
+        (("sam-chen", "Why?", "--variant", "B"), "refer to a decision of a run: add --run"),
+        (("sam-chen", "Why?", "--run", "no-such-run"), "run 'no-such-run' not found"),
+        (("sam-chen", "x" * 100_000), "the question is 100,000 characters; at most 2,000"),
+        (("sam-chen", "Why?", "--run", "{out}", "--variant", "Z"), "has no decision with variant='Z'"),
+        (("sam-chen", "Why?", "--run", "{out}", "--decision", "A/sam-chen/0/99"), "no decision 'A/sam-chen/0/99'"),
+        (("sam-chen", "Why?", "--run", "{empty}"), "has no decision export"),
+    ],
+)
 def test_cli_interview_refuses_bad_input_with_the_reason(run, tmp_path, args, message):
     (tmp_path / "empty").mkdir()
     args = [str(a).format(out=run["out"], empty=tmp_path / "empty") for a in args]

@@ -8,60 +8,88 @@ from agent.page.read_page import observe_page
 
 
 def listing(items: str, head: str = "") -> str:
-    return (f"<html><head><title>Shorts | Shop</title>{head}</head><body><header><a href='/'>Shop</a>"
-            f"<a href='/basket'>Basket</a></header><h1>Shorts</h1><p>Sort by</p>{items}</body></html>")
+    return (
+        f"<html><head><title>Shorts | Shop</title>{head}</head><body><header><a href='/'>Shop</a>"
+        f"<a href='/basket'>Basket</a></header><h1>Shorts</h1><p>Sort by</p>{items}</body></html>"
+    )
 
 
 def test_title_links_followed_by_their_prices_in_pounds():
-    items = "".join(f'<a href="/p/{i}"><img alt="x"></a><a href="/p/{i}">{title}</a><p>£{price}</p>'
-                    for i, (title, price) in enumerate((("Stone chinos shorts", "34.95"), ("Navy linen shorts", "29.00"),
-                                                        ("Red checked shorts", "39.50"))))
+    items = "".join(
+        f'<a href="/p/{i}"><img alt="x"></a><a href="/p/{i}">{title}</a><p>£{price}</p>'
+        for i, (title, price) in enumerate(
+            (("Stone chinos shorts", "34.95"), ("Navy linen shorts", "29.00"), ("Red checked shorts", "39.50"))
+        )
+    )
     observation = observe_page(listing(items), url="https://shop.example/mens-shorts", simplified=False)
     read = [(p.title, p.price, p.currency) for p in observation.facts.products]
-    assert read == [("Stone chinos shorts", 34.95, "GBP"), ("Navy linen shorts", 29.0, "GBP"),
-                    ("Red checked shorts", 39.5, "GBP")]
+    assert read == [
+        ("Stone chinos shorts", 34.95, "GBP"),
+        ("Navy linen shorts", 29.0, "GBP"),
+        ("Red checked shorts", 39.5, "GBP"),
+    ]
     assert observation.page_type == "search_results" and observation.facts.focus is None
 
 
 def test_the_price_paid_not_the_was_price_or_the_saving():
-    items = "".join(f'<a href="/p/{i}">Patio umbrella {colour}</a><p>$224.99 $174.99You save $50.00 (22%)</p>'
-                    for i, colour in enumerate(("black", "walnut", "stone")))
-    prices = [p.price for p in observe_page(listing(items), url="https://shop.example/patio", simplified=False).facts.products]
+    items = "".join(
+        f'<a href="/p/{i}">Patio umbrella {colour}</a><p>$224.99 $174.99You save $50.00 (22%)</p>'
+        for i, colour in enumerate(("black", "walnut", "stone"))
+    )
+    prices = [
+        p.price for p in observe_page(listing(items), url="https://shop.example/patio", simplified=False).facts.products
+    ]
     assert prices == [174.99, 174.99, 174.99]
 
 
 def test_cards_that_start_with_their_buy_button_and_a_dollar_of_canada():
-    items = "".join(f'<div><a href="/p/{i}"></a><div><a href="/cart/add/{i}">Add to Cart +</a><p>{title}</p>'
-                    f'<p>200 ml</p><p>${was}${now}</p></div></div>'
-                    for i, (title, was, now) in enumerate((("Nutricap Shampoo", "7.99", "7.19"),
-                                                           ("Herbal Conditioner", "15.99", "13.59"),
-                                                           ("Sport Shower Gel", "4.99", "4.49"))))
+    items = "".join(
+        f'<div><a href="/p/{i}"></a><div><a href="/cart/add/{i}">Add to Cart +</a><p>{title}</p>'
+        f"<p>200 ml</p><p>${was}${now}</p></div></div>"
+        for i, (title, was, now) in enumerate(
+            (
+                ("Nutricap Shampoo", "7.99", "7.19"),
+                ("Herbal Conditioner", "15.99", "13.59"),
+                ("Sport Shower Gel", "4.99", "4.49"),
+            )
+        )
+    )
     facts = observe_page(listing(items), url="https://www.shop.ca/categories/shampoo", simplified=False).facts
     assert [(p.title, p.price, p.currency) for p in facts.products] == [
-        ("Nutricap Shampoo", 7.19, "CAD"), ("Herbal Conditioner", 13.59, "CAD"), ("Sport Shower Gel", 4.49, "CAD")]
+        ("Nutricap Shampoo", 7.19, "CAD"),
+        ("Herbal Conditioner", 13.59, "CAD"),
+        ("Sport Shower Gel", 4.49, "CAD"),
+    ]
     assert all(p.buy_names for p in facts.products) and facts.focus is None
 
 
 def test_an_author_link_in_a_card_is_not_its_title():
-    items = "".join(f'<a href="/p/{i}">{title}</a><a href="/p/{i}">{title}</a><a href="/a/{i}">{author}</a>'
-                    f"<p>{price} €</p><p>In stock</p>"
-                    for i, (title, author, price) in enumerate((("DVD Between the folds", "Green Fuse Films", "19,95"),
-                                                                ("DVD Mise en Plis", "Vincent Floderer", "24,95"))))
+    items = "".join(
+        f'<a href="/p/{i}">{title}</a><a href="/p/{i}">{title}</a><a href="/a/{i}">{author}</a>'
+        f"<p>{price} €</p><p>In stock</p>"
+        for i, (title, author, price) in enumerate(
+            (("DVD Between the folds", "Green Fuse Films", "19,95"), ("DVD Mise en Plis", "Vincent Floderer", "24,95"))
+        )
+    )
     products = observe_page(listing(items), url="https://shop.example/dvd", simplified=False).facts.products
     assert [(p.title, p.price, p.currency, p.availability) for p in products] == [
-        ("DVD Between the folds", 19.95, "EUR", "in_stock"), ("DVD Mise en Plis", 24.95, "EUR", "in_stock")]
+        ("DVD Between the folds", 19.95, "EUR", "in_stock"),
+        ("DVD Mise en Plis", 24.95, "EUR", "in_stock"),
+    ]
 
 
 def test_a_product_page_with_a_breadcrumb_and_a_details_table_is_one_product_not_a_list():
     """The breadcrumb's last link is followed by the product's title and price, a review link by the price again in
     a details table: neither is a card, so the page is the product's own."""
-    page = ("<html><head><title>Merino socks | Shop</title></head><body><header><a href='/'>Shop</a></header>"
-            "<ul class='breadcrumb'><li><a href='/'>Home</a></li><li><a href='/c/footwear'>Footwear</a></li>"
-            "<li>Merino socks (3 pack)</li></ul><article><h1>Merino socks (3 pack)</h1><p>£18.50</p>"
-            "<p>In stock (60 available)</p><a href='/p/3/reviews/add'>Write a review</a>"
-            "<form action='/basket/add/3' method='post'><button type='submit'>Add to basket</button></form>"
-            "<table><tr><th>Price (incl. tax)</th><td>£18.50</td></tr><tr><th>Availability</th>"
-            "<td>In stock (60 available)</td></tr></table></article></body></html>")
+    page = (
+        "<html><head><title>Merino socks | Shop</title></head><body><header><a href='/'>Shop</a></header>"
+        "<ul class='breadcrumb'><li><a href='/'>Home</a></li><li><a href='/c/footwear'>Footwear</a></li>"
+        "<li>Merino socks (3 pack)</li></ul><article><h1>Merino socks (3 pack)</h1><p>£18.50</p>"
+        "<p>In stock (60 available)</p><a href='/p/3/reviews/add'>Write a review</a>"
+        "<form action='/basket/add/3' method='post'><button type='submit'>Add to basket</button></form>"
+        "<table><tr><th>Price (incl. tax)</th><td>£18.50</td></tr><tr><th>Availability</th>"
+        "<td>In stock (60 available)</td></tr></table></article></body></html>"
+    )
     observation = observe_page(page, url="https://shop.example/catalogue/merino-socks_3/", simplified=False)
     assert observation.page_type == "product"
     own = observation.facts.products[observation.facts.focus]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent.browser import chromium as chromium_module
-from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from agent.experiments.execution import ExperimentExecutor
 from agent.experiments.planning import ExperimentRejected, check_experiment
+from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from service.container import experiment_context
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
@@ -29,8 +29,10 @@ def services(tmp_path_factory, opera_dir):
 def live_spec(shop_url: str, **overrides) -> ExperimentSpec:
     data = {
         "name": "demo shop: sale banner",
-        "variants": [{"name": "A", "live_url": shop_url + "/", "max_steps": MAX_STEPS},
-                     {"name": "B", "live_url": shop_url + "/?variant=b", "max_steps": MAX_STEPS}],
+        "variants": [
+            {"name": "A", "live_url": shop_url + "/", "max_steps": MAX_STEPS},
+            {"name": "B", "live_url": shop_url + "/?variant=b", "max_steps": MAX_STEPS},
+        ],
         "population": {"ids": PERSONAS},
         "samples_per_persona": INSTANCES,
         "targets": ["search_results"],
@@ -74,27 +76,50 @@ def test_live_variants_give_paired_samples_an_analysis_and_repeat_with_the_seed(
     assert (comparison["variant"], comparison["control"], comparison["paired"]) == ("B", "A", True)
 
     again, repeated = run(services, spec)
-    key = lambda s: (s.variant, s.persona_id, s.instance)  # noqa: E731
+
+    def key(s):
+        return (s.variant, s.persona_id, s.instance)
+
     assert [s.model_dump() for s in sorted(repeated, key=key)] == [s.model_dump() for s in sorted(samples, key=key)]
     assert again["analysis"]["variants"] == analysis["variants"]
 
 
 def test_live_variant_specs_are_checked_before_any_twin_runs(services, shop_url, monkeypatch, tmp_path):
     with pytest.raises(SpecError, match="both live_url and pages"):
-        parse_spec({"name": "x", "variants": [
-            {"name": "A", "live_url": shop_url, "page": {"simplified_html": "<a name='x'>x</a>"}},
-            {"name": "B", "live_url": shop_url}]})
+        parse_spec(
+            {
+                "name": "x",
+                "variants": [
+                    {"name": "A", "live_url": shop_url, "page": {"simplified_html": "<a name='x'>x</a>"}},
+                    {"name": "B", "live_url": shop_url},
+                ],
+            }
+        )
     with pytest.raises(SpecError, match="live_url must be an http"):
-        parse_spec({"name": "x", "variants": [{"name": "A", "live_url": "file:///etc/passwd"},
-                                             {"name": "B", "live_url": shop_url}]})
+        parse_spec(
+            {
+                "name": "x",
+                "variants": [{"name": "A", "live_url": "file:///etc/passwd"}, {"name": "B", "live_url": shop_url}],
+            }
+        )
     assert live_spec(shop_url).predictions_needed(2) == 2 * INSTANCES * 2 * MAX_STEPS
 
     with pytest.raises(ExperimentRejected, match=r"variant 'B' live_url: could not fetch .*no page answered"):
-        check_experiment(experiment_context(services), live_spec(shop_url, variants=[
-            {"name": "A", "live_url": shop_url + "/"}, {"name": "B", "live_url": shop_url + "/no-such-page"}]))
+        check_experiment(
+            experiment_context(services),
+            live_spec(
+                shop_url,
+                variants=[
+                    {"name": "A", "live_url": shop_url + "/"},
+                    {"name": "B", "live_url": shop_url + "/no-such-page"},
+                ],
+            ),
+        )
 
     # No Chromium on this machine (nothing at the configured path, none on PATH): refused with how to install it.
     monkeypatch.setattr(chromium_module, "CHROMIUM_PATH", str(tmp_path / "no-chromium"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(ExperimentRejected, match=r"live variant\(s\) 'A', 'B' need Chromium: .*scripts/setup --browser"):
+    with pytest.raises(
+        ExperimentRejected, match=r"live variant\(s\) 'A', 'B' need Chromium: .*scripts/setup --browser"
+    ):
         check_experiment(experiment_context(services), live_spec(shop_url))

@@ -34,11 +34,17 @@ def cluster():
 
     for attempt in range(5):  # Ray gives a raylet 30 s to register; on a machine busy with other work it may not
         try:
-            cluster = Cluster(initialize_head=True, head_node_args={
-                "num_cpus": 1, "resources": {"chromium": 1}, "include_dashboard": False,
-                "object_store_memory": 100 * 2**20})
+            cluster = Cluster(
+                initialize_head=True,
+                head_node_args={
+                    "num_cpus": 1,
+                    "resources": {"chromium": 1},
+                    "include_dashboard": False,
+                    "object_store_memory": 100 * 2**20,
+                },
+            )
             break
-        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
+        except Exception:
             if attempt == 4:
                 raise
     worker = cluster.add_node(num_cpus=2, resources={"chromium": 2}, object_store_memory=100 * 2**20)
@@ -61,9 +67,28 @@ def simulate(twins, url: str, executor=None, on_trace=None):
 
 
 def signature(result) -> list:
-    return [(t.persona_id, t.outcome, t.stages, t.final_url,
-             [(s.url, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed, s.page_sha256,
-               [m.id for m in s.memories]) for s in t.steps]) for t in result.traces]
+    return [
+        (
+            t.persona_id,
+            t.outcome,
+            t.stages,
+            t.final_url,
+            [
+                (
+                    s.url,
+                    s.action.model_dump_json(),
+                    s.click_type,
+                    s.rationale,
+                    s.result_url,
+                    s.seed,
+                    s.page_sha256,
+                    [m.id for m in s.memories],
+                )
+                for s in t.steps
+            ],
+        )
+        for t in result.traces
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +144,34 @@ def _running_on(node_id: str) -> bool:
 
 
 def test_an_unreachable_ray_address_fails_in_seconds_with_a_clear_message(tmp_path, shop_url):
-    env = {**os.environ, "TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_EXECUTOR": "ray",
-           "TWINSIM_RAY_ADDRESS": "127.0.0.1:9", "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "service.cli.main", "simulate", "--url", shop_url + "/",
-                           "--personas", "sam-chen", "--max-steps", "2", "--out", str(tmp_path / "out")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "TWINSIM_DATA_DIR": str(tmp_path / "data"),
+        "TWINSIM_EXECUTOR": "ray",
+        "TWINSIM_RAY_ADDRESS": "127.0.0.1:9",
+        "NO_COLOR": "1",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.cli.main",
+            "simulate",
+            "--url",
+            shop_url + "/",
+            "--personas",
+            "sam-chen",
+            "--max-steps",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2, done.stderr[-2000:]
     assert "Ray head at 127.0.0.1:9" in done.stderr and "does not answer" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr

@@ -16,6 +16,7 @@ from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample
 
 pytestmark = pytest.mark.integration
 
+
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory, opera_dir):
     return services_with_sample_twins(tmp_path_factory.mktemp("live"), opera_dir)
@@ -34,13 +35,16 @@ def simulate(services, url: str, persona_ids: list[str], **options):
 
 
 def signature(trace) -> list[tuple]:
-    return [(s.url, s.page_type, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed)
-            for s in trace.steps]
+    return [
+        (s.url, s.page_type, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed)
+        for s in trace.steps
+    ]
 
 
 def _put_in_cart(trace) -> bool:
-    return "cart" in trace.stages and any(s.action.type == "click" and s.action.name.endswith(".add_to_cart")
-                                          for s in trace.steps)
+    return "cart" in trace.stages and any(
+        s.action.type == "click" and s.action.name.endswith(".add_to_cart") for s in trace.steps
+    )
 
 
 def test_seeded_twins_reach_the_cart_and_the_same_seed_repeats_it(twins, shop_url, tmp_path):
@@ -66,10 +70,12 @@ def test_seeded_twins_reach_the_cart_and_the_same_seed_repeats_it(twins, shop_ur
         assert all(s.rationale and s.brain == "embedded" for s in run.steps)
         assert [s.step for s in run.steps] == list(range(1, len(run.steps) + 1))
     assert any(s.memories for run in first.traces for s in run.steps)
-    assert first.funnel.reached[2].stage == "cart" and first.funnel.reached[2].twins == sum("cart" in t.stages for t in first.traces)
+    assert first.funnel.reached[2].stage == "cart" and first.funnel.reached[2].twins == sum(
+        "cart" in t.stages for t in first.traces
+    )
 
     again = simulate(twins, shop_url + "/", [OPERA_USER, EXAMPLE], max_steps=8, seed=seed)
-    for before, after in zip(first.traces, again.traces):
+    for before, after in zip(first.traces, again.traces, strict=True):
         assert signature(after) == signature(before)
         assert (after.outcome, after.stages) == (before.outcome, before.stages)
 

@@ -14,8 +14,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from agent.browser.chromium import launch
 from agent.browser.context_pool import TwinTabs
-from agent.simulation.funnel import wilson_interval
 from agent.browser.navigation import NavigationWatch, Timeouts, open_page
+from agent.simulation.funnel import wilson_interval
 from tests.support.live_server import serve
 
 pytestmark = pytest.mark.integration

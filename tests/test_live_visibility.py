@@ -9,9 +9,11 @@ from agent.experiments.visibility import address_of, live_visibility, sight_of
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 
-PAGE = ("<html><head><title>Trail Shoes | Outfitters</title>{style}</head><body><main><h1>Trail Shoes</h1>"
-        "<p class='price'>{price}</p><p>In stock</p><input type='hidden' name='token' value='{token}'>"
-        "<form action='/basket/add/1/'><button>Add to basket</button></form></main></body></html>")
+PAGE = (
+    "<html><head><title>Trail Shoes | Outfitters</title>{style}</head><body><main><h1>Trail Shoes</h1>"
+    "<p class='price'>{price}</p><p>In stock</p><input type='hidden' name='token' value='{token}'>"
+    "<form action='/basket/add/1/'><button>Add to basket</button></form></main></body></html>"
+)
 
 
 def sight(price: str = "$79.99", style: str = "", token: str = "a", url: str = "http://127.0.0.1:41001/p/1/"):
@@ -25,8 +27,12 @@ def test_the_address_leaves_out_the_host_and_port_of_each_instance():
 
 def test_a_price_the_twins_read_is_visible_and_says_where_and_what():
     home = sight(url="http://127.0.0.1:41001/")
-    sights = {("A", "ann", 0): [home, sight()], ("B", "ann", 0): [home, sight("$59.99", url="http://127.0.0.1:41002/p/1/")],
-              ("A", "bob", 0): [home], ("B", "bob", 0): [home]}
+    sights = {
+        ("A", "ann", 0): [home, sight()],
+        ("B", "ann", 0): [home, sight("$59.99", url="http://127.0.0.1:41002/p/1/")],
+        ("A", "bob", 0): [home],
+        ("B", "bob", 0): [home],
+    }
     seen = live_visibility(sights, ["A", "B"], "embedded")
     assert seen["distinguishable"] is True and seen["live"]
     b = seen["variants"]["B"]
@@ -47,8 +53,11 @@ def test_a_colour_or_a_hidden_field_is_not_visible_and_the_note_says_so():
 
 
 def test_pairs_never_shown_the_same_address_leave_it_unknown():
-    sights = {("A", "ann", 0): [sight(url="http://h:1/a/")], ("B", "ann", 0): [sight(url="http://h:2/b/")],
-              ("A", "bob", 0): [sight()]}  # bob's B run was resumed from an earlier run: nothing to compare
+    sights = {
+        ("A", "ann", 0): [sight(url="http://h:1/a/")],
+        ("B", "ann", 0): [sight(url="http://h:2/b/")],
+        ("A", "bob", 0): [sight()],
+    }  # bob's B run was resumed from an earlier run: nothing to compare
     seen = live_visibility(sights, ["A", "B"], "embedded")
     assert seen["distinguishable"] is None and seen["variants"]["B"]["visible"] is None
     assert seen["variants"]["B"]["pairs_compared"] == 1 and "not known" in seen["note"]

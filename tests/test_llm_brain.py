@@ -31,7 +31,9 @@ PRICED_MODEL = "openai/gpt-4o-mini"  # in litellm's bundled price map
 CANDIDATES = (
     Candidate("nav_bar.search_input", "input", "input", "Search Amazon", "search", 0),
     Candidate("nav_bar.search_button", "clickable", "input", "Go", "search", 1),
-    Candidate("search_results.anker_usb_c_cable.product_name", "clickable", "a", "Anker USB C Cable", "product_link", 2, 9.99),
+    Candidate(
+        "search_results.anker_usb_c_cable.product_name", "clickable", "a", "Anker USB C Cable", "product_link", 2, 9.99
+    ),
 )
 PAGE = Observation(
     url="https://www.amazon.com/s?k=usb+c+cable",
@@ -41,7 +43,10 @@ PAGE = Observation(
     by_name={c.name: c for c in CANDIDATES},
     text="Results for usb c cable",
 )
-CLICK_PRODUCT = '{"rationale": "The Anker one looks cheap and well rated.", "action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"}}'
+CLICK_PRODUCT = (
+    '{"rationale": "The Anker one looks cheap and well rated.", '
+    '"action": {"type": "click", "name": "search_results.anker_usb_c_cable.product_name"}}'
+)
 
 
 def decision_json(rationale: str, action: dict) -> str:
@@ -69,6 +74,7 @@ def brain_for(srv: OpenAICompatibleServer, model: str = MODEL, **client_kwargs) 
 
 # --- answers, prompts, usage ----------------------------------------------------------------------------
 
+
 async def test_action_and_rationale_come_from_the_server(server, ctx) -> None:
     server.enqueue(CLICK_PRODUCT)
     decision = await brain_for(server).decide(ctx)
@@ -87,8 +93,10 @@ async def test_action_and_rationale_come_from_the_server(server, ctx) -> None:
 async def test_a_policy_server_answers_from_the_page_in_the_prompt(ctx) -> None:
     def first_input_on_page(request: dict) -> str:
         prompt = request["messages"][1]["content"]
-        line = next(l for l in prompt.splitlines() if " | input | " in l)
-        return decision_json("I start by typing what I want.", {"type": "input", "name": line.split(" | ")[0], "text": "usb c cable"})
+        line = next(row for row in prompt.splitlines() if " | input | " in row)
+        return decision_json(
+            "I start by typing what I want.", {"type": "input", "name": line.split(" | ")[0], "text": "usb c cable"}
+        )
 
     with OpenAICompatibleServer(policy=first_input_on_page) as srv:
         decision = await brain_for(srv).decide(ctx)
@@ -100,12 +108,22 @@ async def test_usage_comes_from_the_servers_usage_block(server, ctx) -> None:
     brain = brain_for(server)
     decision = await brain.decide(ctx)
 
-    assert (decision.usage.prompt_tokens, decision.usage.completion_tokens, decision.usage.total_tokens) == (1234, 56, 1290)
+    assert (decision.usage.prompt_tokens, decision.usage.completion_tokens, decision.usage.total_tokens) == (
+        1234,
+        56,
+        1290,
+    )
     assert decision.usage.calls == 1
     assert decision.usage.cost_usd == 0.0  # a model litellm has no price for costs nothing, and does not fail
     assert brain.client.totals.as_dict() | {"cost_usd": 0.0} == {
-        "calls": 1, "attempts": 1, "failures": 0, "cache_hits": 0,
-        "prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290, "cost_usd": 0.0,
+        "calls": 1,
+        "attempts": 1,
+        "failures": 0,
+        "cache_hits": 0,
+        "prompt_tokens": 1234,
+        "completion_tokens": 56,
+        "total_tokens": 1290,
+        "cost_usd": 0.0,
     }
 
 
@@ -143,6 +161,7 @@ async def test_no_model_configured_is_a_brain_error(server, ctx) -> None:
 
 # --- output shapes ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -165,6 +184,7 @@ async def test_garbage_output_is_a_brain_error_with_the_reason(server, ctx) -> N
 
 
 # --- failures, retries, timeouts, concurrency -------------------------------------------------------------
+
 
 async def test_a_500_is_retried_then_succeeds(server, ctx) -> None:
     server.enqueue(("status", 500), CLICK_PRODUCT)
@@ -218,6 +238,7 @@ async def test_concurrency_bound_is_respected(ctx) -> None:
 def test_one_client_serves_successive_event_loops(server, ctx) -> None:
     brain = brain_for(server, concurrency=1)
     for _ in range(2):
+
         async def two_at_once():
             return await asyncio.gather(brain.decide(ctx), brain.decide(ctx))
 
@@ -226,6 +247,7 @@ def test_one_client_serves_successive_event_loops(server, ctx) -> None:
 
 
 # --- the response cache ---------------------------------------------------------------------------------
+
 
 async def test_a_cache_hit_avoids_a_second_http_call(server, ctx) -> None:
     server.enqueue(Reply(content=CLICK_PRODUCT, usage=(100, 20)))
@@ -240,7 +262,9 @@ async def test_a_cache_hit_avoids_a_second_http_call(server, ctx) -> None:
     assert brain.client.totals.cache_hits == 1 and brain.client.totals.calls == 1
 
     # A different page is a different prompt, so a different key: the server is asked again.
-    ctx.observation = Observation(url=None, page_type="other", title="t", candidates=CANDIDATES[:1], by_name={}, text="")
+    ctx.observation = Observation(
+        url=None, page_type="other", title="t", candidates=CANDIDATES[:1], by_name={}, text=""
+    )
     await brain.decide(ctx)
     assert len(server.requests) == 2
 
@@ -268,6 +292,7 @@ async def test_unparseable_answers_are_not_cached(server, ctx) -> None:
 
 
 # --- the server itself, and the network -------------------------------------------------------------------
+
 
 def test_server_lists_models_and_rejects_unknown_reply_specs(server) -> None:
     listing = httpx.get(server.base_url + "/models").json()
@@ -306,7 +331,11 @@ def test_a_round_trip_reaches_nothing_but_loopback(tmp_path) -> None:
         """
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO)},
     )
     assert result.returncode == 0, result.stderr[-2000:]

@@ -33,14 +33,27 @@ WIDTH, HEIGHT = 1280, 800
 CANDIDATES = (
     Candidate("nav_bar.search_input", "input", "input", "Search Amazon", "search", 0, bbox=(300, 20, 400, 30)),
     Candidate("nav_bar.search_button", "clickable", "input", "Go", "search", 1, bbox=(720, 20, 50, 30)),
-    Candidate("search_results.anker_usb_c_cable.product_name", "clickable", "a", "Anker USB C Cable", "product_link",
-              2, 9.99, bbox=(100, 300, 500, 40)),
+    Candidate(
+        "search_results.anker_usb_c_cable.product_name",
+        "clickable",
+        "a",
+        "Anker USB C Cable",
+        "product_link",
+        2,
+        9.99,
+        bbox=(100, 300, 500, 40),
+    ),
     Candidate("footer.careers", "clickable", "a", "Careers", "other", 3),  # no box: not on the picture
     Candidate("footer.far_below", "clickable", "a", "Far below", "other", 4, bbox=(100, 5000, 200, 20)),  # off-picture
 )
-PAGE = Observation(url="https://www.amazon.com/s?k=usb+c+cable", page_type="search_results",
-                   title="Amazon.com : usb c cable", candidates=CANDIDATES, by_name={c.name: c for c in CANDIDATES},
-                   text="Results for usb c cable")
+PAGE = Observation(
+    url="https://www.amazon.com/s?k=usb+c+cable",
+    page_type="search_results",
+    title="Amazon.com : usb c cable",
+    candidates=CANDIDATES,
+    by_name={c.name: c for c in CANDIDATES},
+    text="Results for usb c cable",
+)
 
 
 def png(width: int = WIDTH, height: int = HEIGHT, colour=(255, 255, 255)) -> bytes:
@@ -81,6 +94,7 @@ def decoded(part: dict) -> Image.Image:
 
 # --- the screenshot goes to the model -------------------------------------------------------------------------
 
+
 async def test_the_screenshot_reaches_the_model_as_an_image_part(llm_server):
     shot = read_screenshot(png())
     llm_server.enqueue(answer({"type": "click", "name": "nav_bar.search_button"}))
@@ -88,8 +102,13 @@ async def test_the_screenshot_reaches_the_model_as_an_image_part(llm_server):
 
     [request] = llm_server.requests
     [part] = image_parts(request)
-    assert part == {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(shot.data).decode()}}
-    assert request["messages"][0]["content"] == SYSTEM_PROMPTS[(False, True)] != SYSTEM_PROMPT  # says: the picture is data
+    assert part == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64," + base64.b64encode(shot.data).decode()},
+    }
+    assert (
+        request["messages"][0]["content"] == SYSTEM_PROMPTS[(False, True)] != SYSTEM_PROMPT
+    )  # says: the picture is data
     assert "nav_bar.search_button | click | search | Go" in user_text(request)  # the names list is still there
     assert decision.details["screenshot"] == "sent" and decision.details["grounding"] == "names"
 
@@ -99,10 +118,13 @@ async def test_a_model_litellm_does_not_know_to_take_images_gets_none_and_the_de
     decision = await brain(llm_server).decide(context(screenshot=read_screenshot(png())))  # vision "auto"
     assert image_parts(llm_server.requests[0]) == []
     assert llm_server.requests[0]["messages"][0]["content"] == SYSTEM_PROMPT
-    assert decision.details["screenshot"].startswith("not sent: openai/twin-test is not known to litellm to take images")
+    assert decision.details["screenshot"].startswith(
+        "not sent: openai/twin-test is not known to litellm to take images"
+    )
 
 
 # --- grounding strategies -------------------------------------------------------------------------------------
+
 
 async def test_textual_choices_number_the_elements_and_a_number_is_grounded_to_its_element(llm_server):
     llm_server.enqueue(answer({"type": "click", "choice": 3}))
@@ -110,7 +132,9 @@ async def test_textual_choices_number_the_elements_and_a_number_is_grounded_to_i
 
     text = user_text(llm_server.requests[0])
     assert "[1] nav_bar.search_input | input | search | Search Amazon" in text
-    assert "[3] search_results.anker_usb_c_cable.product_name | click | product_link | Anker USB C Cable | $9.99" in text
+    assert (
+        "[3] search_results.anker_usb_c_cable.product_name | click | product_link | Anker USB C Cable | $9.99" in text
+    )
     assert '"choice": <number of the element clicked>' in llm_server.requests[0]["messages"][0]["content"]
     assert decision.action.name == "search_results.anker_usb_c_cable.product_name"
     assert decision.details["choice"] == 3 and decision.details["grounding"] == "textual_choices"
@@ -119,7 +143,8 @@ async def test_textual_choices_number_the_elements_and_a_number_is_grounded_to_i
 async def test_set_of_marks_draws_numbered_boxes_on_the_screenshot_and_lists_no_elements(llm_server):
     llm_server.enqueue(answer({"type": "input", "choice": "1", "text": "usb c cable"}))
     decision = await brain(llm_server, grounding="set_of_marks", vision="always").decide(
-        context(screenshot=read_screenshot(png())))
+        context(screenshot=read_screenshot(png()))
+    )
 
     request = llm_server.requests[0]
     text = user_text(request)
@@ -141,7 +166,9 @@ async def test_set_of_marks_draws_numbered_boxes_on_the_screenshot_and_lists_no_
 
 async def test_both_lists_every_element_numbered_and_marks_those_with_a_box_by_the_same_number(llm_server):
     llm_server.enqueue(answer({"type": "click", "choice": 4}))
-    decision = await brain(llm_server, grounding="both", vision="always").decide(context(screenshot=read_screenshot(png())))
+    decision = await brain(llm_server, grounding="both", vision="always").decide(
+        context(screenshot=read_screenshot(png()))
+    )
 
     request = llm_server.requests[0]
     assert "[4] footer.careers | click | other | Careers" in user_text(request)
@@ -162,6 +189,7 @@ async def test_set_of_marks_without_a_screenshot_numbers_the_list_and_says_so(ll
 
 # --- a choice that does not exist: once more, then the embedded brain ------------------------------------------
 
+
 def graph_for(server) -> TwinGraph:
     return TwinGraph({"embedded": EmbeddedBrain(), "llm": brain(server)}, memory=None)
 
@@ -170,7 +198,8 @@ async def test_a_nonexistent_choice_is_retried_once_with_the_valid_choices(llm_s
     llm_server.enqueue(answer({"type": "click", "choice": 99}), answer({"type": "click", "choice": 2}))
     prediction = await graph_for(llm_server).predict(
         PredictionInput(brain="llm", model=MODEL, options=PredictOptions(grounding="textual_choices")),
-        ResolvedInput(observation=PAGE))
+        ResolvedInput(observation=PAGE),
+    )
     assert prediction.action.name == "nav_bar.search_button" and prediction.brain == "llm"
     assert prediction.attempts == 2 and not prediction.fallback_used
     retry = llm_server.requests[1]["messages"][-1]["content"]
@@ -181,9 +210,14 @@ async def test_a_nonexistent_choice_is_retried_once_with_the_valid_choices(llm_s
 async def test_a_nonexistent_choice_twice_falls_back_to_the_embedded_brain_and_says_so(llm_server):
     llm_server.enqueue(answer({"type": "click", "choice": 7}), answer({"type": "click", "choice": "[12]"}))
     prediction = await graph_for(llm_server).predict(
-        PredictionInput(brain="llm", model=MODEL, screenshot=read_screenshot(png()),
-                        options=PredictOptions(grounding="set_of_marks", vision="always")),
-        ResolvedInput(observation=PAGE))
+        PredictionInput(
+            brain="llm",
+            model=MODEL,
+            screenshot=read_screenshot(png()),
+            options=PredictOptions(grounding="set_of_marks", vision="always"),
+        ),
+        ResolvedInput(observation=PAGE),
+    )
     assert prediction.fallback_used and prediction.brain == "embedded" and prediction.requested_brain == "llm"
     assert prediction.attempts == 2 and llm_server.completions_served == 2
     assert "choice 12 does not exist; the choices are 1-3" in prediction.fallback_reason
@@ -194,6 +228,7 @@ async def test_a_nonexistent_choice_twice_falls_back_to_the_embedded_brain_and_s
 
 # --- what counts as a screenshot ------------------------------------------------------------------------------
 
+
 def test_only_decodable_png_jpeg_and_webp_within_the_caps_are_screenshots():
     for kind in ("PNG", "JPEG", "WEBP"):
         out = io.BytesIO()
@@ -202,9 +237,14 @@ def test_only_decodable_png_jpeg_and_webp_within_the_caps_are_screenshots():
         assert (shot.width, shot.height, shot.mime) == (64, 48, f"image/{kind.lower()}")
     gif = io.BytesIO()
     Image.new("RGB", (8, 8)).save(gif, format="GIF")
-    cases = [(b"", "empty"), (b"<html>not an image</html>", "not an image"), (gif.getvalue(), "GIF, not PNG"),
-             (png()[:400], "does not decode"), (png(5000, 5001), "over the limit of 25,000,000 pixels"),
-             (png() + b"\0" * 5_000_001, "over the limit of 5,000,000")]
+    cases = [
+        (b"", "empty"),
+        (b"<html>not an image</html>", "not an image"),
+        (gif.getvalue(), "GIF, not PNG"),
+        (png()[:400], "does not decode"),
+        (png(5000, 5001), "over the limit of 25,000,000 pixels"),
+        (png() + b"\0" * 5_000_001, "over the limit of 5,000,000"),
+    ]
     for data, reason in cases:
         with pytest.raises(ScreenshotRefused, match=reason):
             read_screenshot(data)

@@ -41,14 +41,25 @@ from tests.support.sample_twins import OPERA_USER
 pytestmark = pytest.mark.integration
 
 BANNER_PAGE = REPO / "examples" / "experiments" / "pages" / "product_deal_banner.html"
-HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-            "rationale": "My old cable frayed."}]
+HISTORY = [
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "My old cable frayed.",
+    }
+]
 
 
 def local_settings(local_model, data_dir, **extra) -> Settings:
-    values = {"data_dir": data_dir, "llm_api_base": local_model.api_base, "llm_model": local_model.model,
-              "llm_context_tokens": local_model.context_tokens, "llm_structured_output": "llama_cpp",
-              "llm_timeout_s": 600.0, "llm_retries": 0, **extra}  # the most the settings allow: a busy 2-core
+    values = {
+        "data_dir": data_dir,
+        "llm_api_base": local_model.api_base,
+        "llm_model": local_model.model,
+        "llm_context_tokens": local_model.context_tokens,
+        "llm_structured_output": "llama_cpp",
+        "llm_timeout_s": 600.0,
+        "llm_retries": 0,
+        **extra,
+    }  # the most the settings allow: a busy 2-core
     # machine took up to 5 minutes for one decision, and the server answers one request at a time
     return Settings(**values)
 
@@ -59,7 +70,8 @@ def client_for(tmp_path, local_model, opera_dir):
         test_client = TestClient(create_app(local_settings(local_model, tmp_path, **extra)))
         test_client.__enter__()
         csv.field_size_limit(10**9)
-        row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+        with open(opera_dir / "users_sample.csv", newline="") as users:
+            row = next(csv.DictReader(users))
         assert test_client.post("/personas", json=row).status_code == 201
         test_client.persona_id = row["user_id"]
         made.append(test_client)
@@ -72,8 +84,15 @@ def client_for(tmp_path, local_model, opera_dir):
 
 
 def predict(client, html: str, url: str) -> dict:
-    response = client.post("/predict", json={"persona_id": client.persona_id, "brain": "llm",
-                                             "page": {"simplified_html": html, "url": url}, "history": HISTORY})
+    response = client.post(
+        "/predict",
+        json={
+            "persona_id": client.persona_id,
+            "brain": "llm",
+            "page": {"simplified_html": html, "url": url},
+            "history": HISTORY,
+        },
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -87,7 +106,7 @@ def test_predict_on_the_real_model_names_an_element_of_the_page_in_a_schema(clie
     assert details["answer_format"].startswith("schema (llama_cpp)")
     names = {c.name for c in parse_page(html, url="https://www.amazon.com/s?k=usb+c+cable").candidates}
     assert body["action"]["type"] == "terminate" or body["action"]["name"] in names
-    written = json.loads(details["raw"])   # the model's own text, valid JSON under the schema
+    written = json.loads(details["raw"])  # the model's own text, valid JSON under the schema
     assert body["rationale"] == written["rationale"].strip() and body["rationale"]
     usage = body["usage"]
     assert usage["calls"] == 1 and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
@@ -101,7 +120,9 @@ def test_predict_on_the_real_model_names_an_element_of_the_page_in_a_schema(clie
 
 
 def test_a_prompt_that_cannot_fit_is_refused_before_the_call_and_the_embedded_brain_answers(client_for):
-    body = predict(client_for(llm_context_tokens=600), page("product_page.html"), "https://www.amazon.com/dp/B0TWINSIM1")
+    body = predict(
+        client_for(llm_context_tokens=600), page("product_page.html"), "https://www.amazon.com/dp/B0TWINSIM1"
+    )
     assert body["fallback_used"] is True and body["brain"] == "embedded" and body["requested_brain"] == "llm"
     assert "not sent: the prompt needs" in body["fallback_reason"]
     assert "context holds 600" in body["fallback_reason"] and "--context" in body["fallback_reason"]
@@ -109,17 +130,28 @@ def test_a_prompt_that_cannot_fit_is_refused_before_the_call_and_the_embedded_br
 
 def test_an_experiment_runs_llm_twins_on_two_variants(local_model, tmp_path, opera_dir):
     pool = load_personas(opera_dir / "personas.jsonl")[:1]
-    spec = ExperimentSpec.model_validate({
-        "name": "local model", "brain": "llm", "model": local_model.model, "concurrency": 1, "seed": 3,
-        "samples_per_persona": 1, "population": {"ids": [p.id for p in pool]},
-        "variants": [{"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
-                     {"name": "B", "page": {"path": str(BANNER_PAGE)}}]})
+    spec = ExperimentSpec.model_validate(
+        {
+            "name": "local model",
+            "brain": "llm",
+            "model": local_model.model,
+            "concurrency": 1,
+            "seed": 3,
+            "samples_per_persona": 1,
+            "population": {"ids": [p.id for p in pool]},
+            "variants": [
+                {"name": "A", "page": {"path": str(PAGES / "product_page.html")}},
+                {"name": "B", "page": {"path": str(BANNER_PAGE)}},
+            ],
+        }
+    )
     settings = local_settings(local_model, tmp_path, llm_concurrency=1)
     graph = TwinGraph(build_brains(settings, build_llm_client(settings)), memory=None)
     outcome = run_experiment(prepare(spec, pool, memory=None), graph=graph)
     assert sorted(s.variant for s in outcome.samples) == ["A", "B"]
-    assert [(s.fallbacks, s.action_type in ("click", "input", "terminate")) for s in outcome.samples] == [(0, True)] * 2, \
-        [(s.fallbacks, s.action_type, s.rationale) for s in outcome.samples]
+    assert [(s.fallbacks, s.action_type in ("click", "input", "terminate")) for s in outcome.samples] == [
+        (0, True)
+    ] * 2, [(s.fallbacks, s.action_type, s.rationale) for s in outcome.samples]
     assert outcome.usage.calls == 2 and outcome.usage.completion_tokens > 0
 
 
@@ -137,8 +169,10 @@ def test_a_live_simulation_step_is_decided_by_the_real_model(local_model, tmp_pa
 
 def test_an_interview_is_answered_by_the_real_model(client_for, local_model):
     client = client_for()
-    response = client.post(f"/personas/{client.persona_id}/interview",
-                           json={"question": "What do you look at first when you buy a cable?", "brain": "llm"})
+    response = client.post(
+        f"/personas/{client.persona_id}/interview",
+        json={"question": "What do you look at first when you buy a cable?", "brain": "llm"},
+    )
     assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["brain"] == "llm" and not answer["fallback_used"], answer.get("fallback_reason")
@@ -149,19 +183,29 @@ def test_an_interview_is_answered_by_the_real_model(client_for, local_model):
 def test_twinsim_llm_serve_starts_the_model_prints_its_settings_and_stops(local_model):
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli.main", "llm", "serve", "--port", str(port),
-                             "--context", "1024"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env, cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli.main", "llm", "serve", "--port", str(port), "--context", "1024"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
     lines: list[str] = []
     try:
         deadline = time.monotonic() + 180  # a guard against hanging, not a speed assertion
         while not any(line.startswith("export TWINSIM_LLM_STRUCTURED_OUTPUT") for line in lines):
             assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
             lines.append(proc.stdout.readline())
-        settings = dict(line.removeprefix("export ").strip().split("=", 1) for line in lines if line.startswith("export "))
-        assert settings == {"TWINSIM_LLM_API_BASE": f"http://127.0.0.1:{port}/v1",
-                            "TWINSIM_LLM_MODEL": "openai/smollm2-135m-instruct",
-                            "TWINSIM_LLM_CONTEXT_TOKENS": "1024", "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp"}
+        settings = dict(
+            line.removeprefix("export ").strip().split("=", 1) for line in lines if line.startswith("export ")
+        )
+        assert settings == {
+            "TWINSIM_LLM_API_BASE": f"http://127.0.0.1:{port}/v1",
+            "TWINSIM_LLM_MODEL": "openai/smollm2-135m-instruct",
+            "TWINSIM_LLM_CONTEXT_TOKENS": "1024",
+            "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp",
+        }
         models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=10).json()
         assert [m["id"] for m in models["data"]] == ["smollm2-135m-instruct"]
     finally:
@@ -173,6 +217,11 @@ def test_twinsim_llm_serve_starts_the_model_prints_its_settings_and_stops(local_
 
 
 def test_twinsim_llm_serve_refuses_a_missing_model_file(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "service.cli.main", "llm", "serve", "--model",
-                           str(tmp_path / "nope.gguf")], capture_output=True, text=True, cwd=REPO, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli.main", "llm", "serve", "--model", str(tmp_path / "nope.gguf")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert done.returncode == 2 and "no GGUF model file at" in done.stderr and "Traceback" not in done.stderr

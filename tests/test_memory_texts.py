@@ -89,8 +89,14 @@ def test_transcript_passages_cover_every_answer_with_its_question(sample_users):
 
 
 def test_transcript_turns_follow_speaker_labels():
-    turns = transcript_turns("Interviewer: Where do you live?\nParticipant: In Boston.\nwith a roommate\nInterviewer: Ok")
-    assert turns == [("interviewer", "Where do you live?"), ("participant", "In Boston. with a roommate"), ("interviewer", "Ok")]
+    turns = transcript_turns(
+        "Interviewer: Where do you live?\nParticipant: In Boston.\nwith a roommate\nInterviewer: Ok"
+    )
+    assert turns == [
+        ("interviewer", "Where do you live?"),
+        ("participant", "In Boston. with a roommate"),
+        ("interviewer", "Ok"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -129,8 +135,12 @@ def test_core_profile_is_compact_first_person_and_grounded(opera_dir, sample_use
 
 
 def test_core_profile_fits_a_very_long_self_description():
-    persona = Persona(id="wordy", name="Wordy", self_description="I like long sentences. " * 300,
-                      preferences={c: 5 for c in ("quality", "delivery", "novelty")})
+    persona = Persona(
+        id="wordy",
+        name="Wordy",
+        self_description="I like long sentences. " * 300,
+        preferences=dict.fromkeys(("quality", "delivery", "novelty"), 5),
+    )
     text = core_profile_text(persona)
     assert len(text) <= CORE_PROFILE_MAX_CHARS
     assert "My name is Wordy." in text and "high quality" in text

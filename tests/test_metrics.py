@@ -13,7 +13,7 @@ from agent.evaluation.metrics import ERROR_KINDS, StepRecord, classification, co
 from agent.page.click_types import CLICK_TYPES
 
 C = ClickAction
-I = InputAction
+I = InputAction  # noqa: E741 - C, I and T: the action types, as short as the tables of records using them
 T = TerminateAction
 
 
@@ -25,7 +25,13 @@ def test_hand_computed_session():
     records = [
         rec(I(name="nav_bar.search_input", text="shoes"), None, I(name="nav_bar.search_input", text="shoes"), None, 0),
         rec(C(name="nav_bar.search_button"), "search", C(name="nav_bar.search_button"), "search", 1),
-        rec(C(name="search_results.a.product_name"), "product_link", C(name="search_results.b.product_name"), "product_link", 2),
+        rec(
+            C(name="search_results.a.product_name"),
+            "product_link",
+            C(name="search_results.b.product_name"),
+            "product_link",
+            2,
+        ),
         rec(C(name="buybox.purchase_form.add_to_cart"), "purchase", T(), None, 3, last=True),
     ]
     m = compute_metrics(records)
@@ -35,7 +41,8 @@ def test_hand_computed_session():
     # click: P=2/2, R=2/3, F1=2*1*(2/3)/(1+2/3)=0.8; input: F1=1; terminate: P=0/1, R=0/0 -> F1 0
     assert m["action_type_macro_f1"] == pytest.approx((0.8 + 1 + 0) / 3)
     assert m["action_type_weighted_f1"] == pytest.approx((0.8 * 3 + 1 * 1 + 0 * 0) / 4)
-    # click types over the 3 gold clicks: gold [search, product_link, purchase], pred [search, product_link, <terminate>]
+    # click types over the 3 gold clicks: gold [search, product_link, purchase], pred [search, product_link,
+    # <terminate>]
     # search F1 1, product_link F1 1, purchase F1 0 (never predicted), <terminate> weighs 0 -> (1 + 1 + 0) / 3
     assert m["click_type_weighted_f1"] == pytest.approx(2 / 3)
     assert m["per_class"]["click_type"]["purchase"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 1}
@@ -46,12 +53,18 @@ def test_hand_computed_session():
     assert m["outcome_accuracy"] == 0.0 and m["outcome_weighted_f1"] == 0.0
     assert m["errors"]["did_not_click"] == {"count": 1, "fraction": 0.25}
     assert m["errors"]["clicked_wrong_element"] == {"count": 1, "fraction": 0.25}
-    assert m["confusion"]["action_type"] == {"labels": ["click", "input", "terminate"],
-                                             "matrix": [[2, 0, 1], [0, 1, 0], [0, 0, 0]]}
-    assert m["distributions"]["action_type"] == {"gold": {"input": 1, "click": 3},
-                                                 "predicted": {"input": 1, "click": 2, "terminate": 1}}
-    assert m["distributions"]["click_type"] == {"gold": {"search": 1, "product_link": 1, "purchase": 1},
-                                                "predicted": {"search": 1, "product_link": 1}}
+    assert m["confusion"]["action_type"] == {
+        "labels": ["click", "input", "terminate"],
+        "matrix": [[2, 0, 1], [0, 1, 0], [0, 0, 0]],
+    }
+    assert m["distributions"]["action_type"] == {
+        "gold": {"input": 1, "click": 3},
+        "predicted": {"input": 1, "click": 2, "terminate": 1},
+    }
+    assert m["distributions"]["click_type"] == {
+        "gold": {"search": 1, "product_link": 1, "purchase": 1},
+        "predicted": {"search": 1, "product_link": 1},
+    }
 
 
 def test_click_type_f1_weighs_by_gold_support_so_predicted_only_labels_weigh_nothing():
@@ -70,7 +83,8 @@ def test_click_type_f1_weighs_by_gold_support_so_predicted_only_labels_weigh_not
     # labels sorted ("<" before letters); rows gold, columns predicted
     assert m["confusion"]["click_type"] == {
         "labels": ["<terminate>", "product_link", "purchase", "review", "search"],
-        "matrix": [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [0, 0, 0, 0, 1]]}
+        "matrix": [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 1, 0, 1, 0], [0, 0, 0, 0, 1]],
+    }
     assert m["fine_grained_accuracy"] == pytest.approx(2 / 4)
 
 
@@ -78,10 +92,12 @@ def test_session_outcome_counts_last_steps_only():
     buy, other = C(name="buybox.purchase_form.add_to_cart"), C(name="search_results.x.product_name")
     records = []
     # (gold last, gold click type, predicted last, predicted click type); every session also has a wrong first step
-    lasts = [(buy, "purchase", C(name="buybox.purchase_form.buy_now"), "purchase"),   # purchase -> purchase
-             (T(), None, other, "product_link"),                                      # terminate -> continue
-             (T(), None, T(), None),                                                  # terminate -> terminate
-             (buy, "purchase", T(), None)]                                            # purchase -> terminate
+    lasts = [
+        (buy, "purchase", C(name="buybox.purchase_form.buy_now"), "purchase"),  # purchase -> purchase
+        (T(), None, other, "product_link"),  # terminate -> continue
+        (T(), None, T(), None),  # terminate -> terminate
+        (buy, "purchase", T(), None),
+    ]  # purchase -> terminate
     for i, (gold, gct, pred, pct) in enumerate(lasts):
         records.append(rec(C(name="reviews"), "review", T(), None, 0, session=f"s{i}"))
         records.append(rec(gold, gct, pred, pct, 1, last=True, session=f"s{i}"))
@@ -114,8 +130,11 @@ def test_gold_other_outcome_and_input_errors():
 
 
 def test_missing_click_types_are_inferred_from_the_element_name():
-    records = [rec(C(name="buybox.purchase_form.add_to_cart"), None, C(name="buybox.purchase_form.buy_now"), None,
-                   0, last=True)]
+    records = [
+        rec(
+            C(name="buybox.purchase_form.add_to_cart"), None, C(name="buybox.purchase_form.buy_now"), None, 0, last=True
+        )
+    ]
     m = compute_metrics(records)
     assert m["click_type_weighted_f1"] == 1.0 and m["outcome_accuracy"] == 1.0
     assert m["distributions"]["click_type"] == {"gold": {"purchase": 1}, "predicted": {"purchase": 1}}
@@ -135,8 +154,15 @@ def test_every_wrong_prediction_has_exactly_one_error_kind():
 def test_empty_records():
     m = compute_metrics([])
     assert m["n"] == 0 and m["n_sessions"] == 0
-    for key in ("exact_match", "action_type_macro_f1", "action_type_weighted_f1", "click_type_weighted_f1",
-                "fine_grained_accuracy", "outcome_accuracy", "outcome_weighted_f1"):
+    for key in (
+        "exact_match",
+        "action_type_macro_f1",
+        "action_type_weighted_f1",
+        "click_type_weighted_f1",
+        "fine_grained_accuracy",
+        "outcome_accuracy",
+        "outcome_weighted_f1",
+    ):
         assert m[key] is None, key
     assert m["errors"]["did_not_click"] == {"count": 0, "fraction": None}
     json.dumps(m)
@@ -153,7 +179,7 @@ def test_classification_matches_sklearn(seed):
     rng = random.Random(seed)
     labels = list(CLICK_TYPES[: rng.randint(2, 13)])
     gold = [rng.choice(labels) for _ in range(rng.randint(5, 300))]
-    pred = [rng.choice(labels + ["<input>"]) if rng.random() < 0.6 else g for g in gold]
+    pred = [rng.choice([*labels, "<input>"]) if rng.random() < 0.6 else g for g in gold]
     ours = classification(gold, pred)
     union = sorted(set(gold) | set(pred))
     assert ours["macro_f1"] == pytest.approx(f1_score(gold, pred, labels=union, average="macro", zero_division=0))
@@ -192,14 +218,19 @@ def test_compute_metrics_matches_sklearn_on_random_sessions(seed):
     g_types = [r.gold.type for r in records]
     p_types = [r.pred.type for r in records]
     union = sorted(set(g_types) | set(p_types))
-    assert m["action_type_macro_f1"] == pytest.approx(f1_score(g_types, p_types, labels=union, average="macro", zero_division=0))
-    assert m["action_type_weighted_f1"] == pytest.approx(f1_score(g_types, p_types, labels=union, average="weighted", zero_division=0))
+    assert m["action_type_macro_f1"] == pytest.approx(
+        f1_score(g_types, p_types, labels=union, average="macro", zero_division=0)
+    )
+    assert m["action_type_weighted_f1"] == pytest.approx(
+        f1_score(g_types, p_types, labels=union, average="weighted", zero_division=0)
+    )
     clicks = [r for r in records if r.gold.type == "click"]
     if clicks:
         g = [r.gold_click_type for r in clicks]
         p = [r.pred_click_type if r.pred.type == "click" else f"<{r.pred.type}>" for r in clicks]
         assert m["click_type_weighted_f1"] == pytest.approx(
-            f1_score(g, p, labels=sorted(set(g) | set(p)), average="weighted", zero_division=0))
+            f1_score(g, p, labels=sorted(set(g) | set(p)), average="weighted", zero_division=0)
+        )
     fine_g = [r.gold_click_type if r.gold.type == "click" else r.gold.type for r in records]
     fine_p = [r.pred_click_type if r.pred.type == "click" else r.pred.type for r in records]
     assert m["fine_grained_accuracy"] == pytest.approx(accuracy_score(fine_g, fine_p))
@@ -214,5 +245,6 @@ def test_compute_metrics_matches_sklearn_on_random_sessions(seed):
     po = [outcome(r.pred, r.pred_click_type, False) for r in last]
     assert m["outcome_accuracy"] == pytest.approx(accuracy_score(go, po))
     assert m["outcome_weighted_f1"] == pytest.approx(
-        f1_score(go, po, labels=sorted(set(go) | set(po)), average="weighted", zero_division=0))
+        f1_score(go, po, labels=sorted(set(go) | set(po)), average="weighted", zero_division=0)
+    )
     assert m["exact_match"] == pytest.approx(sum(r.gold == r.pred for r in records) / len(records))

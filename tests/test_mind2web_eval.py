@@ -70,33 +70,80 @@ def test_scripted_llm_scores_as_computed_by_hand_from_parquet_and_jsonl(data, en
     with OpenAICompatibleServer(policy=scripted) as server:
         env = {**env, "TWINSIM_LLM_API_BASE": server.base_url, "TWINSIM_LLM_RETRIES": "0"}
         out, html = tmp_path / "m2w.json", tmp_path / "m2w.html"
-        result = run([data / "parquet", "--brain", "llm", "--model", "openai/twin-test", "--concurrency", "3",
-                      "--out", out, "--html", html], env)
+        result = run(
+            [
+                data / "parquet",
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--concurrency",
+                "3",
+                "--out",
+                out,
+                "--html",
+                html,
+            ],
+            env,
+        )
         assert result.exit_code == 0, result.output
         report = json.loads(out.read_text())
         assert_expected(report["splits"])
         assert server.completions_served == 12 and report["run"]["fallbacks"] == 0
         # Every request states the task, and the previous steps as the twin's own history.
-        first = [r for r in server.requests if "Mumbai" in r["messages"][1]["content"]
-                 and "1. input(from, \"Mumbai\")" in r["messages"][1]["content"]]
+        first = [
+            r
+            for r in server.requests
+            if "Mumbai" in r["messages"][1]["content"] and '1. input(from, "Mumbai")' in r["messages"][1]["content"]
+        ]
         assert first and all("<<<TASK>>>" in r["messages"][1]["content"] for r in server.requests)
         steps = [json.loads(line) for line in (tmp_path / "m2w.steps.jsonl").read_text().splitlines()]
-        assert len(steps) == 12 and {s["predicted_operation"] for s in steps} >= {"CLICK", "TYPE Mumbai", "SELECT One-way"}
+        assert len(steps) == 12 and {s["predicted_operation"] for s in steps} >= {
+            "CLICK",
+            "TYPE Mumbai",
+            "SELECT One-way",
+        }
         page = html.read_text()
-        assert "GPT-4V, textual choices grounding (SeeAct)" in page and "arXiv 2401.01614" in page and "Mind2Web" in page
+        assert (
+            "GPT-4V, textual choices grounding (SeeAct)" in page and "arXiv 2401.01614" in page and "Mind2Web" in page
+        )
         assert report["published"][0]["splits"]["test_task"]["element_accuracy"] == 0.489
 
-        jsonl = run([data / "jsonl", "--brain", "llm", "--model", "openai/twin-test", "--out", tmp_path / "j.json"], env)
+        jsonl = run(
+            [data / "jsonl", "--brain", "llm", "--model", "openai/twin-test", "--out", tmp_path / "j.json"], env
+        )
         assert jsonl.exit_code == 0, jsonl.output
         assert_expected(json.loads((tmp_path / "j.json").read_text())["splits"])
         assert server.completions_served == 12  # the same prompts: answered from the response cache
 
-        one = run([data / "jsonl" / "test_website-00000-of-00001.jsonl", "--brain", "llm", "--model", "openai/twin-test",
-                   "--out", tmp_path / "w.json"], env)
+        one = run(
+            [
+                data / "jsonl" / "test_website-00000-of-00001.jsonl",
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--out",
+                tmp_path / "w.json",
+            ],
+            env,
+        )
         assert one.exit_code == 0, one.output
         assert list(json.loads((tmp_path / "w.json").read_text())["splits"]) == ["test_website"]
-        split = run([data / "parquet", "--split", "test_domain", "--brain", "llm", "--model", "openai/twin-test",
-                     "--out", tmp_path / "d.json"], env)
+        split = run(
+            [
+                data / "parquet",
+                "--split",
+                "test_domain",
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--out",
+                tmp_path / "d.json",
+            ],
+            env,
+        )
         assert split.exit_code == 0, split.output
         assert json.loads((tmp_path / "d.json").read_text())["splits"]["test_domain"]["element_accuracy"] == 0.5
 
@@ -115,13 +162,19 @@ def test_the_embedded_brain_runs_on_the_benchmark(data, env, tmp_path):
     assert "test_task:" in result.output
 
 
-@pytest.mark.parametrize("make, args, message", [
-    (lambda d: d / "parquet", ["--split", "test_everything"], "Invalid value for '--split'"),
-    (lambda d: d / "jsonl" / "test_task-00000-of-00001.jsonl", ["--split", "test_domain"],
-     "holds the test_task split, not test_domain"),
-    (lambda d: d / "nowhere", [], "no such file or directory"),
-    (lambda d: d, ["--split", "train"], "no train files"),
-])
+@pytest.mark.parametrize(
+    "make, args, message",
+    [
+        (lambda d: d / "parquet", ["--split", "test_everything"], "Invalid value for '--split'"),
+        (
+            lambda d: d / "jsonl" / "test_task-00000-of-00001.jsonl",
+            ["--split", "test_domain"],
+            "holds the test_task split, not test_domain",
+        ),
+        (lambda d: d / "nowhere", [], "no such file or directory"),
+        (lambda d: d, ["--split", "train"], "no train files"),
+    ],
+)
 def test_bad_paths_and_splits_exit_2_with_a_reason(data, env, make, args, message):
     result = run([make(data), *args], env)
     assert result.exit_code == 2, result.output
@@ -147,9 +200,13 @@ def test_files_of_another_layout_exit_2_with_a_reason(env, tmp_path):
 
     row = dict(rows()[0][1], operation={"op": "SCROLL", "value": ""})
     bad_op.write_text(json.dumps(row) + "\n")
-    for path, message in ((csv, "not a parquet or JSONL file"), (fake, "not a readable parquet file"),
-                          (other, "missing column(s) annotation_id"), (bad_line, "line 1: missing field(s)"),
-                          (bad_op, "operation op is 'SCROLL'")):
+    for path, message in (
+        (csv, "not a parquet or JSONL file"),
+        (fake, "not a readable parquet file"),
+        (other, "missing column(s) annotation_id"),
+        (bad_line, "line 1: missing field(s)"),
+        (bad_op, "operation op is 'SCROLL'"),
+    ):
         result = run([path], env)
         assert result.exit_code == 2, (path, result.output)
         assert message in result.output and "Traceback" not in result.output, result.output
@@ -168,8 +225,17 @@ def test_operation_f1_and_history_as_mind2web_scores_them():
     assert operation_f1("TYPE New York City", "TYPE New York") == pytest.approx(6 / 7)
     assert operation_f1("", "") == 1.0 and operation_f1("", "CLICK") == 0.0
     assert operation_f1("SELECT Price : Low", "SELECT Price Low") == 1.0  # a lone punctuation token is dropped
-    steps = history_from_reprs(["[textbox]  From -> TYPE: Mumbai", "[button]  Find flights -> CLICK",
-                                "[combobox]  Sort by -> SELECT: Price: Low to High", "[svg]   -> HOVER"])
+    steps = history_from_reprs(
+        [
+            "[textbox]  From -> TYPE: Mumbai",
+            "[button]  Find flights -> CLICK",
+            "[combobox]  Sort by -> SELECT: Price: Low to High",
+            "[svg]   -> HOVER",
+        ]
+    )
     assert [s.action.model_dump() for s in steps] == [
-        {"type": "input", "name": "from", "text": "Mumbai"}, {"type": "click", "name": "find_flights"},
-        {"type": "input", "name": "sort_by", "text": "Price: Low to High"}, {"type": "click", "name": "svg"}]
+        {"type": "input", "name": "from", "text": "Mumbai"},
+        {"type": "click", "name": "find_flights"},
+        {"type": "input", "name": "sort_by", "text": "Price: Low to High"},
+        {"type": "click", "name": "svg"},
+    ]

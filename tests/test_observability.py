@@ -16,8 +16,11 @@ from service.settings import Settings
 
 def samples(text: str) -> dict[tuple[str, tuple], float]:
     """Parsed /metrics: (sample name, sorted labels) -> value."""
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def access_lines(captured: str) -> list[dict]:
@@ -27,7 +30,9 @@ def access_lines(captured: str) -> list[dict]:
 
 @pytest.fixture
 def client(tmp_path, llm_server, opera_dir):
-    settings = Settings(data_dir=tmp_path, llm_api_base=llm_server.base_url, llm_model="openai/twin-test", llm_retries=0)
+    settings = Settings(
+        data_dir=tmp_path, llm_api_base=llm_server.base_url, llm_model="openai/twin-test", llm_retries=0
+    )
     app = create_app(settings)
 
     @app.get("/boom", include_in_schema=False)
@@ -36,7 +41,8 @@ def client(tmp_path, llm_server, opera_dir):
 
     with TestClient(app, raise_server_exceptions=False) as test_client:
         csv.field_size_limit(10**9)
-        row = next(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+        with open(opera_dir / "users_sample.csv", newline="") as users:
+            row = next(csv.DictReader(users))
         assert test_client.post("/personas", json=row).status_code == 201
         test_client.persona_id = row["user_id"]
         yield test_client
@@ -80,7 +86,9 @@ def test_metrics_count_predictions_fallbacks_tokens_and_latency_by_route(client,
     invalid = '{"rationale": "The promo looks fun.", "action": {"type": "click", "name": "totally.made.up"}}'
     llm_server.enqueue(invalid, invalid)  # rejected twice by grounding: the embedded brain answers
     page = {"simplified_html": '<input name="nav_bar.search_input" type="text"><a name="nav_bar.cart_button">Cart</a>'}
-    assert client.post("/predict", json={"persona_id": pid, "brain": "llm", "page": page}).json()["fallback_used"] is True
+    assert (
+        client.post("/predict", json={"persona_id": pid, "brain": "llm", "page": page}).json()["fallback_used"] is True
+    )
     client.get("/personas/nobody")
 
     got = samples(client.get("/metrics").text)
@@ -93,7 +101,12 @@ def test_metrics_count_predictions_fallbacks_tokens_and_latency_by_route(client,
     assert got[("twinsim_llm_tokens_total", (("kind", "completion"),))] > 0
     assert ("twinsim_llm_cost_usd_total", ()) in got
     assert got[("twinsim_http_request_duration_seconds_count", (("method", "POST"), ("route", "/predict")))] == 3
-    assert got[("twinsim_http_requests_total", (("method", "GET"), ("route", "/personas/{persona_id}"), ("status", "404")))] == 1
+    assert (
+        got[
+            ("twinsim_http_requests_total", (("method", "GET"), ("route", "/personas/{persona_id}"), ("status", "404")))
+        ]
+        == 1
+    )
 
 
 def test_liveness_does_not_touch_the_store(client):
@@ -112,4 +125,6 @@ def test_uvicorn_own_lines_are_json_too(capsys):
     logging.getLogger("uvicorn.error").info("Started server process [%d]", 42)
     logging.getLogger("uvicorn.access").info("GET / 200")  # off: the app logs requests itself
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines == [{"time": lines[0]["time"], "level": "INFO", "logger": "uvicorn.error", "message": "Started server process [42]"}]
+    assert lines == [
+        {"time": lines[0]["time"], "level": "INFO", "logger": "uvicorn.error", "message": "Started server process [42]"}
+    ]

@@ -38,8 +38,10 @@ def test_product_page_with_options_and_reviews():
     assert obs.page_type == "product"
     assert obs.title.startswith("Amazon.com: Anker USB C Cable")
     options = [c for c in obs.candidates if c.click_type == "product_option"]
-    assert {c.name for c in options} >= {"product_options.size.button_list.6_ft",
-                                          "product_options.color.button_list.black_12_99_12_99"}
+    assert {c.name for c in options} >= {
+        "product_options.size.button_list.6_ft",
+        "product_options.color.button_list.black_12_99_12_99",
+    }
     assert obs.by_name["product_options.color.button_list.red_13_49_13_49"].price == 13.49
     assert obs.by_name["buybox.purchase_form.add_to_cart"].click_type == "purchase"
     assert obs.by_name["buybox.purchase_form.buy_now"].click_type == "purchase"
@@ -62,8 +64,10 @@ def test_cart_page():
 
 
 def test_broken_html_still_yields_candidates():
-    broken = ('<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
-              '<a name="nav_bar.cart_button">Cart <b>3</div> stray text <li name="product_options.size.button_list.m">M')
+    broken = (
+        '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
+        '<a name="nav_bar.cart_button">Cart <b>3</div> stray text <li name="product_options.size.button_list.m">M'
+    )
     obs = parse_page(broken)
     assert {"nav_bar.search_input", "nav_bar.cart_button", "product_options.size.button_list.m"} <= set(obs.by_name)
 
@@ -84,9 +88,11 @@ def test_duplicate_names_keep_the_first_and_positions_stay_unique():
 
 
 def test_hidden_inputs_scripts_and_labels():
-    html = ('<input name="token" type="hidden" value="x"><script>var name="x"</script>'
-            '<span name="reviews.close" role="button" aria-label="Close reviews"></span>'
-            '<textarea name="review_form.body"></textarea><input name="filters.in_stock" type="checkbox">')
+    html = (
+        '<input name="token" type="hidden" value="x"><script>var name="x"</script>'
+        '<span name="reviews.close" role="button" aria-label="Close reviews"></span>'
+        '<textarea name="review_form.body"></textarea><input name="filters.in_stock" type="checkbox">'
+    )
     obs = parse_page(html)
     assert "token" not in obs.by_name
     assert obs.by_name["reviews.close"].text == "Close reviews"

@@ -30,15 +30,23 @@ def test_error_statuses_and_the_persona_id_pattern_are_in_the_schema(client):
     assert "409" in document["paths"]["/experiments/{experiment_id}/report"]["get"]["responses"]
     parameter = document["paths"]["/personas/{persona_id}"]["get"]["parameters"][0]
     assert parameter["schema"]["pattern"] == PERSONA_ID_PATTERN
-    assert document["components"]["schemas"]["PredictRequest"]["properties"]["persona_id"]["pattern"] == PERSONA_ID_PATTERN
+    assert (
+        document["components"]["schemas"]["PredictRequest"]["properties"]["persona_id"]["pattern"] == PERSONA_ID_PATTERN
+    )
 
 
 def test_422_bodies_match_the_declared_error_body(client):
     key = {"X-API-Key": "k"}
     page = {"simplified_html": '<html><body><button name="buy">Buy</button></body></html>'}
-    sentence = client.post("/experiments", headers=key, json={  # refused by a check, in one sentence
-        "name": "x", "variants": [{"name": "A", "page": page}, {"name": "B", "page": page}],
-        "population": {"ids": ["nobody"]}})
+    sentence = client.post(
+        "/experiments",
+        headers=key,
+        json={  # refused by a check, in one sentence
+            "name": "x",
+            "variants": [{"name": "A", "page": page}, {"name": "B", "page": page}],
+            "population": {"ids": ["nobody"]},
+        },
+    )
     fields = client.post("/predict", json={"persona_id": "a b"}, headers=key)
     for response in (sentence, fields):
         assert response.status_code == 422

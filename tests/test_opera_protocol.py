@@ -27,16 +27,26 @@ from tests.support.openai_server import OpenAICompatibleServer
 pytestmark = pytest.mark.integration
 SMALL = Path(__file__).resolve().parent / "fixtures" / "opera_small"
 PRODUCT = "search_results.belkin_boostcharge_usb_c_to_usb_c_cable_6_6ft_usb_if_certified.product_name"
-HISTORY = [{"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-            "rationale": "My old cable frayed."},
-           {"action": {"type": "click", "name": "nav_bar.search_button"}}]
+HISTORY = [
+    {
+        "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+        "rationale": "My old cable frayed.",
+    },
+    {"action": {"type": "click", "name": "nav_bar.search_button"}},
+]
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory, opera_dir):
     with OpenAICompatibleServer() as server:
-        settings = Settings(data_dir=tmp_path_factory.mktemp("protocol"), llm_api_base=server.base_url,
-                            llm_model="openai/twin-test", llm_vision="always", llm_timeout_s=5.0, llm_retries=0)
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("protocol"),
+            llm_api_base=server.base_url,
+            llm_model="openai/twin-test",
+            llm_vision="always",
+            llm_timeout_s=5.0,
+            llm_retries=0,
+        )
         with TestClient(create_app(settings)) as test_client:
             csv.field_size_limit(10**9)
             with open(opera_dir / "users_sample.csv", newline="") as handle:
@@ -49,10 +59,17 @@ def client(tmp_path_factory, opera_dir):
 
 def predict(client, style: str | None, **extra) -> dict:
     options = {"prompt_style": style} if style else {}
-    response = client.post("/predict", json={
-        "persona_id": client.persona["id"], "brain": "llm", "history": HISTORY, "options": options,
-        "page": {"simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"},
-        **extra})
+    response = client.post(
+        "/predict",
+        json={
+            "persona_id": client.persona["id"],
+            "brain": "llm",
+            "history": HISTORY,
+            "options": options,
+            "page": {"simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"},
+            **extra,
+        },
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -84,7 +101,9 @@ def test_the_protocol_prompt_carries_the_full_html_persona_and_history_and_no_me
 
 
 def test_the_rationale_variant_reads_the_rationale_and_the_action_and_no_image_is_sent(client):
-    client.llm.enqueue(json.dumps({"rationale": "Belkin is a brand I trust.", "action": {"type": "click", "name": PRODUCT}}))
+    client.llm.enqueue(
+        json.dumps({"rationale": "Belkin is a brand I trust.", "action": {"type": "click", "name": PRODUCT}})
+    )
     import base64
     import io
 
@@ -92,7 +111,9 @@ def test_the_rationale_variant_reads_the_rationale_and_the_action_and_no_image_i
 
     shot = io.BytesIO()
     Image.new("RGB", (64, 64), "white").save(shot, format="PNG")
-    body = predict(client, "opera_protocol_rationale", screenshot={"base64": base64.b64encode(shot.getvalue()).decode()})
+    body = predict(
+        client, "opera_protocol_rationale", screenshot={"base64": base64.b64encode(shot.getvalue()).decode()}
+    )
     request = client.llm.requests[-1]
     assert request["messages"][0]["content"] == SYSTEM_PROMPT_RATIONALE
     assert isinstance(request["messages"][1]["content"], str)  # no image part: the paper's runs had none
@@ -112,10 +133,29 @@ def test_eval_prompt_style_opera_protocol_sends_each_steps_full_html_and_recalls
     with OpenAICompatibleServer(default_reply='{"type": "click", "name": "nav_bar.search_button"}') as server:
         env["TWINSIM_LLM_API_BASE"] = server.base_url
         out = tmp_path / "protocol.json"
-        result = CliRunner().invoke(cli, [
-            "eval", "--actions", str(SMALL / "actions.parquet"), "--users", str(SMALL / "personas.jsonl"),
-            "--brain", "llm", "--model", "openai/twin-test", "--prompt-style", "opera-protocol", "--limit", "2",
-            "--concurrency", "1", "--out", str(out)], env=env)
+        result = CliRunner().invoke(
+            cli,
+            [
+                "eval",
+                "--actions",
+                str(SMALL / "actions.parquet"),
+                "--users",
+                str(SMALL / "personas.jsonl"),
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--prompt-style",
+                "opera-protocol",
+                "--limit",
+                "2",
+                "--concurrency",
+                "1",
+                "--out",
+                str(out),
+            ],
+            env=env,
+        )
         assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["run"]["prompt_style"] == "opera_protocol" and report["metrics"]["n"] == 11
@@ -132,8 +172,20 @@ def test_eval_prompt_style_opera_protocol_sends_each_steps_full_html_and_recalls
 
 
 def test_an_unknown_prompt_style_is_a_clear_error(tmp_path):
-    result = CliRunner().invoke(cli, ["eval", "--actions", str(SMALL / "actions.parquet"), "--users",
-                                      str(SMALL / "personas.jsonl"), "--prompt-style", "the-paper"],
-                                env={"TWINSIM_DATA_DIR": str(tmp_path)})
+    result = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--actions",
+            str(SMALL / "actions.parquet"),
+            "--users",
+            str(SMALL / "personas.jsonl"),
+            "--prompt-style",
+            "the-paper",
+        ],
+        env={"TWINSIM_DATA_DIR": str(tmp_path)},
+    )
     said = " ".join(result.output.replace("│", " ").split())  # rich wraps the message in a box
-    assert result.exit_code == 2 and "'the-paper': choose one of twinsim, opera-protocol, opera-protocol-rationale" in said
+    assert (
+        result.exit_code == 2 and "'the-paper': choose one of twinsim, opera-protocol, opera-protocol-rationale" in said
+    )

@@ -20,8 +20,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.real_shop]
 
 
 def script(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tests.support.oscar_shop", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tests.support.oscar_shop", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_install_is_idempotent_and_oscar_never_enters_twinsims_venv(oscar_shop_installed):
@@ -53,8 +59,13 @@ def test_start_prints_a_url_that_serves_the_shop_and_stop_ends_it(oscar_shop_ins
 def test_twinsim_holds_no_code_for_this_shop():
     """Twins read Oscar with the generic simplifier and brain: nothing in twinsim names the shop or its markup."""
     words = ("oscar", "django", "product_pod", "price_color", "shopsite")
-    found = [f"{path.relative_to(REPO)}: {word}" for package in ("agent", "service", "personas")
-             for path in sorted((REPO / package).rglob("*.py")) for word in words if word in path.read_text().lower()]
+    found = [
+        f"{path.relative_to(REPO)}: {word}"
+        for package in ("agent", "service", "personas")
+        for path in sorted((REPO / package).rglob("*.py"))
+        for word in words
+        if word in path.read_text().lower()
+    ]
     assert not found
 
 
@@ -62,6 +73,6 @@ def test_every_currency_the_script_offers_has_a_price_for_every_product():
     """The script's currencies are the catalogue's (the project runs in Oscar's interpreter, so they are written
     twice), and each price list beyond the built one prices every product."""
     data = runpy.run_path(str(PROJECT / "shopsite" / "catalogue_data.py"))
-    assert CURRENCIES == data["CURRENCIES"] and CURRENCIES[0] == "GBP"
+    assert data["CURRENCIES"] == CURRENCIES and CURRENCIES[0] == "GBP"
     skus = {row[0] for row in data["PRODUCTS"]} | {data["TSHIRT"][0]}
     assert {currency: set(prices) for currency, prices in data["PRICE_LISTS"].items()} == {"EUR": skus}

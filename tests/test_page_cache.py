@@ -16,7 +16,9 @@ def test_the_same_page_is_read_once():
     assert again is first  # an equal string, not the same object: the key is the content
     elsewhere = observe_page(html, url="https://www.amazon.com/s?k=lamp")
     assert elsewhere is not first and elsewhere.url == "https://www.amazon.com/s?k=lamp"
-    edited = observe_page(html.replace("</body>", "<p>one more line</p></body>"), url="https://www.amazon.com/dp/B0EXAMPLE")
+    edited = observe_page(
+        html.replace("</body>", "<p>one more line</p></body>"), url="https://www.amazon.com/dp/B0EXAMPLE"
+    )
     assert edited is not first
 
 

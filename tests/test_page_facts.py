@@ -35,6 +35,7 @@ def facts_of(html: str, url: str | None = None):
 
 # --- the sample pages -------------------------------------------------------------------------------------
 
+
 def test_product_page_focus_product_has_every_fact():
     facts = facts_of(sample("product_page"))
     assert facts.focus == 0
@@ -48,9 +49,12 @@ def test_product_page_focus_product_has_every_fact():
     assert cable.availability == "in_stock" and cable.stock_left is None
     assert cable.sponsored is False and cable.badges == ()
     assert cable.option_count == 8 and facts.option_count == 8
-    assert set(cable.buy_names) == {"buybox.one_time_purchase.purchase_form.add_to_cart",
-                                    "buybox.subscribe_save.subscribe", "buybox.purchase_form.add_to_cart",
-                                    "buybox.purchase_form.buy_now"}
+    assert set(cable.buy_names) == {
+        "buybox.one_time_purchase.purchase_form.add_to_cart",
+        "buybox.subscribe_save.subscribe",
+        "buybox.purchase_form.add_to_cart",
+        "buybox.purchase_form.buy_now",
+    }
     assert facts.can_buy and facts.reviews_shown and facts.search_box
 
 
@@ -59,7 +63,10 @@ def test_product_page_related_items_are_alternatives_named_by_their_links():
     related = facts.alternatives()
     assert len(related) == 8 and len(facts.products) == 9
     assert related[0].title == "Amazon Basics USB-C to USB-A 2.0 Fast Charging Cable, 6 Foot, Black"
-    assert related[0].name == "similar_items.amazon_basics_usb_c_to_usb_a_2_0_fast_charging_cable_6_foot_black.product_name"
+    assert (
+        related[0].name
+        == "similar_items.amazon_basics_usb_c_to_usb_a_2_0_fast_charging_cable_6_foot_black.product_name"
+    )
     assert [p.price for p in related] == [7.49, 19.99, 13.99, 9.99, 19.00, 16.99, 11.99, 8.95]
     assert all(p.buy_names == () for p in related)
 
@@ -72,7 +79,9 @@ def test_search_results_page_has_one_product_per_result():
     assert first.name == "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name"
     assert (first.price, first.list_price, first.rating, first.review_count) == (12.99, 16.24, 4.7, 48211)
     assert first.delivery_free is True and first.delivery_days == 1  # "Or fastest delivery Tomorrow"
-    assert first.buy_names == ("search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.add_to_cart",)
+    assert first.buy_names == (
+        "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.add_to_cart",
+    )
     assert [i for i, p in enumerate(facts.products) if p.sponsored] == [0, 5, 12]  # the three "Sponsored" labels
     assert facts.products[10].delivery_days is None  # no "Tomorrow" in its delivery line
     assert facts.can_buy and facts.reviews_shown and facts.search_box and facts.option_count == 0
@@ -88,6 +97,7 @@ def test_cart_items_are_bought_by_checking_out_but_saved_items_are_not():
 
 
 # --- variants made by editing a page's text ---------------------------------------------------------------
+
 
 def test_out_of_stock_page_with_a_subscribe_button_cannot_buy():
     page = sample("product_page").replace("<span>In Stock</span>", "<span>Currently unavailable.</span>")
@@ -108,8 +118,10 @@ def test_low_stock_and_paid_next_day_delivery():
     assert facts_of(page).can_buy
 
 
-@pytest.mark.parametrize("label, expected", [("List Price: $15.99", 15.99), ("Was: $21.00", 21.00),
-                                             ("Typical price: $14.49", 14.49), ("", None)])
+@pytest.mark.parametrize(
+    "label, expected",
+    [("List Price: $15.99", 15.99), ("Was: $21.00", 21.00), ("Typical price: $14.49", 14.49), ("", None)],
+)
 def test_list_price_wordings(label, expected):
     page = sample("product_page").replace("<span>List Price: $15.99</span>", f"<span>{label}</span>")
     cable = facts_of(page).focus_product
@@ -121,15 +133,19 @@ def test_search_result_badges_deals_and_coupons():
     page = sample("search_results").replace(
         '<span class="a-size-small">5000+ bought in past month</span>',
         "<span>Best Seller</span><span>Amazon's Choice</span><span>Limited time deal</span>"
-        "<span>Save 10% with coupon</span>", 1)
+        "<span>Save 10% with coupon</span>",
+        1,
+    )
     products = facts_of(page).products
     assert products[0].badges == ("best_seller", "amazons_choice", "limited_time_deal", "coupon")
     assert products[1].badges == ()
 
 
 def test_a_page_without_products():
-    home = ('<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
-            '<div name="nav_bar.homepage">Homepage</div></div><p>Welcome. In Stock deals, FREE delivery.</p></body></html>')
+    home = (
+        '<html><body><div name="nav_bar"><input name="nav_bar.search_input" type="text">'
+        '<div name="nav_bar.homepage">Homepage</div></div><p>Welcome. In Stock deals, FREE delivery.</p></body></html>'
+    )
     facts = facts_of(home, "https://www.amazon.com/")
     assert facts.products == () and facts.focus is None and facts.can_buy is False and facts.search_box
     assert parse_page("").facts is NO_FACTS and parse_page(None).facts is NO_FACTS
@@ -162,10 +178,12 @@ def test_opera_product_excerpt():
 
 def test_opera_search_names_without_a_result_container():
     """OPeRA names a result's parts `search_results.<slug>.*`; the parts alone make one product."""
-    page = ('<html><body><a name="search_results.kids_bath_toy.product_image"><img alt="Kids Bath Toy"></a>'
-            '<a name="search_results.kids_bath_toy.product_name">Kids Bath Toy</a>'
-            '<span name="search_results.kids_bath_toy.product_price">$6.99</span>'
-            '<a name="search_results.cup_set.product_name">Cup Set</a></body></html>')
+    page = (
+        '<html><body><a name="search_results.kids_bath_toy.product_image"><img alt="Kids Bath Toy"></a>'
+        '<a name="search_results.kids_bath_toy.product_name">Kids Bath Toy</a>'
+        '<span name="search_results.kids_bath_toy.product_price">$6.99</span>'
+        '<a name="search_results.cup_set.product_name">Cup Set</a></body></html>'
+    )
     facts = facts_of(page, "https://www.amazon.com/s?k=bath+toy")
     assert [p.title for p in facts.products] == ["Kids Bath Toy", "Cup Set"]
     assert facts.products[0].name == "search_results.kids_bath_toy.product_name"
@@ -173,6 +191,7 @@ def test_opera_search_names_without_a_result_container():
 
 
 # --- the real raw search page, through the simplifier ------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def real_search():
@@ -203,6 +222,7 @@ def test_real_search_page_sponsored_flags_match_the_ad_labels(real_search):
 
 
 # --- the demo shop's product page --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("variant, price, list_price, days", [("a", 59.99, None, 2), ("b", 50.99, 59.99, 1)])
 def test_demo_shop_product_page(variant, price, list_price, days):
@@ -240,15 +260,22 @@ def test_raw_amazon_product_page():
     assert bottle.buy_names == ("buybox.purchase_form.add_to_cart", "buybox.purchase_form.buy_now")
     assert [(p.title, p.price) for p in facts.alternatives()] == [
         ("Owala FreeSip Insulated Stainless Steel Water Bottle, 24 oz", 27.99),
-        ("Stanley IceFlow Flip Straw Tumbler 30 oz", 35.0)]
+        ("Stanley IceFlow Flip Straw Tumbler 30 oz", 35.0),
+    ]
 
 
-@pytest.mark.parametrize("name, price, list_price, rating, reviews", [
-    ("amazon_product_2019", 29.99, 39.99, 4.6, 18214), ("amazon_product_2024", 15.99, 19.99, 4.7, 14860)])
+@pytest.mark.parametrize(
+    "name, price, list_price, rating, reviews",
+    [("amazon_product_2019", 29.99, 39.99, 4.6, 18214), ("amazon_product_2024", 15.99, 19.99, 4.7, 14860)],
+)
 def test_raw_amazon_product_pages_older_and_newer_markup(name, price, list_price, rating, reviews):
     product = raw_facts(name, "https://www.amazon.com/dp/B0EXAMPLE1").focus_product
-    assert (product.price, product.list_price, product.rating, product.review_count) == (price, list_price, rating,
-                                                                                         reviews)
+    assert (product.price, product.list_price, product.rating, product.review_count) == (
+        price,
+        list_price,
+        rating,
+        reviews,
+    )
     assert product.availability == "in_stock" and len(product.buy_names) == 2
 
 
@@ -263,7 +290,10 @@ def test_any_shop_through_the_generic_simplifier():
     """Cards named by their titles are products when they show a price; a struck price is the list price."""
     facts = raw_facts("generic_shop", "https://shop.example/mugs")
     assert [(p.title, p.price, p.list_price) for p in facts.products] == [
-        ("Blue Speckled Mug", 24.0, None), ("White Espresso Cup", 14.5, 18.0), ("Stoneware Travel Cup", 32.0, None)]
+        ("Blue Speckled Mug", 24.0, None),
+        ("White Espresso Cup", 14.5, 18.0),
+        ("Stoneware Travel Cup", 32.0, None),
+    ]
     assert [(p.rating, p.review_count) for p in facts.products[:2]] == [(4.5, 128), (4.0, 57)]
     sold_out = facts.products[2]
     assert sold_out.availability == "unavailable" and sold_out.buy_names == ()
@@ -272,17 +302,25 @@ def test_any_shop_through_the_generic_simplifier():
 
 def test_a_product_url_that_shows_no_product_has_no_focus():
     """A bot check or error page served at a product's address: nothing to price, rate or buy."""
-    page = ('<html><head><title>Amazon.com</title></head><body><h4>Click the button below to continue shopping</h4>'
-            '<button name="continue_shopping">Continue shopping</button></body></html>')
+    page = (
+        "<html><head><title>Amazon.com</title></head><body><h4>Click the button below to continue shopping</h4>"
+        '<button name="continue_shopping">Continue shopping</button></body></html>'
+    )
     facts = facts_of(page, "https://www.amazon.com/dp/B0D1XD1ZV3")
     assert facts.focus is None and facts.products == () and facts.can_buy is False
 
 
 def test_words_in_a_title_are_not_badges_and_some_sizes_unavailable_is_not_out_of_stock():
     title = "Anker USB C Cable, 6ft, Nylon Braided USB A to Type C Charger Cord"
-    page = sample("search_results").replace(title, "Best Seller Deal Pack USB C Cable", 3).replace(
-        '<span class="a-size-small">5000+ bought in past month</span>',
-        "<span>Some sizes unavailable</span><span>Currently unavailable.</span>", 1)
+    page = (
+        sample("search_results")
+        .replace(title, "Best Seller Deal Pack USB C Cable", 3)
+        .replace(
+            '<span class="a-size-small">5000+ bought in past month</span>',
+            "<span>Some sizes unavailable</span><span>Currently unavailable.</span>",
+            1,
+        )
+    )
     first = facts_of(page).products[0]
     assert first.title == "Best Seller Deal Pack USB C Cable" and first.badges == ()
     assert first.availability == "unavailable"
@@ -292,11 +330,15 @@ def test_words_in_a_title_are_not_badges_and_some_sizes_unavailable_is_not_out_o
 
 def test_price_and_stock_filled_in_by_javascript_come_from_the_pages_metadata():
     """A raw page shows "--" where the browser would show the price; OpenGraph metadata says it."""
-    head = ('<head><title>Sink</title><meta property="og:type" content="product">'
-            '<meta property="product:price:amount" content="329.99"><meta property="og:availability" content="instock">'
-            '</head>')
-    body = ('<body><main><h1>AFA Stainless Sink</h1><p>Your Price --$</p><p>Earn $25 back in rewards</p>'
-            '<form><button type="submit" class="add-to-cart">Add to Cart</button></form></main></body>')
+    head = (
+        '<head><title>Sink</title><meta property="og:type" content="product">'
+        '<meta property="product:price:amount" content="329.99"><meta property="og:availability" content="instock">'
+        "</head>"
+    )
+    body = (
+        "<body><main><h1>AFA Stainless Sink</h1><p>Your Price --$</p><p>Earn $25 back in rewards</p>"
+        '<form><button type="submit" class="add-to-cart">Add to Cart</button></form></main></body>'
+    )
     page = simplify_html(f"<html>{head}{body}</html>", "https://shop.example/sink.html")
     sink = parse_page(page.html).facts.focus_product
     assert (sink.title, sink.price, sink.availability) == ("AFA Stainless Sink", 329.99, "in_stock")

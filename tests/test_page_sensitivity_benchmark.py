@@ -1,4 +1,5 @@
-"""The page-sensitivity benchmark's manipulations (benchmarks/page_edits.py) change what they say on the sample pages: a manipulation that
+"""The page-sensitivity benchmark's manipulations (benchmarks/page_edits.py) change what they say on the sample pages:
+a manipulation that
 silently does nothing (or changes another fact or other products) fails here, before it can dilute a result."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from agent.page.parse import parse_page
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import page_edits as pe  # noqa: E402
+import page_edits as pe  # noqa: E402 - a benchmark module: importable once benchmarks/ is on the path
 
 PAGES = REPO / "agent" / "sample_pages"
 
@@ -21,14 +22,17 @@ PAGES = REPO / "agent" / "sample_pages"
 @pytest.fixture(scope="module")
 def product_page() -> pe.Page:
     html = (PAGES / "product_page.html").read_text(encoding="utf-8")
-    return pe.Page.make("sample product page", "project-made", "agent/sample_pages/product_page.html", "product", html, None)
+    return pe.Page.make(
+        "sample product page", "project-made", "agent/sample_pages/product_page.html", "product", html, None
+    )
 
 
 @pytest.fixture(scope="module")
 def search_page() -> pe.Page:
     html = (PAGES / "search_results.html").read_text(encoding="utf-8")
-    return pe.Page.make("sample search page", "project-made", "agent/sample_pages/search_results.html", "search_results",
-                        html, None)
+    return pe.Page.make(
+        "sample search page", "project-made", "agent/sample_pages/search_results.html", "search_results", html, None
+    )
 
 
 def facts_after(page: pe.Page, name: str):
@@ -72,10 +76,18 @@ def test_each_manipulation_changes_the_product_in_view_as_intended(product_page,
 def test_the_untouched_facts_stay(product_page, name):
     before, after = facts_after(product_page, name)
     old, new = pe.brief(before.facts.focus_product), pe.brief(after.facts.focus_product)
-    touched = {"price_x2.5": {"price", "list_price"}, "price_x0.5": {"price", "list_price"}, "rating_1.6": {"rating"},
-               "reviews_7": {"reviews"}, "no_reviews": {"rating", "reviews"}, "deal_50pct": {"list_price"},
-               "unavailable": {"availability"}, "delivery_free_fast": {"free", "fee", "days"},
-               "delivery_paid_slow": {"free", "fee", "days"}, "options_30": {"options"}}[name]
+    touched = {
+        "price_x2.5": {"price", "list_price"},
+        "price_x0.5": {"price", "list_price"},
+        "rating_1.6": {"rating"},
+        "reviews_7": {"reviews"},
+        "no_reviews": {"rating", "reviews"},
+        "deal_50pct": {"list_price"},
+        "unavailable": {"availability"},
+        "delivery_free_fast": {"free", "fee", "days"},
+        "delivery_paid_slow": {"free", "fee", "days"},
+        "options_30": {"options"},
+    }[name]
     assert {k: v for k, v in old.items() if k not in touched} == {k: v for k, v in new.items() if k not in touched}
 
 
@@ -105,8 +117,9 @@ def test_on_a_search_page_every_product_changes(search_page, name):
 
 # --- edits of real shop pages from their own markup (benchmarks/markup_edits.py) --------------------------------
 
-import markup_edits as me  # noqa: E402
-from decimal import Decimal  # noqa: E402
+from decimal import Decimal  # noqa: E402 - this section's imports, kept with its tests
+
+import markup_edits as me  # noqa: E402 - this section's imports, kept with its tests
 
 SHOP_PAGE = """<html><head><title>Table - 1.299,00 €</title>
 <script type="application/ld+json">{"@type": "Product", "offers": {"@type": "Offer", "price": "1299.00",

@@ -74,8 +74,11 @@ def test_formatting_elements_the_parser_reopens_stay_counted():
         check_page_shape(unit * 10, PageShapeLimits(max_depth=100))
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "tests" / "fixtures" / "raw_pages").glob("*.html")) + sorted(PAGES.glob("*.html")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted((REPO / "tests" / "fixtures" / "raw_pages").glob("*.html")) + sorted(PAGES.glob("*.html")),
+    ids=lambda p: p.name,
+)
 def test_real_shop_pages_pass_the_default_limits(path: Path):
     check_page_shape(path.read_text(errors="replace"))
 
@@ -88,8 +91,11 @@ CORPUS_PAGES = sorted((REPO / "corpus" / "pages").rglob("*.html")) + sorted(SHAR
 def test_every_corpus_and_product_page_passes_the_default_limits(path: Path):
     import gzip
 
-    check_page_shape(gzip.decompress(path.read_bytes()).decode(errors="replace") if path.suffix == ".gz"
-                     else path.read_text(errors="replace"))
+    check_page_shape(
+        gzip.decompress(path.read_bytes()).decode(errors="replace")
+        if path.suffix == ".gz"
+        else path.read_text(errors="replace")
+    )
 
 
 def many_attributes(n: int, tag: str = "div") -> str:
@@ -134,19 +140,27 @@ def test_predict_refuses_pages_beyond_the_settings_with_413(client, form):
 
 @pytest.mark.parametrize("form", ["simplified_html", "html"])
 def test_predict_refuses_an_element_of_too_many_attributes_with_413(client, form):
-    response = client.post("/predict", json={"persona_id": "nobody", "page": {form: "<!---->" + many_attributes(20_000)}})
+    response = client.post(
+        "/predict", json={"persona_id": "nobody", "page": {form: "<!---->" + many_attributes(20_000)}}
+    )
     assert response.status_code == 413 and "TWINSIM_MAX_ELEMENT_ATTRIBUTES" in response.json()["detail"]
 
 
 def test_experiment_pages_beyond_the_limits_are_422_naming_the_page(client):
-    spec = {"name": "deep", "variants": [{"name": "A", "page": {"simplified_html": nested(100)}},
-                                         {"name": "B", "page": {"simplified_html": nested(10)}}]}
+    spec = {
+        "name": "deep",
+        "variants": [
+            {"name": "A", "page": {"simplified_html": nested(100)}},
+            {"name": "B", "page": {"simplified_html": nested(10)}},
+        ],
+    }
     response = client.post("/experiments", json=spec)
     assert response.status_code == 422 and "variant 'A' page 1" in response.text and "64 deep" in response.text
 
 
 def test_predict_refuses_a_page_sent_twice(client):
     """Both forms at once used to ignore `html` silently."""
-    response = client.post("/predict", json={"persona_id": "nobody",
-                                             "page": {"simplified_html": "<p>a</p>", "html": "<p>b</p>"}})
+    response = client.post(
+        "/predict", json={"persona_id": "nobody", "page": {"simplified_html": "<p>a</p>", "html": "<p>b</p>"}}
+    )
     assert response.status_code == 422 and "not both" in response.text

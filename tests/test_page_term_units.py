@@ -40,13 +40,21 @@ def test_social_proof_is_steep_for_the_first_reviews_then_the_volume_elasticity(
 
 
 def _product(price=None, rating=None, reviews=None, days=None, fee=None, **kw) -> ProductFacts:
-    return ProductFacts(title="x", price=price, rating=rating, review_count=reviews, delivery_days=days,
-                        delivery_fee=fee, **kw)
+    return ProductFacts(
+        title="x", price=price, rating=rating, review_count=reviews, delivery_days=days, delivery_fee=fee, **kw
+    )
 
 
 def test_references_are_the_median_of_the_other_products():
-    facts = PageFacts(products=(_product(100.0, 2.0, 3, 9), _product(10.0, 4.0, 100, 1),
-                                _product(20.0, 4.4, 300, 3, fee=5.0), _product(40.0, 4.8, 900, 5)), focus=0)
+    facts = PageFacts(
+        products=(
+            _product(100.0, 2.0, 3, 9),
+            _product(10.0, 4.0, 100, 1),
+            _product(20.0, 4.4, 300, 3, fee=5.0),
+            _product(40.0, 4.8, 900, 5),
+        ),
+        focus=0,
+    )
     refs = page_references(facts, NEUTRAL, PRIORS, exclude=0)
     assert refs.price == 25.0  # 10, 20 + 5 delivery, 40
     assert refs.rating == 4.4 and refs.reviews == 300.0 and refs.days == 3.0
@@ -57,7 +65,11 @@ def test_references_are_the_median_of_the_other_products():
 
 def test_references_fall_back_on_the_expectation_with_fewer_than_two_others():
     facts = PageFacts(products=(_product(30.0, 4.0, 10, 2), _product(12.0, 3.0, 50, 4)), focus=0)
-    for prime, days in ((True, PRIORS.expected_days_prime), (False, PRIORS.expected_days), (None, PRIORS.expected_days)):
+    for prime, days in (
+        (True, PRIORS.expected_days_prime),
+        (False, PRIORS.expected_days),
+        (None, PRIORS.expected_days),
+    ):
         refs = page_references(facts, Sensitivities(prime=prime), PRIORS, exclude=0)
         assert refs.price is None  # a price is held only against the page
         assert refs.rating == PRIORS.expected_rating and refs.reviews == PRIORS.typical_reviews and refs.days == days
@@ -71,7 +83,7 @@ def test_references_fall_back_on_the_expectation_with_fewer_than_two_others():
 
 def _focus_appeal(price: float, others=(10.0, 20.0, 30.0), sens: Sensitivities = NEUTRAL) -> tuple[float, list[Driver]]:
     # The product in view has stars and reviews above what a shopper expects: only its price moves it.
-    facts = PageFacts(products=(_product(price, 4.5, 5000),) + tuple(_product(p) for p in others), focus=0)
+    facts = PageFacts(products=(_product(price, 4.5, 5000), *(_product(p) for p in others)), focus=0)
     effect = page_effect(facts, sens)
     return effect.shifts[PURCHASE], list(effect.drivers)
 
@@ -86,21 +98,37 @@ def test_price_against_the_page_cheaper_appeals_pricier_does_not():
     assert driver.shift == pytest.approx(-PRIORS.price_elasticity * math.log(40 / 20))
     assert _focus_appeal(20.0)[0] == pytest.approx(0.0)
     # A price-conscious person weighs it more, one who is not less.
-    assert _focus_appeal(40.0, sens=Sensitivities(price=1.0))[0] < dear < _focus_appeal(40.0, sens=Sensitivities(price=-1.0))[0] < 0
+    assert (
+        _focus_appeal(40.0, sens=Sensitivities(price=1.0))[0]
+        < dear
+        < _focus_appeal(40.0, sens=Sensitivities(price=-1.0))[0]
+        < 0
+    )
     # Unappealing: leaving and looking elsewhere rise by the unappeal; an appealing product moves neither.
-    shifts = page_effect(PageFacts(products=(_product(40.0, 4.5, 5000), _product(10.0), _product(20.0)), focus=0),
-                         NEUTRAL).shifts
+    shifts = page_effect(
+        PageFacts(products=(_product(40.0, 4.5, 5000), _product(10.0), _product(20.0)), focus=0), NEUTRAL
+    ).shifts
     assert shifts[PURCHASE] < 0 and shifts[TERMINATE] == pytest.approx(PRIORS.leave_per_appeal * -shifts[PURCHASE])
     assert all(shifts[label] == pytest.approx(PRIORS.look_per_appeal * -shifts[PURCHASE]) for label in LOOK_ELSEWHERE)
-    shifts = page_effect(PageFacts(products=(_product(10.0, 4.5, 5000), _product(20.0), _product(30.0)), focus=0),
-                         NEUTRAL).shifts
+    shifts = page_effect(
+        PageFacts(products=(_product(10.0, 4.5, 5000), _product(20.0), _product(30.0)), focus=0), NEUTRAL
+    ).shifts
     assert shifts[TERMINATE] == 0.0 and all(shifts[label] == 0.0 for label in LOOK_ELSEWHERE)
 
 
 def test_an_expectation_only_reference_counts_only_shortfalls():
-    alone = lambda **kw: {d.kind: d.shift for d in appeal(
-        _product(20.0, **kw), page_references(PageFacts(products=(_product(20.0, **kw),), focus=0), NEUTRAL, PRIORS, 0),
-        NEUTRAL, PRIORS, reviews_expected=True)}
+    def alone(**kw):
+        return {
+            d.kind: d.shift
+            for d in appeal(
+                _product(20.0, **kw),
+                page_references(PageFacts(products=(_product(20.0, **kw),), focus=0), NEUTRAL, PRIORS, 0),
+                NEUTRAL,
+                PRIORS,
+                reviews_expected=True,
+            )
+        }
+
     assert alone(rating=4.9, reviews=50_000)["rating"] == 0.0
     assert alone(rating=4.9, reviews=50_000)["reviews"] == 0.0
     assert alone(rating=3.5, reviews=10)["rating"] == pytest.approx(PRIORS.rating_elasticity * math.log(3.5 / 4.35))
@@ -110,18 +138,26 @@ def test_an_expectation_only_reference_counts_only_shortfalls():
     # No count on the product's own page where reviews would show: read as none.
     assert alone(rating=4.0)["reviews"] == pytest.approx(-social_proof(PRIORS.typical_reviews, PRIORS))
     # Against other products on the page, both ways count.
-    facts = PageFacts(products=(_product(20.0, 4.9, 50_000), _product(20.0, 4.0, 100), _product(20.0, 4.2, 300)), focus=0)
+    facts = PageFacts(
+        products=(_product(20.0, 4.9, 50_000), _product(20.0, 4.0, 100), _product(20.0, 4.2, 300)), focus=0
+    )
     shifts = {d.kind: d.shift for d in page_effect(facts, NEUTRAL).drivers}
     assert shifts["rating"] > 0 and shifts["rating"] == pytest.approx(PRIORS.rating_elasticity * math.log(4.9 / 4.1))
-    assert shifts["reviews"] > 0 and shifts["reviews"] == pytest.approx(social_proof(50_000, PRIORS) - social_proof(200, PRIORS))
+    assert shifts["reviews"] > 0 and shifts["reviews"] == pytest.approx(
+        social_proof(50_000, PRIORS) - social_proof(200, PRIORS)
+    )
 
 
 def test_apply_effect_moves_all_purchase_mass_of_an_unavailable_product():
     # Facts level with the page's other products: no other term moves anything, only the stock-out does.
-    facts = PageFacts(products=(_product(20.0, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
-                                _product(10.0, 4.5, 1000, name="similar.a.product_name"),
-                                _product(30.0, 4.5, 1000, name="similar.b.product_name")),
-                      focus=0)
+    facts = PageFacts(
+        products=(
+            _product(20.0, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
+            _product(10.0, 4.5, 1000, name="similar.a.product_name"),
+            _product(30.0, 4.5, 1000, name="similar.b.product_name"),
+        ),
+        focus=0,
+    )
     effect = page_effect(facts, NEUTRAL)
     assert effect.focus_unavailable and "buybox.add_to_cart" in effect.unavailable_names
     rng = np.random.default_rng(1)
@@ -149,11 +185,18 @@ def test_apply_effect_moves_all_purchase_mass_of_an_unavailable_product():
 def test_an_unavailable_product_still_weighs_by_what_the_page_says_of_it():
     """Out of stock and overpriced: leaving rises more than out of stock at the page's price (the other terms
     still apply; only the buying is moved)."""
+
     def after(price: float) -> np.ndarray:
-        facts = PageFacts(products=(_product(price, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
-                                    _product(10.0, 4.5, 1000, name="similar.a.product_name"),
-                                    _product(30.0, 4.5, 1000, name="similar.b.product_name")), focus=0)
+        facts = PageFacts(
+            products=(
+                _product(price, 4.5, 1000, availability="unavailable", buy_names=("buybox.add_to_cart",)),
+                _product(10.0, 4.5, 1000, name="similar.a.product_name"),
+                _product(30.0, 4.5, 1000, name="similar.b.product_name"),
+            ),
+            focus=0,
+        )
         return apply_effect(np.full(len(LABELS), 1.0 / len(LABELS)), page_effect(facts, NEUTRAL))
+
     terminate = LABEL_INDEX[TERMINATE]
     assert after(80.0)[LABEL_INDEX[PURCHASE]] == after(20.0)[LABEL_INDEX[PURCHASE]] == 0.0
     assert after(80.0)[terminate] > after(20.0)[terminate]

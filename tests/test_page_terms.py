@@ -59,9 +59,11 @@ from tests.support.page_variants import (
 )
 
 PRODUCT_LINK = "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name"
-HISTORY = [Step(action=InputAction(name="nav_bar.search_input", text="usb c cable")),
-           Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"),
-           Step(action=ClickAction(name=PRODUCT_LINK), click_type="product_link")]
+HISTORY = [
+    Step(action=InputAction(name="nav_bar.search_input", text="usb c cable")),
+    Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"),
+    Step(action=ClickAction(name=PRODUCT_LINK), click_type="product_link"),
+]
 REVIEWING = HISTORY + [Step(action=ClickAction(name="reviews.popover.review_images.next"), click_type="review")] * 2
 SEEDS = 20
 EXPENSIVE = 449.99
@@ -96,7 +98,8 @@ def pages():
     # The edits read as intended.
     assert focus["original"].price == 12.99 and focus["original"].review_count == 48211
     assert focus["price_x2.5"].price == pytest.approx(32.48) and focus["price_x2.5"].discount == pytest.approx(
-        focus["original"].discount, abs=1e-3)
+        focus["original"].discount, abs=1e-3
+    )
     assert focus["no_reviews"].rating is None and focus["no_reviews"].review_count is None
     assert focus["deal_50"].discount == pytest.approx(0.5)
     assert not observations["no_buy"].facts.can_buy and not focus["no_buy"].buy_names
@@ -113,10 +116,18 @@ def _seed(person: int, draw: int) -> int:
 @pytest.fixture(scope="module")
 def sampled(pages, personas, brain):
     """page -> [persona][draw] -> Decision, sample mode, HISTORY."""
-    return {name: [[brain.decide_sync(TwinContext(persona=p, memories=[], observation=o, history=HISTORY,
-                                                  mode="sample", seed=_seed(i, s))) for s in range(SEEDS)]
-                   for i, p in enumerate(personas)]
-            for name, o in pages.items()}
+    return {
+        name: [
+            [
+                brain.decide_sync(
+                    TwinContext(persona=p, memories=[], observation=o, history=HISTORY, mode="sample", seed=_seed(i, s))
+                )
+                for s in range(SEEDS)
+            ]
+            for i, p in enumerate(personas)
+        ]
+        for name, o in pages.items()
+    }
 
 
 def _is(decisions, label: str) -> np.ndarray:
@@ -131,12 +142,27 @@ def _paired(before: np.ndarray, after: np.ndarray) -> tuple[int, int, float]:
 
 # ---- 1. parameter recovery --------------------------------------------------------------------------------
 
-TRUTH = replace(PRIORS, price_elasticity=1.5, deal=2.0, rating_elasticity=1.2, volume_elasticity=0.5,
-                leave_per_appeal=0.8, look_per_appeal=0.3, read_reviews=0.9)
+TRUTH = replace(
+    PRIORS,
+    price_elasticity=1.5,
+    deal=2.0,
+    rating_elasticity=1.2,
+    volume_elasticity=0.5,
+    leave_per_appeal=0.8,
+    look_per_appeal=0.3,
+    read_reviews=0.9,
+)
 # About 4 standard deviations of each estimate at N_STEPS, measured over 8 independent data sets
 # (SD: price 0.09, deal 0.12, rating 0.14, volume 0.04, leave 0.05, look 0.02, read 0.08; no bias).
-TOLERANCE = {"price_elasticity": 0.35, "deal": 0.5, "rating_elasticity": 0.55, "volume_elasticity": 0.18,
-             "leave_per_appeal": 0.2, "look_per_appeal": 0.09, "read_reviews": 0.33}
+TOLERANCE = {
+    "price_elasticity": 0.35,
+    "deal": 0.5,
+    "rating_elasticity": 0.55,
+    "volume_elasticity": 0.18,
+    "leave_per_appeal": 0.2,
+    "look_per_appeal": 0.09,
+    "read_reviews": 0.33,
+}
 N_STEPS = 8000
 
 
@@ -144,7 +170,7 @@ N_STEPS = 8000
 def variant_pages():
     """306 parsed product pages: the product at 6 prices x list price as shown / none / twice the price x no
     reviews or 4 ratings x 4 review counts (the alternatives keep their prices)."""
-    reviews = [None] + list(itertools.product([2.5, 3.2, 3.9, 4.7], [2, 30, 400, 48211]))
+    reviews = [None, *itertools.product([2.5, 3.2, 3.9, 4.7], [2, 30, 400, 48211])]
     observations = []
     for factor, struck, shown in itertools.product([0.6, 1.0, 1.6, 2.5, 4.0, 8.0], ["shown", None, "$25.98"], reviews):
         html = HTML if struck == "shown" else list_price(HTML, struck)
@@ -194,7 +220,10 @@ def test_fit_recovers_known_coefficients(recovery, variant_pages):
     assert fitted.first_reviews == PRIORS.first_reviews and fitted.stockout_leave == PRIORS.stockout_leave
     # The fit is at least as likely as the truth (it maximises the same likelihood).
     d = design(steps)
-    at = lambda c: log_likelihood(np.asarray([getattr(c, n) for n in FITTED]), d)
+
+    def at(c):
+        return log_likelihood(np.asarray([getattr(c, n) for n in FITTED]), d)
+
     assert at(fitted) >= at(TRUTH) - 1e-6 > at(PRIORS)
 
 
@@ -219,8 +248,15 @@ def test_fit_survives_steps_on_an_unavailable_product_page(recovery, personas, b
     for person in personas[:40]:
         sens, base = sensitivities(person), brain.engine.distribution(past, person, live)[0].probabilities
         probabilities = np.where(offered, apply_effect(base, page_effect(observation.facts, sens, TRUTH), TRUTH), 0.0)
-        extra.append(PageStep(observation.facts, sens, base, offered,
-                              int(rng.choice(len(LABELS), p=probabilities / probabilities.sum()))))
+        extra.append(
+            PageStep(
+                observation.facts,
+                sens,
+                base,
+                offered,
+                int(rng.choice(len(LABELS), p=probabilities / probabilities.sum())),
+            )
+        )
     fitted = fit_page_terms(steps + extra, penalty=0.1)
     assert fitted is not None
     values = {name: getattr(fitted, name) for name in FITTED}
@@ -245,9 +281,12 @@ def test_purchase_moves_with_the_page(sampled, page, direction):
 def test_nothing_is_bought_where_nothing_can_be_bought_and_more_twins_leave(sampled, page):
     assert _is(sampled["original"], PURCHASE).sum() > 0
     assert _is(sampled[page], PURCHASE).sum() == 0
-    assert not any(d.action.type == "click" and ("add_to_cart" in d.action.name or "buy_now" in d.action.name
-                                                 or "subscribe" in d.action.name)
-                   for row in sampled[page] for d in row)
+    assert not any(
+        d.action.type == "click"
+        and ("add_to_cart" in d.action.name or "buy_now" in d.action.name or "subscribe" in d.action.name)
+        for row in sampled[page]
+        for d in row
+    )
     up, down, p = _paired(_is(sampled["original"], TERMINATE), _is(sampled[page], TERMINATE))
     assert up > down and p < 0.01, (page, up, down, p)
 
@@ -330,24 +369,39 @@ def test_expensive_product_splits_twins_by_their_budget(pages, personas, brain):
 
 def _memories(person) -> list[Memory]:
     """Everything the twin could recall about itself, survey answers included (agreeing or not)."""
-    return [Memory(id=f"{person.id}-{i}", persona_id=person.id, kind=kind, text=text, score=0.5)
-            for i, (kind, text) in enumerate(persona_memory_texts(person))]
+    return [
+        Memory(id=f"{person.id}-{i}", persona_id=person.id, kind=kind, text=text, score=0.5)
+        for i, (kind, text) in enumerate(persona_memory_texts(person))
+    ]
 
 
 @pytest.fixture(scope="module")
 def many_decisions(personas, brain):
     """52 personas x 5 pages x 4 histories (empty included) x 3 draws, with their survey answers as memories."""
-    observations = {"original": parse_page(HTML), "price_x2.5": parse_page(product_priced(HTML, 2.5)),
-                    "deal_50": parse_page(list_price(HTML, "$25.98")), "unavailable": parse_page(unavailable(HTML)),
-                    "search": parse_page(sample_page("search_results.html"))}
+    observations = {
+        "original": parse_page(HTML),
+        "price_x2.5": parse_page(product_priced(HTML, 2.5)),
+        "deal_50": parse_page(list_price(HTML, "$25.98")),
+        "unavailable": parse_page(unavailable(HTML)),
+        "search": parse_page(sample_page("search_results.html")),
+    }
     histories = {"empty": [], "searched": HISTORY[:2], "product": HISTORY, "reviewing": REVIEWING}
     out = []
     for i, person in enumerate(personas):
         memories = _memories(person)
-        for (page, observation), (history, steps), draw in itertools.product(observations.items(), histories.items(),
-                                                                              range(3)):
-            decision = brain.decide_sync(TwinContext(persona=person, memories=memories, observation=observation,
-                                                     history=steps, mode="sample", seed=_seed(i, draw)))
+        for (page, observation), (history, steps), draw in itertools.product(
+            observations.items(), histories.items(), range(3)
+        ):
+            decision = brain.decide_sync(
+                TwinContext(
+                    persona=person,
+                    memories=memories,
+                    observation=observation,
+                    history=steps,
+                    mode="sample",
+                    seed=_seed(i, draw),
+                )
+            )
             out.append((person, page, history, decision))
     return out
 
@@ -373,7 +427,7 @@ def test_first_step_rationale_says_what_the_twin_came_to_do(many_decisions):
     first = [(person, d) for person, _, history, d in many_decisions if history == "empty"]
     assert first
     purposes = Counter()
-    for person, decision in first:
+    for _person, decision in first:
         found = re.search(r"(I came to [^,.]+|I'm here to [^,.]+)", decision.rationale)
         assert found, decision.rationale
         purposes[found.group(1)] += 1

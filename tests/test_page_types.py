@@ -9,27 +9,30 @@ from agent.page.page_types import Shown, classify_page, url_page_type
 from agent.page.simplifier import simplify_html
 
 
-@pytest.mark.parametrize(("url", "kind"), [
-    ("https://shop.example/products/linen-shirt", "product"),                  # Shopify
-    ("https://shop.example/collections/shirts", "search_results"),
-    ("https://shop.example/cart", "cart"),
-    ("https://shop.example/checkouts/c/1a2b3c", "checkout"),
-    ("https://shop.example/product/linen-shirt/", "product"),                  # WooCommerce
-    ("https://shop.example/product-category/shirts/", "search_results"),
-    ("https://shop.example/shop/", "search_results"),
-    ("https://shop.example/checkout/cart/", "cart"),                           # Magento
-    ("https://shop.example/catalogsearch/result/?q=shirt", "search_results"),
-    ("https://shop.example/checkout/#shipping", "checkout"),
-    ("https://shop.example/on/demandware.store/Sites-x-Site/en_GB/Cart-Show", "cart"),  # Salesforce Commerce
-    ("https://shop.example/on/demandware.store/Sites-x-Site/en_GB/Product-Show?pid=1", "product"),
-    ("https://shop.example/index.php?controller=cart&action=show", "cart"),    # PrestaShop
-    ("https://shop.example/index.php?id_product=3&controller=product", "product"),
-    ("https://shop.example/index.php?controller=order", "checkout"),
-    ("https://shop.example/basket/", "cart"),
-    ("https://shop.example/checkout/shipping-address/", "checkout"),
-    ("https://shop.example/search/?q=socks", "search_results"),
-    ("https://shop.example/about-us", "other"),
-])
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("https://shop.example/products/linen-shirt", "product"),  # Shopify
+        ("https://shop.example/collections/shirts", "search_results"),
+        ("https://shop.example/cart", "cart"),
+        ("https://shop.example/checkouts/c/1a2b3c", "checkout"),
+        ("https://shop.example/product/linen-shirt/", "product"),  # WooCommerce
+        ("https://shop.example/product-category/shirts/", "search_results"),
+        ("https://shop.example/shop/", "search_results"),
+        ("https://shop.example/checkout/cart/", "cart"),  # Magento
+        ("https://shop.example/catalogsearch/result/?q=shirt", "search_results"),
+        ("https://shop.example/checkout/#shipping", "checkout"),
+        ("https://shop.example/on/demandware.store/Sites-x-Site/en_GB/Cart-Show", "cart"),  # Salesforce Commerce
+        ("https://shop.example/on/demandware.store/Sites-x-Site/en_GB/Product-Show?pid=1", "product"),
+        ("https://shop.example/index.php?controller=cart&action=show", "cart"),  # PrestaShop
+        ("https://shop.example/index.php?id_product=3&controller=product", "product"),
+        ("https://shop.example/index.php?controller=order", "checkout"),
+        ("https://shop.example/basket/", "cart"),
+        ("https://shop.example/checkout/shipping-address/", "checkout"),
+        ("https://shop.example/search/?q=socks", "search_results"),
+        ("https://shop.example/about-us", "other"),
+    ],
+)
 def test_url_shapes_of_the_common_platforms(url, kind):
     assert url_page_type(url) == kind
 
@@ -47,8 +50,16 @@ def test_the_rules_in_order():
 
 def test_the_simplifier_uses_the_same_rule_with_buttons_in_the_shops_languages():
     one = "<html><body><h1>Kettle</h1><p>39,90 €</p><button>In den Warenkorb</button></body></html>"
-    many = "<html><body><h1>Kettles</h1>" + "<div><p>Kettle</p><button>Ajouter au panier</button></div>" * 3 + "</body></html>"
+    many = (
+        "<html><body><h1>Kettles</h1>"
+        + "<div><p>Kettle</p><button>Ajouter au panier</button></div>" * 3
+        + "</body></html>"
+    )
     assert simplify_html(one, "https://shop.example/x").page_type == "product"
     assert simplify_html(many, "https://shop.example/x").page_type == "search_results"
-    assert simplify_html("<html><body><h1>Cart</h1><button>Zur Kasse</button></body></html>",
-                         "https://shop.example/x").page_type == "other"  # a checkout button is no product
+    assert (
+        simplify_html(
+            "<html><body><h1>Cart</h1><button>Zur Kasse</button></body></html>", "https://shop.example/x"
+        ).page_type
+        == "other"
+    )  # a checkout button is no product

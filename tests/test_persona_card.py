@@ -21,13 +21,24 @@ def test_card_of_a_real_opera_person_carries_their_answers_and_own_words(sample_
 
 def test_a_persona_with_nothing_answered_has_an_empty_card():
     card = persona_card(Persona(id="blank"))
-    assert card == {"id": "blank", "name": None, "demographics": {}, "shopping": {}, "big_five": {},
-                    "agrees_with": [], "disagrees_with": [], "own_words": None}
+    assert card == {
+        "id": "blank",
+        "name": None,
+        "demographics": {},
+        "shopping": {},
+        "big_five": {},
+        "agrees_with": [],
+        "disagrees_with": [],
+        "own_words": None,
+    }
 
 
 def test_levels_come_from_the_report_when_only_levels_are_known():
-    person = Persona(id="p", big_five={"levels": {"intellect": "Low"}, "method": "reported_levels"},
-                     self_description="I buy what I need. Nothing more.")
+    person = Persona(
+        id="p",
+        big_five={"levels": {"intellect": "Low"}, "method": "reported_levels"},
+        self_description="I buy what I need. Nothing more.",
+    )
     card = persona_card(person)
     assert card["big_five"] == {"intellect": {"unit": 0.3, "level": "Low"}}
     assert card["own_words"] == "I buy what I need."

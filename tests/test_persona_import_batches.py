@@ -45,10 +45,13 @@ def test_a_batched_import_stores_what_one_persona_at_a_time_did(tmp_path, opera_
         rows = [(m.kind, m.text) for m in batched.list_memories(persona.id, limit=10_000)]
         assert rows == [(m.kind, m.text) for m in one_by_one.list_memories(persona.id, limit=10_000)]
         assert rows == list(persona_memory_texts(persona))
-        assert re.search(rf"^imported {persona.id} \({len(rows)} memories\): from personas.jsonl$", output, re.MULTILINE)
+        assert re.search(
+            rf"^imported {persona.id} \({len(rows)} memories\): from personas.jsonl$", output, re.MULTILINE
+        )
         query = "do I read reviews before I buy?"
-        assert ([m.id.rsplit(":", 1)[-1] for m in batched.recall(persona.id, query, k=3)]
-                == [m.id.rsplit(":", 1)[-1] for m in one_by_one.recall(persona.id, query, k=3)])
+        assert [m.id.rsplit(":", 1)[-1] for m in batched.recall(persona.id, query, k=3)] == [
+            m.id.rsplit(":", 1)[-1] for m in one_by_one.recall(persona.id, query, k=3)
+        ]
     total = sum(len(persona_memory_texts(p)) for p in personas)
     assert batched._client.get_collection(MEMORIES_COLLECTION).count() == total  # no stray generation
 
@@ -68,8 +71,9 @@ def test_a_re_import_reports_every_persona_in_order_and_merges_keep_events(tmp_p
     output = twinsim(tmp_path / "data", "personas", "import", str(second))
 
     ids = [p.id for p in load_personas(second)]
-    assert re.findall(r"^(\w+) (\S+) \(", output, re.MULTILINE) == list(zip(
-        ["imported", "unchanged", "merged", "imported", "unchanged"], ids))
+    assert re.findall(r"^(\w+) (\S+) \(", output, re.MULTILINE) == list(
+        zip(["imported", "unchanged", "merged", "imported", "unchanged"], ids, strict=True)
+    )
     assert store.get_persona(kept.id).self_description.startswith("I now buy everything used.")
     memories = [m.text for m in store.list_memories(kept.id, limit=10_000)]
     assert any("blender" in text for text in memories)  # the event moved to the merged persona

@@ -54,17 +54,30 @@ def test_user_table_csv_reads_the_two_real_rows(sample_users, user_rows):
     assert [p.id for p in sample_users] == [row["user_id"] for row in user_rows]
     first = sample_users[0]
     assert first.id == USER_7F and first.source == "opera_user_table"
-    assert (first.demographics.gender, first.demographics.age, first.demographics.city) == ("Female", "25-34 years old", "Blacksburg")
+    assert (first.demographics.gender, first.demographics.age, first.demographics.city) == (
+        "Female",
+        "25-34 years old",
+        "Blacksburg",
+    )
     assert first.demographics.living_situation is None  # answered "" in the survey
     assert first.demographics.employment == "Student"
-    assert (first.shopping.frequency, first.shopping.monthly_spend, first.shopping.prime) == ("Once to twice a week", "200", False)
+    assert (first.shopping.frequency, first.shopping.monthly_spend, first.shopping.prime) == (
+        "Once to twice a week",
+        "200",
+        False,
+    )
     assert sample_users[1].shopping.prime is True
     assert first.mbti == "INFJ"  # answered "infj"
     assert set(first.preferences) == set(PREFERENCE_CONSTRUCTS)
     assert first.preferences["review_engagement"] == 5 and first.preferences["impulsiveness"] == 1
     assert first.big_five.method == "ipip50"
-    assert first.big_five.scores == {"extraversion": 20, "agreeableness": 44, "conscientiousness": 39,
-                                     "emotional_stability": 27, "intellect": 43}
+    assert first.big_five.scores == {
+        "extraversion": 20,
+        "agreeableness": 44,
+        "conscientiousness": 39,
+        "emotional_stability": 27,
+        "intellect": 43,
+    }
     assert first.big_five.dataset_sums["intellect"] == 39
     assert first.self_description.startswith("I am a PhD student in computer science")
     assert first.interview_summary == user_rows[0]["interview_transcript_processed"].strip()
@@ -79,7 +92,9 @@ def test_parquet_jsonl_and_directory_copies_read_identically_to_the_csv(tmp_path
     assert read_user_table(parquet) == from_csv
 
     # JSONL with the JSON columns already decoded to objects, as a parquet/JSONL export may hold them.
-    decoded = [{**row, "survey": json.loads(row["survey"]), "raw_survey": json.loads(row["raw_survey"])} for row in user_rows]
+    decoded = [
+        {**row, "survey": json.loads(row["survey"]), "raw_survey": json.loads(row["raw_survey"])} for row in user_rows
+    ]
     assert read_user_table(_write_jsonl(tmp_path / "users.jsonl", decoded)) == from_csv
 
     # OPeRA's layout: user/{train,test}/*.parquet; a user in both splits is read once.
@@ -104,7 +119,12 @@ def test_malformed_survey_json_names_file_row_and_field(tmp_path, user_rows):
         read_user_table(path)
     error = caught.value
     assert error.field == "survey" and error.location.startswith("row 2") and error.path == str(path)
-    assert "broken.csv" in str(error) and "row 2" in str(error) and "survey" in str(error) and "malformed JSON" in str(error)
+    assert (
+        "broken.csv" in str(error)
+        and "row 2" in str(error)
+        and "survey" in str(error)
+        and "malformed JSON" in str(error)
+    )
 
 
 def test_missing_user_id_value_and_column(tmp_path, user_rows):
@@ -125,7 +145,8 @@ def test_bad_user_id_and_bad_answers_in_a_row(user_rows):
 
     survey = json.loads(user_rows[0]["survey"])
     survey["Shopping Preference"]["To what extent do you agree with the following statements"][
-        "Once I find a brand I like, I stick with it."] = "Meh"
+        "Once I find a brand I like, I stick with it."
+    ] = "Meh"
     with pytest.raises(PersonaSourceError, match="Meh") as caught:
         persona_from_record({**user_rows[0], "survey": json.dumps(survey)})
     assert caught.value.field.startswith("survey.Shopping Preference")
@@ -155,7 +176,7 @@ def test_all_52_personas_jsonl_lines_load(opera_dir, jsonl_records):
     personas = read_personas_jsonl(opera_dir / "personas.jsonl")
     assert len(personas) == len(jsonl_records) == 52
     assert [p.id for p in personas] == [r["user_id"] for r in jsonl_records]
-    for persona, record in zip(personas, jsonl_records):
+    for persona, record in zip(personas, jsonl_records, strict=True):
         assert persona.source == "opera_personas_jsonl"
         assert persona.big_five.method == ("reported_levels" if record["big_five_levels"] else "none")
         assert set(persona.preferences) == set(LABEL_CONSTRUCTS.values())
@@ -235,7 +256,9 @@ def test_the_native_examples_load():
     assert persona.source == "native" and persona.shopping.prime is True and persona.shopping.monthly_spend == "150"
     assert persona.preferences["quality"] == 4 and persona.preferences["ad_trust"] == 1  # Likert words
     assert persona.big_five.method == "reported_levels"
-    assert persona.big_five.levels["emotional_stability"] == "Medium" and persona.big_five.levels["intellect"] == "Medium"
+    assert (
+        persona.big_five.levels["emotional_stability"] == "Medium" and persona.big_five.levels["intellect"] == "Medium"
+    )
 
     sam = load_personas(EXAMPLES / "sam-chen.json")[0]
     assert sam.big_five.method == "ipip50" and sam.big_five.scores["intellect"] == 41
@@ -243,10 +266,12 @@ def test_the_native_examples_load():
 
 
 def test_native_containers_and_friendly_spellings(tmp_path):
-    people = {"personas": [
-        {"id": "a-1", "preferences": {"Review Engagement": "strongly agree", "price-consciousness": 2}},
-        {"id": "b-2", "big_five": {"Extraversion": "high", "Openness": 38}},
-    ]}
+    people = {
+        "personas": [
+            {"id": "a-1", "preferences": {"Review Engagement": "strongly agree", "price-consciousness": 2}},
+            {"id": "b-2", "big_five": {"Extraversion": "high", "Openness": 38}},
+        ]
+    }
     (tmp_path / "people.yaml").write_text(json.dumps(people))  # JSON is YAML too
     a, b = read_native(tmp_path / "people.yaml")
     assert a.preferences == {"review_engagement": 5, "price_consciousness": 2}

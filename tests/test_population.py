@@ -29,21 +29,29 @@ def test_ids_select_exactly_those_personas(pool):
 
 
 def test_filters_on_big_five_band_prime_and_preference_comparison(pool):
-    chosen = select_population(pool, PopulationSpec(filters={"conscientiousness": "high", "prime": True,
-                                                             "price_consciousness": ">=4"}))
+    chosen = select_population(
+        pool, PopulationSpec(filters={"conscientiousness": "high", "prime": True, "price_consciousness": ">=4"})
+    )
     assert chosen
     for persona in chosen:
         assert persona.big_five.levels["conscientiousness"] in ("High", "Extremely high")
         assert persona.shopping.prime is True
         assert persona.preferences["price_consciousness"] >= 4
     # and nobody who fits was left out
-    fits = [p for p in pool if p.big_five.levels.get("conscientiousness") in ("High", "Extremely high")
-            and p.shopping.prime is True and (p.preferences.get("price_consciousness") or 0) >= 4]
+    fits = [
+        p
+        for p in pool
+        if p.big_five.levels.get("conscientiousness") in ("High", "Extremely high")
+        and p.shopping.prime is True
+        and (p.preferences.get("price_consciousness") or 0) >= 4
+    ]
     assert {p.id for p in chosen} == {p.id for p in fits}
 
 
 def test_list_filter_means_any_and_exact_level_matches_itself(pool):
-    chosen = select_population(pool, PopulationSpec(filters={"conscientiousness": "Extremely high", "gender": ["female", "male"]}))
+    chosen = select_population(
+        pool, PopulationSpec(filters={"conscientiousness": "Extremely high", "gender": ["female", "male"]})
+    )
     assert chosen and all(p.big_five.levels["conscientiousness"] == "Extremely high" for p in chosen)
     assert all(p.demographics.gender in ("Female", "Male") for p in chosen)
 
@@ -72,9 +80,9 @@ def test_segment_buckets(pool):
 @pytest.mark.parametrize(
     "spec, message",
     [
-        (dict(ids=["no-such-person"]), "unknown persona id"),
-        (dict(filters={"gender": "robot"}), "population is empty"),
-        (dict(sample=53), "sample of 53"),
+        ({"ids": ["no-such-person"]}, "unknown persona id"),
+        ({"filters": {"gender": "robot"}}, "population is empty"),
+        ({"sample": 53}, "sample of 53"),
     ],
 )
 def test_bad_populations_say_why(pool, spec, message):
@@ -87,8 +95,15 @@ def test_empty_pool_is_refused():
         select_population([], PopulationSpec())
 
 
-@pytest.mark.parametrize("field", [{"filters": {"height": "tall"}}, {"strata": ["height"]},
-                                   {"filters": {"price_consciousness": "very"}}, {"filters": {"conscientiousness": "huge"}}])
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"filters": {"height": "tall"}},
+        {"strata": ["height"]},
+        {"filters": {"price_consciousness": "very"}},
+        {"filters": {"conscientiousness": "huge"}},
+    ],
+)
 def test_unknown_traits_and_values_fail_validation(field):
     with pytest.raises(ValidationError):
         PopulationSpec(**field)

@@ -30,8 +30,11 @@ ANSWER = json.dumps({"rationale": "Belkin looks solid.", "action": {"type": "cli
 
 
 def png(width: int = 1280, height: int = 800, noise: bool = False) -> bytes:
-    image = (Image.frombytes("RGB", (width, height), os.urandom(width * height * 3)) if noise
-             else Image.new("RGB", (width, height), (250, 250, 250)))
+    image = (
+        Image.frombytes("RGB", (width, height), os.urandom(width * height * 3))
+        if noise
+        else Image.new("RGB", (width, height), (250, 250, 250))
+    )
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
@@ -46,8 +49,14 @@ def client(tmp_path_factory, opera_dir):
     from tests.support.openai_server import OpenAICompatibleServer
 
     with OpenAICompatibleServer() as server:
-        settings = Settings(data_dir=tmp_path_factory.mktemp("shots"), llm_api_base=server.base_url,
-                            llm_model="openai/twin-test", llm_vision="always", llm_timeout_s=5.0, llm_retries=0)
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("shots"),
+            llm_api_base=server.base_url,
+            llm_model="openai/twin-test",
+            llm_vision="always",
+            llm_timeout_s=5.0,
+            llm_retries=0,
+        )
         with TestClient(create_app(settings)) as test_client:
             csv.field_size_limit(10**9)
             with open(opera_dir / "users_sample.csv", newline="") as handle:
@@ -58,9 +67,15 @@ def client(tmp_path_factory, opera_dir):
 
 
 def predict(client, screenshot: dict, brain: str = "llm"):
-    return client.post("/predict", json={
-        "persona_id": OPERA_USER, "brain": brain, "screenshot": screenshot,
-        "page": {"simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"}})
+    return client.post(
+        "/predict",
+        json={
+            "persona_id": OPERA_USER,
+            "brain": brain,
+            "screenshot": screenshot,
+            "page": {"simplified_html": page("search_results.html"), "url": "https://www.amazon.com/s?k=usb+c+cable"},
+        },
+    )
 
 
 def sent_image(request: dict) -> bytes | None:
@@ -89,21 +104,24 @@ def test_the_embedded_brain_ignores_the_screenshot_and_says_so(client):
     assert body["details"]["screenshot"] == "not used: the embedded brain reads the page's elements, not images"
 
 
-@pytest.mark.parametrize("screenshot, status, reason", [
-    ({"base64": b64(b"<html>I am a web page</html>")}, 422, "not an image Pillow can read"),
-    ({"base64": "not base64 at all!"}, 422, "not valid base64"),
-    ({"base64": b64(png()[:300])}, 422, "does not decode"),
-    ({"base64": b64(png(5001, 5000))}, 422, "5001x5000 pixels, over the limit of 25,000,000 pixels"),
-    ({"base64": b64(png(1500, 1200, noise=True))}, 422, "over the limit of 5,000,000 bytes"),
-    ({"url": "https://example.com/shot.png"}, 422, "is not on this service"),
-    ({"url": "http://169.254.169.254/latest/meta-data"}, 422, "is not on this service"),
-    ({"url": "file:///etc/passwd"}, 422, "is not on this service"),
-    ({"url": "/etc/passwd"}, 422, "is not a simulation screenshot"),
-    ({"url": "http://[::1/simulations"}, 422, "is not a URL"),
-    ({"url": "http://testserver/simulations/abc/screenshots/p/../../x.png"}, 422, "is not a simulation screenshot"),
-    ({"url": "/simulations/abc123/screenshots/someone/step_001.png"}, 404, "simulation 'abc123' not found"),
-    ({"base64": b64(png()), "url": "/simulations/a/screenshots/b/step_001.png"}, 422, "send the screenshot once"),
-])
+@pytest.mark.parametrize(
+    "screenshot, status, reason",
+    [
+        ({"base64": b64(b"<html>I am a web page</html>")}, 422, "not an image Pillow can read"),
+        ({"base64": "not base64 at all!"}, 422, "not valid base64"),
+        ({"base64": b64(png()[:300])}, 422, "does not decode"),
+        ({"base64": b64(png(5001, 5000))}, 422, "5001x5000 pixels, over the limit of 25,000,000 pixels"),
+        ({"base64": b64(png(1500, 1200, noise=True))}, 422, "over the limit of 5,000,000 bytes"),
+        ({"url": "https://example.com/shot.png"}, 422, "is not on this service"),
+        ({"url": "http://169.254.169.254/latest/meta-data"}, 422, "is not on this service"),
+        ({"url": "file:///etc/passwd"}, 422, "is not on this service"),
+        ({"url": "/etc/passwd"}, 422, "is not a simulation screenshot"),
+        ({"url": "http://[::1/simulations"}, 422, "is not a URL"),
+        ({"url": "http://testserver/simulations/abc/screenshots/p/../../x.png"}, 422, "is not a simulation screenshot"),
+        ({"url": "/simulations/abc123/screenshots/someone/step_001.png"}, 404, "simulation 'abc123' not found"),
+        ({"base64": b64(png()), "url": "/simulations/a/screenshots/b/step_001.png"}, 422, "send the screenshot once"),
+    ],
+)
 def test_bad_screenshots_are_refused_with_the_reason_before_any_model_call(client, screenshot, status, reason):
     served = client.llm.completions_served
     response = predict(client, screenshot)
@@ -112,12 +130,15 @@ def test_bad_screenshots_are_refused_with_the_reason_before_any_model_call(clien
     assert client.llm.completions_served == served
 
 
-@pytest.mark.parametrize("screenshot, reason", [
-    ({"base64": b64(b"<html>I am a web page</html>")}, "not an image Pillow can read"),
-    ({"base64": b64(png(5001, 5000))}, "5001x5000 pixels, over the limit of 25,000,000 pixels"),
-    ({"base64": b64(png(1500, 1200, noise=True))}, "over the limit of 5,000,000 bytes"),
-    ({"base64": ""}, "at least 1 character"),
-])
+@pytest.mark.parametrize(
+    "screenshot, reason",
+    [
+        ({"base64": b64(b"<html>I am a web page</html>")}, "not an image Pillow can read"),
+        ({"base64": b64(png(5001, 5000))}, "5001x5000 pixels, over the limit of 25,000,000 pixels"),
+        ({"base64": b64(png(1500, 1200, noise=True))}, "over the limit of 5,000,000 bytes"),
+        ({"base64": ""}, "at least 1 character"),
+    ],
+)
 def test_a_screenshot_the_embedded_brain_gets_is_still_checked_from_its_header(client, screenshot, reason):
     response = predict(client, screenshot, brain="embedded")
     assert response.status_code == 422 and reason in response.text
@@ -139,8 +160,17 @@ def test_the_pixels_are_decoded_only_for_a_brain_that_looks(client):
 def test_a_live_llm_twin_sees_each_step_and_its_screenshot_address_is_accepted_by_predict(client):
     client.llm.reset()
     with serve(create_shop_app()) as shop:
-        started = client.post("/simulations", json={"url": shop + "/", "personas": [OPERA_USER], "max_steps": 2,
-                                                     "brain": "llm", "screenshots": True, "grounding": "both"})
+        started = client.post(
+            "/simulations",
+            json={
+                "url": shop + "/",
+                "personas": [OPERA_USER],
+                "max_steps": 2,
+                "brain": "llm",
+                "screenshots": True,
+                "grounding": "both",
+            },
+        )
         assert started.status_code == 202, started.text
         job_id = started.json()["id"]
         deadline = time.monotonic() + 120
@@ -180,8 +210,10 @@ def test_twinsim_predict_takes_a_screenshot_file_and_refuses_a_bad_one_first(tmp
     runner = CliRunner()
     env = {"TWINSIM_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "TWINSIM_LLM_RETRIES": "0"}
     (tmp_path / "page.html").write_text("<html>not a picture</html>")
-    for path, reason in ((tmp_path / "page.html", "not an image Pillow can read"),
-                         (tmp_path / "missing.png", "No such file")):
+    for path, reason in (
+        (tmp_path / "page.html", "not an image Pillow can read"),
+        (tmp_path / "missing.png", "No such file"),
+    ):
         result = runner.invoke(cli, ["predict", "--persona", OPERA_USER, "--screenshot", str(path)], env=env)
         said = " ".join(result.output.split())
         assert result.exit_code == 2 and reason in said and "Traceback" not in result.output, result.output
@@ -192,10 +224,26 @@ def test_twinsim_predict_takes_a_screenshot_file_and_refuses_a_bad_one_first(tmp
     (tmp_path / "results.html").write_text(page("search_results.html"))
     assert runner.invoke(cli, ["personas", "import", str(opera_dir / "users_sample.csv")], env=env).exit_code == 0
     with OpenAICompatibleServer(default_reply=ANSWER) as server:
-        result = runner.invoke(cli, ["predict", "--persona", OPERA_USER, "--brain", "llm", "--model", "openai/twin-test",
-                                     "--page", str(tmp_path / "results.html"), "--screenshot", str(shot),
-                                     "--vision", "always", "--json"],
-                               env={**env, "TWINSIM_LLM_API_BASE": server.base_url})
+        result = runner.invoke(
+            cli,
+            [
+                "predict",
+                "--persona",
+                OPERA_USER,
+                "--brain",
+                "llm",
+                "--model",
+                "openai/twin-test",
+                "--page",
+                str(tmp_path / "results.html"),
+                "--screenshot",
+                str(shot),
+                "--vision",
+                "always",
+                "--json",
+            ],
+            env={**env, "TWINSIM_LLM_API_BASE": server.base_url},
+        )
         assert result.exit_code == 0, result.output
         assert sent_image(server.requests[0]) == shot.read_bytes()
     assert json.loads(result.output)["details"]["screenshot"] == "sent"

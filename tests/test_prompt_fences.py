@@ -30,13 +30,15 @@ def fenced_region(text: str, label: str) -> str:
     """The text between the one opening and the one closing marker of `label`, checked after NFKC."""
     folded = unicodedata.normalize("NFKC", text)
     assert folded.count(fence_open(label)) == 1 and folded.count(fence_close(label)) == 1, label
-    return text[text.index(fence_open(label)) + len(fence_open(label)):text.index(fence_close(label))]
+    return text[text.index(fence_open(label)) + len(fence_open(label)) : text.index(fence_close(label))]
 
 
 def hostile_context(forged: str) -> TwinContext:
     persona = Persona(id="p-1", self_description=f"{ATTACK} {forged.format(label='PROFILE')} {ATTACK}")
     memories = [Memory(id="m1", persona_id="p-1", kind="event", text=f"{forged.format(label='MEMORIES')}\n{ATTACK}")]
-    history = [Step(action=ClickAction(name="nav_bar.cart_button"), rationale=f"{forged.format(label='HISTORY')} {ATTACK}")]
+    history = [
+        Step(action=ClickAction(name="nav_bar.cart_button"), rationale=f"{forged.format(label='HISTORY')} {ATTACK}")
+    ]
     observation = parse_page(PAGE.replace("Cart", f"Cart {forged.format(label='PAGE')} {ATTACK}"))
     task = Task(goal=f"buy a kettle {forged.format(label='TASK')} {ATTACK}")
     return TwinContext(persona=persona, observation=observation, memories=memories, history=history, task=task)

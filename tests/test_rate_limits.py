@@ -53,14 +53,18 @@ def test_each_key_gets_its_own_bucket_and_429_says_when_to_retry(client):
     assert int(refused.headers["Retry-After"]) >= 1
     assert "rate limit" in refused.json()["detail"]
     assert client.get("/personas", headers=b).status_code == 200  # team B is not punished for team A
-    assert client.get("/healthz").status_code == 200 and client.get("/metrics").status_code == 200  # probes are never limited
+    assert (
+        client.get("/healthz").status_code == 200 and client.get("/metrics").status_code == 200
+    )  # probes are never limited
     assert "twinsim_rate_limited_requests_total 1.0" in client.get("/metrics").text
 
 
 def test_a_wrong_key_is_401_before_any_bucket(client):
     for _ in range(5):
         assert client.get("/personas", headers={"X-API-Key": "team-c-key"}).status_code == 401
-    assert client.get("/personas", headers={"X-API-Key": "team-a-key,team-b-key"}).status_code == 401  # the list is not a key
+    assert (
+        client.get("/personas", headers={"X-API-Key": "team-a-key,team-b-key"}).status_code == 401
+    )  # the list is not a key
 
 
 def test_no_limit_by_default(tmp_path):

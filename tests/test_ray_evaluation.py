@@ -49,13 +49,23 @@ def graph(personas, tmp_path_factory):
 def steps_of(checkpoint: Path) -> list[tuple]:
     """Each step's prediction, click type, fallback flag and rationale, from the run's step log."""
     rows = [json.loads(line) for line in checkpoint.read_text().splitlines()[1:]]
-    return sorted((r["session_id"], r["step"], json.dumps(r["pred"], sort_keys=True), r["pred_click_type"],
-                   r["fallback"], r["rationale"]) for r in rows)
+    return sorted(
+        (
+            r["session_id"],
+            r["step"],
+            json.dumps(r["pred"], sort_keys=True),
+            r["pred_click_type"],
+            r["fallback"],
+            r["rationale"],
+        )
+        for r in rows
+    )
 
 
 def run(sessions, personas, graph, checkpoint: Path, executor=None, **config):
-    return asyncio.run(evaluate(sessions, personas, graph, EvalConfig(checkpoint=checkpoint, **config),
-                                executor=executor))
+    return asyncio.run(
+        evaluate(sessions, personas, graph, EvalConfig(checkpoint=checkpoint, **config), executor=executor)
+    )
 
 
 def test_an_unreachable_ray_head_is_a_clear_cli_error(tmp_path):
@@ -66,10 +76,15 @@ def test_an_unreachable_ray_head_is_a_clear_cli_error(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]  # bound, never listening: connections are refused
-        result = CliRunner().invoke(app, ["eval", "--actions", str(SMALL / "actions_page_free.jsonl"),
-                                          "--users", str(SMALL / "personas.jsonl")],
-                                    env={"TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_EXECUTOR": "ray",
-                                         "TWINSIM_RAY_ADDRESS": f"127.0.0.1:{closed_port}"})
+        result = CliRunner().invoke(
+            app,
+            ["eval", "--actions", str(SMALL / "actions_page_free.jsonl"), "--users", str(SMALL / "personas.jsonl")],
+            env={
+                "TWINSIM_DATA_DIR": str(tmp_path / "data"),
+                "TWINSIM_EXECUTOR": "ray",
+                "TWINSIM_RAY_ADDRESS": f"127.0.0.1:{closed_port}",
+            },
+        )
     assert result.exit_code == 2, result.output
     assert f"the Ray head at 127.0.0.1:{closed_port} (TWINSIM_RAY_ADDRESS) does not answer" in result.output
     assert "Traceback" not in result.output
@@ -98,8 +113,9 @@ def test_the_workers_answer_from_the_memories_recalled_ahead(ray_head, personas,
     run(sessions, personas, graph, tmp_path / "here.jsonl")
     run(sessions, personas, graph, tmp_path / "there.jsonl", executor=RayExecutor(batch_size=8))
     run(sessions, personas, graph, tmp_path / "no_memory.jsonl", ablate=frozenset({"memory"}))
-    rationales = {name: [row[-1] for row in steps_of(tmp_path / f"{name}.jsonl")]
-                  for name in ("here", "there", "no_memory")}
+    rationales = {
+        name: [row[-1] for row in steps_of(tmp_path / f"{name}.jsonl")] for name in ("here", "there", "no_memory")
+    }
     assert rationales["there"] == rationales["here"]
     assert rationales["no_memory"] != rationales["here"]
 
@@ -120,9 +136,19 @@ def test_twinsim_eval_runs_on_ray_when_the_setting_says_so(ray_head, tmp_path):
     reports = {}
     for executor in ("inprocess", "ray"):
         out = tmp_path / f"{executor}.json"
-        result = CliRunner().invoke(app, ["eval", "--actions", str(SMALL / "actions_page_free.jsonl"),
-                                          "--users", str(SMALL / "personas.jsonl"), "--out", str(out)],
-                                    env={"TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_EXECUTOR": executor})
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--actions",
+                str(SMALL / "actions_page_free.jsonl"),
+                "--users",
+                str(SMALL / "personas.jsonl"),
+                "--out",
+                str(out),
+            ],
+            env={"TWINSIM_DATA_DIR": str(tmp_path / "data"), "TWINSIM_EXECUTOR": executor},
+        )
         assert result.exit_code == 0, result.output
         reports[executor] = json.loads(out.read_text())
     assert ("as Ray tasks" in result.output) and reports["ray"]["run"]["executor"] == "ray"

@@ -62,8 +62,9 @@ def test_ray_gives_the_same_samples_and_result_document_as_in_process(ray_head, 
     assert len(samples[1]) == 12 * 5 * 2
     assert samples[1] == samples[0]
     assert documents[1] == documents[0]
-    other_seed = run_experiment(prepare(product_spec(seed=12), pool, memory=None), embedded=brain,
-                                executor=RayExecutor(batch_size=16))
+    other_seed = run_experiment(
+        prepare(product_spec(seed=12), pool, memory=None), embedded=brain, executor=RayExecutor(batch_size=16)
+    )
     assert dumped(other_seed.samples) != samples[0]  # the seed reaches the workers
 
 
@@ -72,11 +73,18 @@ def test_a_stopped_ray_run_resumes_to_the_in_process_result(ray_head, pool, brai
     stop = threading.Event()
     kept = []
     with pytest.raises(RunInterrupted):
-        run_experiment(prepare(spec, pool, memory=None), embedded=brain, executor=RayExecutor(batch_size=32),
-                       on_samples=kept.extend, on_progress=lambda progress: stop.set(), stop=stop)
+        run_experiment(
+            prepare(spec, pool, memory=None),
+            embedded=brain,
+            executor=RayExecutor(batch_size=32),
+            on_samples=kept.extend,
+            on_progress=lambda progress: stop.set(),
+            stop=stop,
+        )
     assert 0 < len(kept) < 480
-    resumed = run_experiment(prepare(spec, pool, memory=None), embedded=brain, executor=RayExecutor(batch_size=32),
-                             done=kept)
+    resumed = run_experiment(
+        prepare(spec, pool, memory=None), embedded=brain, executor=RayExecutor(batch_size=32), done=kept
+    )
     assert resumed.resumed == len(kept)
     reference = run_experiment(prepare(spec, pool, memory=None), embedded=brain)
     assert dumped(resumed.samples) == dumped(reference.samples)

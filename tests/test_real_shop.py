@@ -16,14 +16,14 @@ import json
 import pytest
 
 from agent.actions import ClickAction
-from agent.simulation import SimulationConfig, run_simulation
 from agent.browser.actuator import perform
-from agent.simulation.checkout_details import CheckoutDetails, short_id
 from agent.browser.chromium import launch
 from agent.browser.navigation import Timeouts
-from agent.simulation.output import write_outputs
 from agent.browser.snapshot import SnapshotTaker
 from agent.page.click_types import CLICK_TYPES
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.checkout_details import CheckoutDetails, short_id
+from agent.simulation.output import write_outputs
 from agent.tasks import Task
 from tests.support.oscar_shop import start, stop
 from tests.support.oscar_shop.records import basket_lines, orders
@@ -58,13 +58,21 @@ def simulate(twins, url: str, **options):
 
 
 def signature(trace) -> list[tuple]:
-    return [(s.url, s.page_type, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url) for s in trace.steps]
+    return [
+        (s.url, s.page_type, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url) for s in trace.steps
+    ]
 
 
 def added_then_reached_cart(trace) -> bool:
     """An add-to-cart click on the shop, and a cart page after it."""
-    added = next((s.step for s in trace.steps if s.action.type == "click" and s.click_type == "purchase"
-                  and s.page_type in ("search_results", "product")), None)
+    added = next(
+        (
+            s.step
+            for s in trace.steps
+            if s.action.type == "click" and s.click_type == "purchase" and s.page_type in ("search_results", "product")
+        ),
+        None,
+    )
     return added is not None and any(s.page_type == "cart" for s in trace.steps if s.step > added)
 
 
@@ -110,8 +118,9 @@ def test_twins_browse_the_real_shop_into_its_basket_and_checkout(twins, shop, tm
     assert all((tmp_path / "traces" / f"{t.persona_id}.json").exists() for t in traces)
 
     # The same seed on the same shop repeats each twin exactly (a twin's draws do not depend on the others).
-    again = simulate((twins[0], [p for p in twins[1] if p.id in {carted[0].persona_id, traces[0].persona_id}]),
-                     shop.url, max_steps=8)
+    again = simulate(
+        (twins[0], [p for p in twins[1] if p.id in {carted[0].persona_id, traces[0].persona_id}]), shop.url, max_steps=8
+    )
     for repeated in again.traces:
         first = next(t for t in traces if t.persona_id == repeated.persona_id)
         assert signature(repeated) == signature(first)
@@ -123,8 +132,10 @@ def test_twins_given_a_task_to_buy_a_product_place_real_orders_with_test_details
     Oscar's own order table holds; report.json says who reached the task and which fields got test details."""
     shop = start("test-real-shop-orders", "control")
     try:
-        task = Task(goal=f"buy the {BOTTLE}",  # reached on the confirmation of an order that holds the bottle
-                    success={"url": "*/checkout/thank-you/", "text": "your order has been placed", "element": BOTTLE})
+        task = Task(
+            goal=f"buy the {BOTTLE}",  # reached on the confirmation of an order that holds the bottle
+            success={"url": "*/checkout/thank-you/", "text": "your order has been placed", "element": BOTTLE},
+        )
         result = simulate(twins, shop.url + BOTTLE_PATH, max_steps=12, task=task)
         placed = orders(shop)
     finally:
@@ -160,7 +171,8 @@ def test_twins_given_a_task_to_buy_a_product_place_real_orders_with_test_details
     details = report["test_details"]
     assert "TEST" in details["note"] and {"email", "postcode"} <= set(details["fields_by_kind"])
     assert {(row["persona_id"], row["value"]) for row in details["filled"] if row["kind"] == "email"} >= {
-        (t.persona_id, email) for email, t in buyers.items()}
+        (t.persona_id, email) for email, t in buyers.items()
+    }
     html = outputs["html"].read_text()  # the report says it too, where a researcher reads the run
     section = html.split("Checkout forms: test details", 1)[1].split("</table>", 1)[0]
     assert "not the persons&#x27; data" in section and all(email in section for email in buyers)
@@ -205,8 +217,9 @@ def test_a_twin_chooses_a_colour_from_the_shops_drop_down_and_reads_its_choice_b
                 await perform(page, before, ClickAction(name=sage.name), reader, Timeouts())
                 after = await reader.take(page)
                 shown = after.simplified.html
-                return [c.text for c in choices], [c.text for c in after.observation.candidates
-                                                   if f'name="{c.name}" aria-selected="true"' in shown]
+                return [c.text for c in choices], [
+                    c.text for c in after.observation.candidates if f'name="{c.name}" aria-selected="true"' in shown
+                ]
             finally:
                 await browser.close()
 

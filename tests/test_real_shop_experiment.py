@@ -45,15 +45,22 @@ def run(services, spec: dict) -> dict:
 def test_two_live_configurations_of_the_real_shop_give_paired_samples_and_statistics(twins, shops):
     services, personas = twins
     control, sale = shops
-    spec = parse_spec({
-        "name": "real shop: every price 25% lower",
-        "variants": [{"name": "A", "live_url": control.url, "max_steps": MAX_STEPS},
-                     {"name": "B", "live_url": sale.url, "max_steps": MAX_STEPS}],
-        "population": {"ids": [p.id for p in personas]},
-        "samples_per_persona": INSTANCES,
-        "targets": ["page.view_cart", "page.proceed_to_checkout"],  # the basket link after adding, the basket's checkout
-        "seed": 11,
-    })
+    spec = parse_spec(
+        {
+            "name": "real shop: every price 25% lower",
+            "variants": [
+                {"name": "A", "live_url": control.url, "max_steps": MAX_STEPS},
+                {"name": "B", "live_url": sale.url, "max_steps": MAX_STEPS},
+            ],
+            "population": {"ids": [p.id for p in personas]},
+            "samples_per_persona": INSTANCES,
+            "targets": [
+                "page.view_cart",
+                "page.proceed_to_checkout",
+            ],  # the basket link after adding, the basket's checkout
+            "seed": 11,
+        }
+    )
     context = experiment_context(services)
     checked = check_experiment(context, spec)
     samples: list = []
@@ -99,12 +106,21 @@ def test_a_change_the_twins_cannot_see_is_reported_as_not_visible(twins, oscar_s
     control, red = start("test-ab-plain", "control"), start("test-ab-red", "red_buttons")
     try:
         page = httpx.get(red.url, timeout=10, follow_redirects=True).text
-        assert "#b0302a" in page and "#b0302a" not in httpx.get(control.url, timeout=10, follow_redirects=True).text  # people see it
-        results = run(services, {
-            "name": "real shop: red buttons", "seed": 11, "population": {"ids": [p.id for p in personas[:3]]},
-            "variants": [{"name": "A", "live_url": control.url, "max_steps": 4},
-                         {"name": "B", "live_url": red.url, "max_steps": 4}],
-        })
+        assert (
+            "#b0302a" in page and "#b0302a" not in httpx.get(control.url, timeout=10, follow_redirects=True).text
+        )  # people see it
+        results = run(
+            services,
+            {
+                "name": "real shop: red buttons",
+                "seed": 11,
+                "population": {"ids": [p.id for p in personas[:3]]},
+                "variants": [
+                    {"name": "A", "live_url": control.url, "max_steps": 4},
+                    {"name": "B", "live_url": red.url, "max_steps": 4},
+                ],
+            },
+        )
     finally:
         stop(control.name)
         stop(red.name)
@@ -113,6 +129,8 @@ def test_a_change_the_twins_cannot_see_is_reported_as_not_visible(twins, oscar_s
     b = seen["variants"]["B"]
     assert b["visible"] is False and b["pairs_compared"] == 3 and b["pages_compared"] >= 3
     assert b["pairs_seeing_a_difference"] == 0 and "could not see the difference" in seen["note"]
-    rates = {name: {outcome: r["rate"] for outcome, r in variant["rates"].items()}
-             for name, variant in results["analysis"]["variants"].items()}
+    rates = {
+        name: {outcome: r["rate"] for outcome, r in variant["rates"].items()}
+        for name, variant in results["analysis"]["variants"].items()
+    }
     assert rates["A"] == rates["B"]  # same draws, same input: the same twins do the same things

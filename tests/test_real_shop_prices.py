@@ -32,8 +32,10 @@ SHOES = "Trail Running Shoes"
 SHOES_PATH = "catalogue/trail-running-shoes_1/"
 # The shoes in each catalogue: the sign, their price and three times it (as amounts), and both as the page shows them
 # (Oscar's currency filter: Babel in the catalogue's locale; de_DE puts a no-break space before the euro sign).
-PRICES = {"GBP": ("£", "79.99", "239.97", "£79.99", "£239.97"),
-          "EUR": ("€", "94.95", "284.85", "94,95\u00a0€", "284,85\u00a0€")}
+PRICES = {
+    "GBP": ("£", "79.99", "239.97", "£79.99", "£239.97"),
+    "EUR": ("€", "94.95", "284.85", "94,95\u00a0€", "284,85\u00a0€"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +65,18 @@ def shoes_ab(services, personas, currency: str, max_steps: int) -> tuple[dict, l
         assert shown in httpx.get(shops["A"].url + SHOES_PATH, timeout=10).text
         assert shown_x3 in httpx.get(shops["B"].url + SHOES_PATH, timeout=10).text
         context = experiment_context(services)
-        spec = parse_spec({
-            "name": f"real shop ({currency}): the shoes at three times their price", "seed": 5,
-            "population": {"ids": [p.id for p in personas]}, "targets": [add_to_basket_of(shops["A"].url + SHOES_PATH)],
-            "variants": [{"name": name, "live_url": shop.url + SHOES_PATH, "max_steps": max_steps}
-                         for name, shop in shops.items()],
-        })
+        spec = parse_spec(
+            {
+                "name": f"real shop ({currency}): the shoes at three times their price",
+                "seed": 5,
+                "population": {"ids": [p.id for p in personas]},
+                "targets": [add_to_basket_of(shops["A"].url + SHOES_PATH)],
+                "variants": [
+                    {"name": name, "live_url": shop.url + SHOES_PATH, "max_steps": max_steps}
+                    for name, shop in shops.items()
+                ],
+            }
+        )
         samples: list = []
         results = ExperimentExecutor(context).run(check_experiment(context, spec), on_samples=samples.extend)
         carted = {name: sum(q for title, q in basket_lines(shop) if title == SHOES) for name, shop in shops.items()}
@@ -95,8 +103,10 @@ def assert_seen_on_the_first_page(results: dict, currency: str, pairs: int) -> N
 def test_the_shop_sells_in_pounds_and_its_euro_catalogue_in_euros_in_their_own_formats(oscar_shop_installed):
     try:
         pounds, euros = start("test-prices-gbp-page"), start("test-prices-eur-page", currency="EUR")
-        pages = {currency: httpx.get(shop.url + SHOES_PATH, timeout=10).text
-                 for currency, shop in (("GBP", pounds), ("EUR", euros))}
+        pages = {
+            currency: httpx.get(shop.url + SHOES_PATH, timeout=10).text
+            for currency, shop in (("GBP", pounds), ("EUR", euros))
+        }
         listing = httpx.get(euros.url + "catalogue/", timeout=10, follow_redirects=True).text
     finally:
         stop("test-prices-gbp-page")
@@ -112,8 +122,11 @@ def first_page_purchase_odds(samples: list, variant: str) -> dict[tuple[str, int
     """Per twin instance, the probability its first decision (on the shoes' page) was a purchase click, as the
     embedded brain weighed it after the page's facts (the decision's evidence; rounded to 4 places, so a tiny
     chance reads 0.0 on both)."""
-    return {(s.persona_id, s.instance): s.decisions[0].evidence.probabilities["purchase"]
-            for s in samples if s.variant == variant}
+    return {
+        (s.persona_id, s.instance): s.decisions[0].evidence.probabilities["purchase"]
+        for s in samples
+        if s.variant == variant
+    }
 
 
 def test_twins_see_the_shoes_at_three_times_their_price_and_are_less_likely_to_buy_them(twins):

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agent.reporting.experiment_report import render_report
+from agent.reporting.simulation_report import render_simulation_html
 from agent.simulation import SimulationConfig, run_simulation
 from agent.simulation.funnel import STAGES
 from agent.simulation.output import inline_screenshots
-from agent.reporting.experiment_report import render_report
-from agent.reporting.simulation_report import render_simulation_html
 from tests.conftest import PAGES, REPO
 from tests.support.report_pages import (
     CHART_MARKS,
@@ -35,8 +35,13 @@ pytestmark = pytest.mark.integration
 
 WIDTHS = (1280, 390)
 HOSTILE = "<script>alert('twin')</script><img src=x onerror=alert(2)> too dear"
-ENDED = {"left": "left", "purchased": "bought", "task_reached": "task reached", "max_steps": "step limit",
-         "error": "error"}
+ENDED = {
+    "left": "left",
+    "purchased": "bought",
+    "task_reached": "task reached",
+    "max_steps": "step limit",
+    "error": "error",
+}
 MARKS_ON_SHOTS = """
 () => [...document.querySelectorAll('.shot-frame')].map(frame => {
   const img = frame.querySelector('img').getBoundingClientRect();
@@ -62,17 +67,27 @@ def read_in_chromium(path: Path, out: Path) -> dict[int, dict]:
             for width in WIDTHS:
                 tab, refused, errors = open_offline(browser, path, width)
                 dialogs: list[str] = []
-                tab.on("dialog", lambda dialog, seen_dialogs=dialogs: (seen_dialogs.append(dialog.message),
-                                                                        dialog.dismiss()))
-                seen[width] = {"layout": tab.evaluate(LAYOUT_PROBLEMS), "charts": tab.evaluate(CHART_MARKS),
-                               "shots": tab.evaluate(MARKS_ON_SHOTS), "refused": refused, "errors": errors,
-                               "dialogs": dialogs, "text": tab.inner_text("body"),
-                               "steps_visible": tab.locator(".step").evaluate_all(
-                                   "steps => steps.filter(s => s.checkVisibility()).length"),
-                               "scripts": tab.locator("script").count(),
-                               "broken_links": tab.evaluate(
-                                   "() => [...document.querySelectorAll('a[href^=\"#\"]')].map(a => a.getAttribute('href'))"
-                                   ".filter(h => !document.getElementById(decodeURIComponent(h.slice(1))))")}
+                tab.on(
+                    "dialog",
+                    lambda dialog, seen_dialogs=dialogs: (seen_dialogs.append(dialog.message), dialog.dismiss()),
+                )
+                seen[width] = {
+                    "layout": tab.evaluate(LAYOUT_PROBLEMS),
+                    "charts": tab.evaluate(CHART_MARKS),
+                    "shots": tab.evaluate(MARKS_ON_SHOTS),
+                    "refused": refused,
+                    "errors": errors,
+                    "dialogs": dialogs,
+                    "text": tab.inner_text("body"),
+                    "steps_visible": tab.locator(".step").evaluate_all(
+                        "steps => steps.filter(s => s.checkVisibility()).length"
+                    ),
+                    "scripts": tab.locator("script").count(),
+                    "broken_links": tab.evaluate(
+                        "() => [...document.querySelectorAll('a[href^=\"#\"]')].map(a => a.getAttribute('href'))"
+                        ".filter(h => !document.getElementById(decodeURIComponent(h.slice(1))))"
+                    ),
+                }
                 tab.screenshot(path=str(out / "screenshots" / f"report-{width}.png"), full_page=True)
                 tab.close()
         finally:
@@ -93,14 +108,16 @@ def assert_fits_and_offline(seen: dict[int, dict], figures: dict) -> None:
 
 # -- the live simulation ------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def simulation(tmp_path_factory, opera_dir, shop_url):
     """Two twins, four steps, with screenshots, on the demo shop; one rationale replaced by hostile markup, as a
     model could write it."""
     services = services_with_sample_twins(tmp_path_factory.mktemp("twins"), opera_dir)
     out = tmp_path_factory.mktemp("simulation")
-    config = SimulationConfig(url=shop_url + "/", persona_ids=[OPERA_USER, EXAMPLE], max_steps=4, seed=0,
-                              screenshots=True)
+    config = SimulationConfig(
+        url=shop_url + "/", persona_ids=[OPERA_USER, EXAMPLE], max_steps=4, seed=0, screenshots=True
+    )
     personas = [services.store.get_persona(pid) for pid in config.persona_ids]
     result = asyncio.run(run_simulation(config, personas, services.graph, out_dir=out)).model_dump(mode="json")
     result["traces"][0]["steps"][0]["rationale"] = HOSTILE
@@ -138,7 +155,7 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
         assert page["steps_visible"] == len(steps)
         assert len(page["shots"]) == len(steps) and all(shot["loaded"] == 1280 for shot in page["shots"])
         assert all(shot["src"].startswith("data:image/png;base64,") for shot in page["shots"])  # one file
-        for step, shot in zip(steps, page["shots"]):
+        for step, shot in zip(steps, page["shots"], strict=True):
             left, top, w, h = shot["img"]
             assert w >= (600 if width == 1280 else 300), (width, shot)
             if not step["target_box"]:
@@ -150,11 +167,21 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
             assert mark_top == pytest.approx(top + h * max(0, box["y"]) / size["height"], abs=1.5)
             assert 0 < mark_w <= w and 0 < mark_h <= h
         # twins by who they are, linking to their cards; the hostile rationale is text
-        assert "Female, 25-34, Student · 7f0c8207" in page["text"] and "Sam, Male, 18-24, Student · sam-chen" in page["text"]
+        assert (
+            "Female, 25-34, Student · 7f0c8207" in page["text"]
+            and "Sam, Male, 18-24, Student · sam-chen" in page["text"]
+        )
         assert page["broken_links"] == []
         assert HOSTILE in page["text"]
         assert page["scripts"] == 2 + len(figures)  # plotly.js, one per chart, the refit: the rationale added none
-    for heading in ("Funnel", "Paths", "Where twins left, and why", "Who the twins are", "Every twin's steps", "Methods"):
+    for heading in (
+        "Funnel",
+        "Paths",
+        "Where twins left, and why",
+        "Who the twins are",
+        "Every twin's steps",
+        "Methods",
+    ):
         assert f">{escape(heading)}</h2>" in html
     assert (out / "screenshots" / "report-1280.png").stat().st_size > 50_000
     assert render_simulation_html(result, inline_screenshots(result, out)) == html  # deterministic
@@ -162,28 +189,44 @@ def test_simulation_report_fits_marks_steps_and_names_twins(simulation):
 
 # -- an A/B experiment --------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory, opera_dir):
     """The embedded brain on two-page sequences (search results, then a product page with or without a deal
     banner), real OPeRA personas, rationale themes from the real embedder; one quote replaced by hostile markup."""
     from agent.brains.embedded import EmbeddedBrain
-    from agent.experiments.results import experiment_results
     from agent.experiments.prepared import prepare
+    from agent.experiments.results import experiment_results
     from agent.experiments.runner import run_experiment
     from agent.experiments.spec import ExperimentSpec
     from personas.embedder import get_embedder
     from personas.sources import load_personas
 
     results_page = {"path": str(PAGES / "search_results.html"), "page_url": "https://www.amazon.com/s?k=usb+c+cable"}
-    spec = ExperimentSpec.model_validate({
-        "name": "deal banner <b>after search</b>", "seed": 7, "samples_per_persona": 3,
-        "population": {"sample": 16, "seed": 2}, "segments": ["prime"], "targets": ["deal_banner"],
-        "variants": [{"name": "A", "pages": [results_page, {"path": str(PAGES / "product_page.html")}]},
-                     {"name": "B", "pages": [results_page, {"path": str(REPO / "examples" / "experiments" / "pages"
-                                                                     / "product_deal_banner.html")}]}]})
+    spec = ExperimentSpec.model_validate(
+        {
+            "name": "deal banner <b>after search</b>",
+            "seed": 7,
+            "samples_per_persona": 3,
+            "population": {"sample": 16, "seed": 2},
+            "segments": ["prime"],
+            "targets": ["deal_banner"],
+            "variants": [
+                {"name": "A", "pages": [results_page, {"path": str(PAGES / "product_page.html")}]},
+                {
+                    "name": "B",
+                    "pages": [
+                        results_page,
+                        {"path": str(REPO / "examples" / "experiments" / "pages" / "product_deal_banner.html")},
+                    ],
+                },
+            ],
+        }
+    )
     prepared = prepare(spec, load_personas(opera_dir / "personas.jsonl"), memory=None)
-    results = experiment_results(prepared, run_experiment(prepared, embedded=EmbeddedBrain()),
-                                 embed=get_embedder().embed)
+    results = experiment_results(
+        prepared, run_experiment(prepared, embedded=EmbeddedBrain()), embed=get_embedder().embed
+    )
     group = next(g for g in results["themes"]["variants"]["A"].values() if g["themes"])
     group["themes"][0]["quotes"][0]["text"] = HOSTILE
     out = tmp_path_factory.mktemp("experiment")
@@ -223,16 +266,30 @@ def test_experiment_report_fits_and_draws_outcomes_flips_and_paths(experiment):
 
 # -- the evaluation on recorded sessions --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def evaluation(tmp_path_factory):
     from service.cli.main import app
 
     out = tmp_path_factory.mktemp("eval")
     small = Path(__file__).resolve().parent / "fixtures" / "opera_small"
-    result = CliRunner().invoke(app, ["eval", "--actions", str(small / "actions.parquet"), "--users",
-                                      str(small / "personas.jsonl"), "--brain", "embedded", "--out",
-                                      str(out / "report.json"), "--html", str(out / "report.html")],
-                                env={"TWINSIM_DATA_DIR": str(out / "data"), "HF_HUB_OFFLINE": "1"})
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--actions",
+            str(small / "actions.parquet"),
+            "--users",
+            str(small / "personas.jsonl"),
+            "--brain",
+            "embedded",
+            "--out",
+            str(out / "report.json"),
+            "--html",
+            str(out / "report.html"),
+        ],
+        env={"TWINSIM_DATA_DIR": str(out / "data"), "HF_HUB_OFFLINE": "1"},
+    )
     assert result.exit_code == 0, result.output
     return out, json.loads((out / "report.json").read_text())
 

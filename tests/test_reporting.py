@@ -16,10 +16,16 @@ def _report() -> dict:
         StepRecord("s1", 1, False, ClickAction(name="b"), hostile, ClickAction(name="c"), "search"),
         StepRecord("s1", 2, True, TerminateAction(), None, ClickAction(name="d"), "purchase"),
     ]
-    return {"metrics": compute_metrics(records),
-            "run": {"brain": "embedded", "task": "page-free", "latency": {"p50_ms": 1.0, "p95_ms": 2.0},
-                    "usage": {"calls": 0, "total_tokens": 0, "cost_usd": 0.0}},
-            "published": PUBLISHED_RESULTS}
+    return {
+        "metrics": compute_metrics(records),
+        "run": {
+            "brain": "embedded",
+            "task": "page-free",
+            "latency": {"p50_ms": 1.0, "p95_ms": 2.0},
+            "usage": {"calls": 0, "total_tokens": 0, "cost_usd": 0.0},
+        },
+        "published": PUBLISHED_RESULTS,
+    }
 
 
 def test_report_has_tables_charts_and_escapes_labels():
@@ -30,7 +36,9 @@ def test_report_has_tables_charts_and_escapes_labels():
     confusion = report["metrics"]["confusion"]
     # one heatmap per confusion matrix, carrying its counts; two distributions
     assert set(figures) == {f"chart-confusion-{name}" for name in confusion} | {
-        "chart-distribution-action-type", "chart-distribution-click-type"}
+        "chart-distribution-action-type",
+        "chart-distribution-click-type",
+    }
     for name, matrix in confusion.items():
         heatmap = figures[f"chart-confusion-{name}"]["data"][0]
         assert heatmap["type"] == "heatmap" and heatmap["text"] == [[str(c) for c in row] for row in matrix["matrix"]]

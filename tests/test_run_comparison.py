@@ -9,13 +9,13 @@ from math import erfc, sqrt
 
 import pytest
 
-from agent.simulation import SimulationConfig, SimulationResult, summarise
-from agent.simulation.funnel import STAGES
-from agent.simulation.trace import TwinTrace
 from agent.comparison.run_comparison import ComparisonError, compare_runs, run_kind
 from agent.experiments.samples import Sample
 from agent.experiments.statistics import analyse
 from agent.reporting.compare_report import render_comparison_html
+from agent.simulation import SimulationConfig, SimulationResult, summarise
+from agent.simulation.funnel import STAGES
+from agent.simulation.trace import TwinTrace
 
 Z = 1.959963984540054  # the 97.5% normal quantile
 
@@ -28,19 +28,31 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
 
 
 def simulation(ids: list[str], reached_product: set[str], seed: int = 0, max_steps: int = 5) -> dict:
-    traces = [TwinTrace(persona_id=pid, start_url="http://shop.test/", seed=seed, outcome="left",
-                        stages=["search", "product"] if pid in reached_product else ["search"]) for pid in ids]
+    traces = [
+        TwinTrace(
+            persona_id=pid,
+            start_url="http://shop.test/",
+            seed=seed,
+            outcome="left",
+            stages=["search", "product"] if pid in reached_product else ["search"],
+        )
+        for pid in ids
+    ]
     config = SimulationConfig(url="http://shop.test/", persona_ids=ids, seed=seed, max_steps=max_steps)
-    return SimulationResult(config=config, started_at="t0", finished_at="t1", seconds=1.0, traces=traces,
-                            funnel=summarise(traces)).model_dump(mode="json")
+    return SimulationResult(
+        config=config, started_at="t0", finished_at="t1", seconds=1.0, traces=traces, funnel=summarise(traces)
+    ).model_dump(mode="json")
 
 
 PEOPLE = [f"p{i}" for i in range(12)]
 
 
 def metric(comparison: dict, key: str, variant: str | None = None) -> dict:
-    metrics = comparison["metrics"] if variant is None else next(
-        v["metrics"] for v in comparison["variants"] if v["variant"] == variant)
+    metrics = (
+        comparison["metrics"]
+        if variant is None
+        else next(v["metrics"] for v in comparison["variants"] if v["variant"] == variant)
+    )
     return next(m for m in metrics if m["metric"] == key)
 
 
@@ -53,8 +65,12 @@ def test_the_same_twins_are_paired_and_tested_with_mcnemar():
     product = metric(comparison, "stage:product")
     assert (product["a"]["successes"], product["a"]["n"], product["b"]["successes"]) == (10, 12, 0)
     assert product["a"]["rate"] == a["funnel"]["reached"][1]["twins"] / 12
-    assert product["a"]["ci_low"] == pytest.approx(wilson(10, 12)[0]) and product["a"]["ci_high"] == pytest.approx(wilson(10, 12)[1])
-    assert product["b"]["ci_low"] == pytest.approx(0.0, abs=1e-12) and product["b"]["ci_high"] == pytest.approx(wilson(0, 12)[1])
+    assert product["a"]["ci_low"] == pytest.approx(wilson(10, 12)[0]) and product["a"]["ci_high"] == pytest.approx(
+        wilson(10, 12)[1]
+    )
+    assert product["b"]["ci_low"] == pytest.approx(0.0, abs=1e-12) and product["b"]["ci_high"] == pytest.approx(
+        wilson(0, 12)[1]
+    )
     assert product["difference"] == pytest.approx(-10 / 12)
     assert product["difference_ci_low"] <= -10 / 12 <= product["difference_ci_high"] < 0
     assert product["test"] == "McNemar exact (binomial)"
@@ -65,10 +81,17 @@ def test_the_same_twins_are_paired_and_tested_with_mcnemar():
     assert comparison["settings"]["n_tests"] == tests
     assert product["p_adjusted"] == pytest.approx(tests * 2 / 2**10) and product["beyond_noise"] is True
     search = metric(comparison, "stage:search")
-    assert (search["a"]["rate"], search["b"]["rate"], search["p_value"], search["beyond_noise"]) == (1.0, 1.0, 1.0, False)
+    assert (search["a"]["rate"], search["b"]["rate"], search["p_value"], search["beyond_noise"]) == (
+        1.0,
+        1.0,
+        1.0,
+        False,
+    )
     assert [m["metric"] for m in comparison["metrics"]][-1] == "outcome:left"
     assert comparison["beyond_noise"] == [
-        f"reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted p={tests * 2 / 2**10:.3g})"]
+        "reached product 83.3% in run A vs 0.0% in run B (-83.3 pp; McNemar exact (binomial), Holm-adjusted "
+        f"p={tests * 2 / 2**10:.3g})"
+    ]
 
     differences = {d["setting"]: (d["a"], d["b"]) for d in comparison["config"]["differences"]}
     assert differences == {"seed": (0, 1), "max steps": (5, 3)}
@@ -82,7 +105,10 @@ def test_other_twins_are_independent_samples_and_tested_with_the_z_test():
     comparison = compare_runs(simulation(PEOPLE, set(PEOPLE[:10])), simulation(others, set()))
 
     assert comparison["pairing"]["paired"] is False
-    assert comparison["comparability"]["personas_only_in_a"] == sorted(PEOPLE) and comparison["comparability"]["same_personas"] is False
+    assert (
+        comparison["comparability"]["personas_only_in_a"] == sorted(PEOPLE)
+        and comparison["comparability"]["same_personas"] is False
+    )
     product = metric(comparison, "stage:product")
     pooled = 10 / 24
     z = (0 / 12 - 10 / 12) / sqrt(pooled * (1 - pooled) * (1 / 12 + 1 / 12))
@@ -91,21 +117,46 @@ def test_other_twins_are_independent_samples_and_tested_with_the_z_test():
     assert product["p_value"] == pytest.approx(erfc(abs(z) / sqrt(2)))
     assert product["table"] == {"a_yes": 10, "a_no": 2, "b_yes": 0, "b_no": 12}
     assert product["beyond_noise"] is True
-    assert any("personas differ (12 only in run A, 12 only in run B)" in note for note in comparison["comparability"]["notes"])
+    assert any(
+        "personas differ (12 only in run A, 12 only in run B)" in note for note in comparison["comparability"]["notes"]
+    )
 
 
 def samples(variant: str, bought: dict[str, list[bool]], offset: int = 0) -> list[Sample]:
-    return [Sample(variant=variant, persona_id=pid, instance=i, action_type="click", click_type="purchase" if flag else None,
-                   element="buy" if flag else "x", purchase=flag, leave=not flag, segments={})
-            for pid, flags in bought.items() for i, flag in enumerate(flags, start=offset)]
+    return [
+        Sample(
+            variant=variant,
+            persona_id=pid,
+            instance=i,
+            action_type="click",
+            click_type="purchase" if flag else None,
+            element="buy" if flag else "x",
+            purchase=flag,
+            leave=not flag,
+            segments={},
+        )
+        for pid, flags in bought.items()
+        for i, flag in enumerate(flags, start=offset)
+    ]
 
 
 def experiment(runs: list[Sample], variants: list[str], seed: int = 0, population: dict | None = None) -> dict:
-    spec = {"name": "banner", "variants": [{"name": v, "pages": [{"path": f"{v}.html"}]} for v in variants],
-            "population": population or {"ids": ["m", "s"]}, "population_size": 2, "samples_per_persona": 4,
-            "brain": "embedded", "seed": seed}
-    return {"spec": spec, "status": "done", "analysis": analyse(runs, variants, seed=seed), "task": None,
-            "cost": {"samples": len(runs), "fallbacks": 0}}
+    spec = {
+        "name": "banner",
+        "variants": [{"name": v, "pages": [{"path": f"{v}.html"}]} for v in variants],
+        "population": population or {"ids": ["m", "s"]},
+        "population_size": 2,
+        "samples_per_persona": 4,
+        "brain": "embedded",
+        "seed": seed,
+    }
+    return {
+        "spec": spec,
+        "status": "done",
+        "analysis": analyse(runs, variants, seed=seed),
+        "task": None,
+        "cost": {"samples": len(runs), "fallbacks": 0},
+    }
 
 
 def test_experiments_pair_twins_through_their_samples_and_match_variants_by_name():
@@ -115,16 +166,25 @@ def test_experiments_pair_twins_through_their_samples_and_match_variants_by_name
 
     paired = compare_runs(a, b, samples=(base, later))
     assert [v["variant"] for v in paired["variants"]] == ["A"]
-    assert paired["comparability"]["variants_only_in_a"] == ["B"] and paired["comparability"]["variants_only_in_b"] == ["C"]
+    assert paired["comparability"]["variants_only_in_a"] == ["B"] and paired["comparability"]["variants_only_in_b"] == [
+        "C"
+    ]
     variant = paired["variants"][0]
     assert variant["pairing"]["paired"] is True
     bought = metric(paired, "purchase", "A")
     assert bought["a"] | {"ci_low": None, "ci_high": None} == a["analysis"]["variants"]["A"]["rates"]["purchase"] | {
-        "ci_low": None, "ci_high": None}
+        "ci_low": None,
+        "ci_high": None,
+    }
     assert (bought["a"]["rate"], bought["b"]["rate"]) == (1.0, 0.0)
     assert bought["table"] == {"both": 0, "a_only": 8, "b_only": 0, "neither": 0}
     assert bought["p_value"] == pytest.approx(2 / 2**8)
-    assert {d["setting"] for d in paired["config"]["differences"]} == {"seed", "variants", "variant B: pages", "variant C: pages"}
+    assert {d["setting"] for d in paired["config"]["differences"]} == {
+        "seed",
+        "variants",
+        "variant B: pages",
+        "variant C: pages",
+    }
 
     counted = compare_runs(a, b)  # no samples: the rates alone, as independent samples
     unpaired = metric(counted, "purchase", "A")
@@ -161,8 +221,9 @@ def test_runs_that_cannot_be_compared_are_refused_with_the_reason():
 
 
 def test_the_html_page_escapes_labels_and_marks_what_is_beyond_noise():
-    comparison = compare_runs(simulation(PEOPLE, set(PEOPLE[:10])), simulation(PEOPLE, set()),
-                              labels=("<script>a</script>", "b"))
+    comparison = compare_runs(
+        simulation(PEOPLE, set(PEOPLE[:10])), simulation(PEOPLE, set()), labels=("<script>a</script>", "b")
+    )
     page = render_comparison_html(comparison)
     assert "<script>" not in page and "&lt;script&gt;a&lt;/script&gt;" in page
     row = page.split("<tr class='significant'>", 1)[1].split("</tr>", 1)[0]

@@ -37,17 +37,34 @@ def client():
 CASES = [
     ("/personas", "/personas", {}, {"id": "bob"}),
     ("/predict", "/predict", {"persona_id": "ann", "screenshot": {"base64": ""}}, {"persona_id": "ann"}),
-    ("/personas/{persona_id}/interview", "/personas/ann/interview",
-     {"question": "why?", "run": "r1", "sample": {"variant": "A"}, "decision": "A/ann/0/1"},
-     {"question": "why?"}),
+    (
+        "/personas/{persona_id}/interview",
+        "/personas/ann/interview",
+        {"question": "why?", "run": "r1", "sample": {"variant": "A"}, "decision": "A/ann/0/1"},
+        {"question": "why?"},
+    ),
     ("/personas/{persona_id}/interview", "/personas/ann/interview", {"question": "   "}, {"question": "why?"}),
     ("/simulations", "/simulations", {"url": "http://127.0.0.1:9/", "personas": [], "all": False}, None),
-    ("/experiments", "/experiments",
-     {"name": "x", "variants": [{"name": "A", "page": {"simplified_html": "<p>nothing to click</p>"}},
-                                {"name": "B", "page": {"simplified_html": "<p>nothing to click</p>"}}]},
-     {"name": "x", "variants": [{"name": "A", "page": {"simplified_html": page("product_page.html")}},
-                                {"name": "B", "page": {"simplified_html": page("product_page.html")}}],
-      "population": {"ids": ["ann"]}, "samples_per_persona": 1}),
+    (
+        "/experiments",
+        "/experiments",
+        {
+            "name": "x",
+            "variants": [
+                {"name": "A", "page": {"simplified_html": "<p>nothing to click</p>"}},
+                {"name": "B", "page": {"simplified_html": "<p>nothing to click</p>"}},
+            ],
+        },
+        {
+            "name": "x",
+            "variants": [
+                {"name": "A", "page": {"simplified_html": page("product_page.html")}},
+                {"name": "B", "page": {"simplified_html": page("product_page.html")}},
+            ],
+            "population": {"ids": ["ann"]},
+            "samples_per_persona": 1,
+        },
+    ),
 ]
 
 

@@ -8,10 +8,12 @@ from agent.grounding import grounding_error, normalise
 from agent.llm.page_block import candidate_line
 from agent.page.parse import parse_page
 
-PAGE = parse_page('<select name="results.sort_by"><option value="rel">Featured</option>'
-                  '<option>Price: Low to High</option><option>Price: High to Low</option></select>'
-                  '<select name="nav_bar.search_drop_down_list" title="Search in"></select>'
-                  '<a name="nav_bar.cart_button">Cart</a>')
+PAGE = parse_page(
+    '<select name="results.sort_by"><option value="rel">Featured</option>'
+    "<option>Price: Low to High</option><option>Price: High to Low</option></select>"
+    '<select name="nav_bar.search_drop_down_list" title="Search in"></select>'
+    '<a name="nav_bar.cart_button">Cart</a>'
+)
 
 
 def test_options_are_read_in_order():

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.integration
 
 def test_personas_survive_restart(tmp_path, opera_dir):
     csv.field_size_limit(10**9)
-    rows = list(csv.DictReader(open(opera_dir / "users_sample.csv", newline="")))
+    with open(opera_dir / "users_sample.csv", newline="") as users:
+        rows = list(csv.DictReader(users))
     env = {"TWINSIM_DATA_DIR": str(tmp_path)}
     with ServiceProcess(env) as service:
         for row in rows:
@@ -23,7 +24,10 @@ def test_personas_survive_restart(tmp_path, opera_dir):
         memories_before = httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json()
     with ServiceProcess(env) as service:
         assert httpx.get(f"{service.url}/personas/{rows[0]['user_id']}").json() == before
-        assert httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json() == memories_before
+        assert (
+            httpx.get(f"{service.url}/personas/{rows[0]['user_id']}/memories", params={"k": 200}).json()
+            == memories_before
+        )
         assert httpx.get(f"{service.url}/healthz").json()["personas"] == 2
         response = httpx.post(f"{service.url}/predict", json={"persona_id": rows[1]["user_id"]}, timeout=30)
         assert response.status_code == 200 and response.json()["memories"]

@@ -24,8 +24,16 @@ def test_local_use_keeps_loopback_and_a_shared_service_admits_public_hosts_only(
     local = Settings(data_dir=tmp_path).host_allow_list
     assert local.allows("http://127.0.0.1:8100/") and local.allows("http://localhost/")
     shared = Settings(data_dir=tmp_path, api_key=KEY).host_allow_list
-    for url in ("http://127.0.0.1:8100/", "http://localhost:8000/", "http://0x7f.1/", "http://169.254.169.254/",
-                "http://10.0.0.5/", "http://100.64.0.1/", "http://[::1]/", "http://[fd00::1]/"):
+    for url in (
+        "http://127.0.0.1:8100/",
+        "http://localhost:8000/",
+        "http://0x7f.1/",
+        "http://169.254.169.254/",
+        "http://10.0.0.5/",
+        "http://100.64.0.1/",
+        "http://[::1]/",
+        "http://[fd00::1]/",
+    ):
         assert not shared.allows(url), url
     assert shared.allows("http://93.184.216.34/")
     listed = Settings(data_dir=tmp_path, api_key=KEY, allowed_hosts="127.0.0.1").host_allow_list
@@ -40,8 +48,13 @@ def test_with_keys_an_experiment_cannot_fetch_an_internal_page(tmp_path):
         return HTMLResponse('<html><body><p>password: hunter2</p><button name="x">x</button></body></html>')
 
     with serve(Starlette(routes=[Route("/internal", internal)])) as url:
-        spec = {"name": "ssrf", "variants": [{"name": "A", "page": {"url": f"{url}/internal"}},
-                                             {"name": "B", "page": {"simplified_html": PAGE}}]}
+        spec = {
+            "name": "ssrf",
+            "variants": [
+                {"name": "A", "page": {"url": f"{url}/internal"}},
+                {"name": "B", "page": {"simplified_html": PAGE}},
+            ],
+        }
         app = create_app(Settings(data_dir=tmp_path, api_key=KEY))
         with TestClient(app, headers={"X-API-Key": KEY}) as client:
             response = client.post("/experiments", json=spec)
@@ -53,8 +66,9 @@ def test_with_keys_an_interview_naming_another_provider_falls_back_and_says_so(t
     app = create_app(Settings(data_dir=tmp_path, api_key=KEY))
     with TestClient(app, headers={"X-API-Key": KEY}) as client:
         assert client.post("/personas", json={"id": "p1"}).status_code == 201
-        response = client.post("/personas/p1/interview",
-                               json={"question": "Why did you buy it?", "brain": "llm", "model": "ollama/llama3"})
+        response = client.post(
+            "/personas/p1/interview", json={"question": "Why did you buy it?", "brain": "llm", "model": "ollama/llama3"}
+        )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["brain"] == "embedded" and body["requested_brain"] == "llm"
@@ -71,13 +85,16 @@ def test_deploy_files_default_to_public_hosts():
     assert env["TWINSIM_ALLOWED_HOSTS"] == "public"
 
 
-@pytest.mark.parametrize("configured,base,model,allowed", [
-    ("openai/gpt-4.1", None, "openai/gpt-4.1-mini", True),    # the same provider, its default address
-    ("openai/gpt-4.1", None, "ollama/llama3", False),         # would call localhost:11434
-    ("openai/gpt-4.1", None, "gpt-4.1", False),               # litellm guesses the provider: not ours to guess
-    ("gpt-4.1", None, "gpt-4.1", True),
-    (None, None, "openai/gpt-4.1", False),                    # nothing configured: no provider at all
-    (None, "http://127.0.0.1:8001/v1", "ollama/llama3", True),  # every call goes to the configured base
-])
+@pytest.mark.parametrize(
+    "configured,base,model,allowed",
+    [
+        ("openai/gpt-4.1", None, "openai/gpt-4.1-mini", True),  # the same provider, its default address
+        ("openai/gpt-4.1", None, "ollama/llama3", False),  # would call localhost:11434
+        ("openai/gpt-4.1", None, "gpt-4.1", False),  # litellm guesses the provider: not ours to guess
+        ("gpt-4.1", None, "gpt-4.1", True),
+        (None, None, "openai/gpt-4.1", False),  # nothing configured: no provider at all
+        (None, "http://127.0.0.1:8001/v1", "ollama/llama3", True),  # every call goes to the configured base
+    ],
+)
 def test_the_provider_lock(configured, base, model, allowed):
     assert (ProviderLock(configured, base).refusal(model) is None) is allowed

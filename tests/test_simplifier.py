@@ -61,7 +61,10 @@ def test_unique_names_suffix_in_order():
 @pytest.fixture(scope="module")
 def real_search() -> tuple[str, SimplifiedPage]:
     if not REAL_SEARCH_PAGE.exists():
-        pytest.fail(f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: agent/opera_data.py)")
+        pytest.fail(
+            f"the real amazon.com page is missing at {REAL_SEARCH_PAGE} (set TWINSIM_OPERA_DATA or TWINSIM_SHARED_DIR: "
+            "agent/opera_data.py)"
+        )
     raw = REAL_SEARCH_PAGE.read_text(encoding="utf-8", errors="replace")
     return raw, simplify_html(raw, "https://www.amazon.com/s?k=red+basketball+shoes")
 
@@ -74,7 +77,7 @@ def test_real_search_page_keeps_90_percent_of_products_with_name_and_price(real_
     assert len(raw_results) == len(out_results) > 40
 
     complete = 0
-    for raw_result, out_result in zip(raw_results, out_results):
+    for raw_result, out_result in zip(raw_results, out_results, strict=True):
         title = " ".join(raw_result.css_first("h2").text().split())
         price_node = raw_result.css_first("span.a-price > span.a-offscreen")
         container = out_result.attributes["name"]
@@ -141,10 +144,18 @@ def test_product_page_has_opera_names():
 @pytest.mark.parametrize(
     ("fixture_name", "title", "price", "options"),
     [
-        ("amazon_product_2019.html", "Coleman Portable Camping Quad Chair with 4-Can Cooler", "$29.99",
-         ("product_options.color.button_list.red_29_99", "product_options.color.button_list.blue_31_49")),
-        ("amazon_product_2024.html", "Anker USB C Charger 30W, 711 Charger, Compact Fast Charger", "$15.99",
-         ("product_options.color.button_list.white", "product_options.size.button_list.2_pack")),
+        (
+            "amazon_product_2019.html",
+            "Coleman Portable Camping Quad Chair with 4-Can Cooler",
+            "$29.99",
+            ("product_options.color.button_list.red_29_99", "product_options.color.button_list.blue_31_49"),
+        ),
+        (
+            "amazon_product_2024.html",
+            "Anker USB C Charger 30W, 711 Charger, Compact Fast Charger",
+            "$15.99",
+            ("product_options.color.button_list.white", "product_options.size.button_list.2_pack"),
+        ),
     ],
 )
 def test_product_page_markup_generations(fixture_name, title, price, options):
@@ -154,10 +165,14 @@ def test_product_page_markup_generations(fixture_name, title, price, options):
     assert folded_text(named(page, "product_price")) == f"Price: {price}"
     for option in options:
         named(page, option)
-    for name in ("buybox.purchase_form.add_to_cart", "buybox.purchase_form.buy_now", "reviews",
-                 "nav_bar.search_input", "nav_bar.search_button"):
+    for name in (
+        "buybox.purchase_form.add_to_cart",
+        "buybox.purchase_form.buy_now",
+        "reviews",
+        "nav_bar.search_input",
+        "nav_bar.search_button",
+    ):
         named(page, name)
-
 
 
 def test_purchase_controls_outside_the_buy_box_container_keep_opera_names():
@@ -173,7 +188,8 @@ def test_purchase_controls_outside_the_buy_box_container_keep_opera_names():
         "<span id=submit.add-to-cart><input id=add-to-cart-button type=submit value='Add to Cart'></span></div>"
         "<div id=buyNow_feature_div><input id=buy-now-button type=submit value='Buy Now'></div></div>"
         "<div class=a-carousel-container><h2>Related</h2><ul><li class=a-carousel-card><a href=/dp/B1>Shade</a>"
-        "<input name=submit.addToCart type=submit value='Add to cart'></li></ul></div></div>")
+        "<input name=submit.addToCart type=submit value='Add to cart'></li></ul></div></div>"
+    )
     assert page.recipe == "amazon_product"
     assert named(page, "buybox.purchase_form.add_to_cart").text().strip() == "Add to Cart"
     assert named(page, "buybox.purchase_form.buy_now").text().strip() == "Buy Now"
@@ -187,8 +203,10 @@ def test_purchase_controls_are_not_borrowed_from_elsewhere_when_the_product_has_
         "<input id=nav-search-submit-button type=submit value=Go></form></div>"
         "<div id=dp><span id=productTitle>Desk Lamp</span><div id=buybox><div id=outOfStock>Currently unavailable."
         "</div></div><div class=a-carousel-container><h2>Related</h2><ul><li class=a-carousel-card>"
-        "<a href=/dp/B1>Shade</a><input name=submit.addToCart type=submit value='Add to cart'></li></ul></div></div>")
+        "<a href=/dp/B1>Shade</a><input name=submit.addToCart type=submit value='Add to cart'></li></ul></div></div>"
+    )
     assert not [n for n in page.names if n.startswith("buybox.purchase_form")]
+
 
 # --- Amazon cart ----------------------------------------------------------------------------------
 
@@ -218,7 +236,10 @@ def test_cart_page_controls_have_opera_names():
 def test_detection_by_url_and_by_landmarks():
     product = fixture("amazon_product.html")
     assert simplify_html(product).recipe == "amazon_product"  # landmarks alone
-    assert simplify_html(product, "https://www.amazon.co.uk/Hydro-Flask/dp/B083GBK2PN/ref=sr_1_1").recipe == "amazon_product"
+    assert (
+        simplify_html(product, "https://www.amazon.co.uk/Hydro-Flask/dp/B083GBK2PN/ref=sr_1_1").recipe
+        == "amazon_product"
+    )
     # An Amazon cart URL whose page has no cart landmark is not forced into the cart recipe.
     generic = fixture("generic_shop.html")
     assert simplify_html(generic, "https://www.amazon.com/gp/cart/view.html").recipe == "generic"
@@ -226,8 +247,12 @@ def test_detection_by_url_and_by_landmarks():
 
 
 def test_other_amazon_page_gets_named_nav_bar_and_generic_rest():
-    raw = fixture("amazon_cart.html").replace('id="sc-active-cart"', 'id="x"').replace(
-        'name="proceedToRetailCheckout"', 'name="x"').replace('id="sc-buy-box"', 'id="y"')
+    raw = (
+        fixture("amazon_cart.html")
+        .replace('id="sc-active-cart"', 'id="x"')
+        .replace('name="proceedToRetailCheckout"', 'name="x"')
+        .replace('id="sc-buy-box"', 'id="y"')
+    )
     page = simplify_html(raw, "https://www.amazon.com/gp/help/customer/display.html")
     assert page.recipe == "amazon_other"
     named(page, "nav_bar.search_input")
@@ -267,8 +292,15 @@ def test_generic_keeps_visible_text_and_drops_scripts_styles_hidden(generic_page
     html = generic_page.html
     for visible in ("Mugs &amp; Cups", "$24.00", "$14.50", "Rated 4.5 out of 5", "(128)", "Showing 3 of 3 products"):
         assert visible in html
-    for hidden in ("SCRIPT_TEXT", "dataLayer", ".promo", "HIDDEN_BANNER", "Close hidden modal",
-                   "ARIA_HIDDEN", "NOSCRIPT"):
+    for hidden in (
+        "SCRIPT_TEXT",
+        "dataLayer",
+        ".promo",
+        "HIDDEN_BANNER",
+        "Close hidden modal",
+        "ARIA_HIDDEN",
+        "NOSCRIPT",
+    ):
         assert hidden not in html
 
 
@@ -276,9 +308,11 @@ def test_generic_names_are_stable_across_reloads(generic_page):
     raw = fixture("generic_shop.html")
     assert simplify(raw, "https://northwind.example/collections/mugs") == generic_page.html
     # A reload with fresh per-request noise (session tokens, generated classes, extra wrappers).
-    reloaded = (raw.replace('class="product-card"', 'class="product-card css-9f8a7b" data-session="83hf2"')
-                .replace("<main id=\"content\">", "<main id=\"content\"><div class=\"rsc-wrapper-x1\">")
-                .replace("</main>", "</div></main>"))
+    reloaded = (
+        raw.replace('class="product-card"', 'class="product-card css-9f8a7b" data-session="83hf2"')
+        .replace('<main id="content">', '<main id="content"><div class="rsc-wrapper-x1">')
+        .replace("</main>", "</div></main>")
+    )
     assert simplify_html(reloaded).names == generic_page.names
 
 
@@ -287,16 +321,18 @@ def test_generic_duplicates_get_stable_suffixes():
     assert simplify_html(raw).names == ["main.add_to_cart", "main.add_to_cart_2", "main.add_to_cart_3"]
 
 
-
 def test_generic_fallback_reads_a_picture_of_stars():
     """Older shops draw the rating as a picture: its alt text, or without one its file name, is kept as text."""
     page = simplify_html(
-        "<main><h1>Honda Generator</h1><div class=stars><img src='/images/stars_5.gif'> <a href='#r'>(35 Reviews)</a></div>"
+        "<main><h1>Honda Generator</h1><div class=stars><img src='/images/stars_5.gif'> <a href='#r'>(35 "
+        "Reviews)</a></div>"
         "<p><img src='https://img.example/stars-4-5._V1_.gif' alt='4.5 out of 5 stars'></p>"
-        "<p><img src='/img/5-stars-hotel.jpg'><img src='/img/gallery.png' alt='Image 1 of 5'></p></main>")
+        "<p><img src='/img/5-stars-hotel.jpg'><img src='/img/gallery.png' alt='Image 1 of 5'></p></main>"
+    )
     text = LexborHTMLParser(page.html).body.text(separator=" ")
     assert "5 out of 5 stars" in text and "4.5 out of 5 stars" in text
     assert text.count("out of 5 stars") == 2
+
 
 # --- broken input ---------------------------------------------------------------------------------
 
@@ -323,16 +359,30 @@ def test_broken_html_still_simplifies():
 
 def test_recipe_engine_fallback_selectors_templates_and_virtual_containers():
     recipe = Recipe(
-        name="toy", page_type="product", url_pattern=r"toy\.example", landmarks=("#opts",),
+        name="toy",
+        page_type="product",
+        url_pattern=r"toy\.example",
+        landmarks=("#opts",),
         rules=(
-            Rule(("#missing", ".box"), name="panel", virtual_if_missing=True, children=(
-                Rule(("#nope", "button.go"), name="{text}", kind="click"),
-            )),
-            Rule(("#opts",), name="opts", children=(
-                Rule(('div[id^="dim_"]',), name="{id}", id_pattern=r"dim_(\w+)", many=True, children=(
-                    Rule(("li",), name="{text|label}", kind="click", many=True),
-                )),
-            )),
+            Rule(
+                ("#missing", ".box"),
+                name="panel",
+                virtual_if_missing=True,
+                children=(Rule(("#nope", "button.go"), name="{text}", kind="click"),),
+            ),
+            Rule(
+                ("#opts",),
+                name="opts",
+                children=(
+                    Rule(
+                        ('div[id^="dim_"]',),
+                        name="{id}",
+                        id_pattern=r"dim_(\w+)",
+                        many=True,
+                        children=(Rule(("li",), name="{text|label}", kind="click", many=True),),
+                    ),
+                ),
+            ),
         ),
     )
     tree = LexborHTMLParser(
@@ -340,10 +390,23 @@ def test_recipe_engine_fallback_selectors_templates_and_virtual_containers():
         "<div id=dim_color><li>Red</li></div></div>"
     )
     run = apply_recipe(tree, recipe)
-    assert run.names.in_order == ["panel", "panel.go_now", "opts", "opts.size", "opts.size.small",
-                                  "opts.size.large", "opts.color", "opts.color.red"]
-    bad = Recipe(name="bad", page_type="other", url_pattern="x", landmarks=("p",),
-                 rules=(Rule(("p",), name="{nonsense}", kind="click"),))
+    assert run.names.in_order == [
+        "panel",
+        "panel.go_now",
+        "opts",
+        "opts.size",
+        "opts.size.small",
+        "opts.size.large",
+        "opts.color",
+        "opts.color.red",
+    ]
+    bad = Recipe(
+        name="bad",
+        page_type="other",
+        url_pattern="x",
+        landmarks=("p",),
+        rules=(Rule(("p",), name="{nonsense}", kind="click"),),
+    )
     with pytest.raises(ValueError, match="nonsense"):
         apply_recipe(LexborHTMLParser("<p>x</p>"), bad)
 

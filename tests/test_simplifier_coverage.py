@@ -24,14 +24,20 @@ ENTRIES = {entry["file"]: entry for entry in MANIFEST}
 
 # (page, kind) -> why that key element does not come out yet.
 EXPECTED_MISSES: dict[tuple[str, str], str] = {
-    ("pages/wilsonsleather_category_crossbody.html", "filters"):
-        "the facet values are plain li elements the site's script makes clickable: no link, button, role or onclick "
-        "in the markup",
-    ("pages/gsmkomplekt_category_lens-flex-cables.html", "price"):
-        "the prices ('75.0 грн') do come out as text, but the measure's money pattern (_MONEY in "
-        "agent/page/simplifier/coverage.py) knows only $, €, £, ¥ and EUR, so it finds no amount in hryvnias to compare",
-    ("pages/sumkastyle_category_shopping-bags.html", "price"):
-        "the prices ('230 руб.') do come out as text, but the measure's money pattern knows no roubles (as above)",
+    (
+        "pages/wilsonsleather_category_crossbody.html",
+        "filters",
+    ): "the facet values are plain li elements the site's script makes clickable: no link, button, role or onclick "
+    "in the markup",
+    (
+        "pages/gsmkomplekt_category_lens-flex-cables.html",
+        "price",
+    ): "the prices ('75.0 грн') do come out as text, but the measure's money pattern (_MONEY in "
+    "agent/page/simplifier/coverage.py) knows only $, €, £, ¥ and EUR, so it finds no amount in hryvnias to compare",
+    (
+        "pages/sumkastyle_category_shopping-bags.html",
+        "price",
+    ): "the prices ('230 руб.') do come out as text, but the measure's money pattern knows no roubles (as above)",
 }
 
 
@@ -55,7 +61,7 @@ def cases():
         for kind in entry["ground_truth"]["key_elements"]:
             reason = EXPECTED_MISSES.get((entry["file"], kind))
             marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-            yield pytest.param(entry["file"], kind, marks=marks, id=f"{entry['file'][len('pages/'):]}:{kind}")
+            yield pytest.param(entry["file"], kind, marks=marks, id=f"{entry['file'][len('pages/') :]}:{kind}")
 
 
 def test_expected_misses_name_annotated_elements():
@@ -66,8 +72,10 @@ def test_expected_misses_name_annotated_elements():
 @pytest.mark.parametrize(("file", "kind"), list(cases()))
 def test_key_element_comes_out(file, kind):
     result = next(r for r in coverage(file).kinds if r.kind == kind)
-    assert result.covered, (f"{file} {kind} ({result.selector}): {result.came_out} of {result.annotated} annotated "
-                            f"elements came out; recipe {coverage(file).recipe}")
+    assert result.covered, (
+        f"{file} {kind} ({result.selector}): {result.came_out} of {result.annotated} annotated "
+        f"elements came out; recipe {coverage(file).recipe}"
+    )
 
 
 def test_overall_coverage_is_at_least_95_percent():

@@ -56,8 +56,13 @@ def test_a_live_start_page_passes_the_check(shop_url):
 
 
 def trace(persona: str, failure: Failure | None) -> TwinTrace:
-    return TwinTrace(persona_id=persona, start_url="http://127.0.0.1:9/", seed=0,
-                     outcome="error" if failure else "left", failure=failure)
+    return TwinTrace(
+        persona_id=persona,
+        start_url="http://127.0.0.1:9/",
+        seed=0,
+        outcome="error" if failure else "left",
+        failure=failure,
+    )
 
 
 def test_a_run_where_no_twin_opened_the_start_page_is_a_failure_not_a_funnel():

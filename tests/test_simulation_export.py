@@ -11,11 +11,11 @@ import json
 import pandas as pd
 import pytest
 
-from agent.simulation import SimulationConfig, run_simulation
-from agent.simulation.output import write_outputs
 from agent.exports.decision_table import COLUMN_NAMES
 from agent.interview import decision_in_run
 from agent.page.parse import parse_page
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.output import write_outputs
 from tests.support.sample_twins import EXAMPLE, OPERA_USER, services_with_sample_twins
 
 pytestmark = pytest.mark.integration
@@ -35,7 +35,7 @@ def test_a_simulation_exports_every_step_and_each_page_once(tmp_path_factory, op
     assert tuple(table.columns) == COLUMN_NAMES and len(table) == len(steps) > 2
     assert set(table.run_kind) == {"simulation"} and set(table.run_id) == {"sim-1"}
     assert table.variant.isna().all() and table.instance.isna().all()
-    for (persona_id, step), row in zip(steps, table.itertuples()):
+    for (persona_id, step), row in zip(steps, table.itertuples(), strict=True):
         assert row.decision_id == f"{persona_id}/{step.step}" and row.persona_id == persona_id
         assert (row.page_url, row.action_type, row.rationale) == (step.url, step.action.type, step.rationale)
         assert list(row.memory_ids) == [m.id for m in step.memories] and all(row.memory_ids)
@@ -47,7 +47,7 @@ def test_a_simulation_exports_every_step_and_each_page_once(tmp_path_factory, op
 
     stored = {path.stem: path for path in (out / "pages").iterdir()}
     assert set(stored) == set(table.page_sha256)  # every page read, and no other
-    assert len(stored) < len(table)               # a page read twice (the same render) is stored once
+    assert len(stored) < len(table)  # a page read twice (the same render) is stored once
     for sha, path in stored.items():
         assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
         row = table[table.page_sha256 == sha].iloc[0]

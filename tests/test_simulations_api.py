@@ -40,7 +40,9 @@ def client(data_dir, opera_dir):
 @pytest.mark.integration
 def test_start_poll_and_read_a_simulation(client, data_dir):
     with serve(create_shop_app()) as shop:
-        started = client.post("/simulations", json={"url": shop + "/", "personas": [OPERA_USER], "max_steps": 3, "seed": 0})
+        started = client.post(
+            "/simulations", json={"url": shop + "/", "personas": [OPERA_USER], "max_steps": 3, "seed": 0}
+        )
         assert started.status_code == 202, started.text
         job_id = started.json()["id"]
         assert client.get("/healthz").status_code == 200  # the API answers while the browser works
@@ -52,26 +54,33 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
     trace = body["traces"][0]
     assert trace["persona_id"] == OPERA_USER and 1 <= len(trace["steps"]) <= 3
     assert trace["steps"][0]["url"] == shop + "/" and trace["steps"][0]["rationale"]
-    assert body["funnel"]["twins"] == 1 and [r["stage"] for r in body["funnel"]["reached"]][0] == "search"
+    assert body["funnel"]["twins"] == 1 and next(r["stage"] for r in body["funnel"]["reached"]) == "search"
     assert (data_dir / "simulations" / job_id / "report.html").exists()
     assert "out_dir" not in body and str(data_dir) not in client.get(f"/simulations/{job_id}").text  # no server paths
     listed = client.get("/simulations").json()
     assert (job_id, "done") in [(j["id"], j["status"]) for j in listed]
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ({"url": "ftp://example.com/", "personas": [OPERA_USER]}, "http:// or https://"),
-    ({"url": "javascript:alert(1)", "personas": [OPERA_USER]}, "http:// or https://"),
-    ({"url": "http://127.0.0.1:9/", "personas": []}, "name personas"),
-    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 0}, "greater than or equal to 1"),
-    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),
-    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "brain": "psychic"}, "unknown brain 'psychic'"),
-    ({"url": f"http://127.0.0.1:{free_port()}/", "personas": [OPERA_USER]}, "connection refused"),
-    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"email": "me"}},
-     "must be an email address"),
-    ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"card_number": "4242"}},
-     "card_number"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({"url": "ftp://example.com/", "personas": [OPERA_USER]}, "http:// or https://"),
+        ({"url": "javascript:alert(1)", "personas": [OPERA_USER]}, "http:// or https://"),
+        ({"url": "http://127.0.0.1:9/", "personas": []}, "name personas"),
+        ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 0}, "greater than or equal to 1"),
+        ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),
+        ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "brain": "psychic"}, "unknown brain 'psychic'"),
+        ({"url": f"http://127.0.0.1:{free_port()}/", "personas": [OPERA_USER]}, "connection refused"),
+        (
+            {"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"email": "me"}},
+            "must be an email address",
+        ),
+        (
+            {"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "checkout_details": {"card_number": "4242"}},
+            "card_number",
+        ),
+    ],
+)
 def test_bad_requests_are_refused_before_any_work(client, body, fragment):
     before = len(client.get("/simulations").json())
     response = client.post("/simulations", json=body)

@@ -30,7 +30,9 @@ def twinsim(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
     try:
         return subprocess.run([*CLI, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
     except subprocess.TimeoutExpired as expired:
-        pytest.fail(f"`twinsim {' '.join(args)}` ran on a store another process holds:\n{expired.stdout}{expired.stderr}")
+        pytest.fail(
+            f"`twinsim {' '.join(args)}` ran on a store another process holds:\n{expired.stdout}{expired.stderr}"
+        )
 
 
 def assert_refused(run: subprocess.CompletedProcess) -> None:
@@ -54,8 +56,10 @@ def test_several_workers_on_an_embedded_store_are_refused(tmp_path):
 
 
 def test_the_lock_of_a_killed_process_does_not_block(tmp_path):
-    code = ("from personas.open_store import open_memory_store; import sys, time; "
-            f"open_memory_store(path={str(tmp_path / 'chroma')!r}); print('holding', flush=True); time.sleep(600)")
+    code = (
+        "from personas.open_store import open_memory_store; import sys, time; "
+        f"open_memory_store(path={str(tmp_path / 'chroma')!r}); print('holding', flush=True); time.sleep(600)"
+    )
     holder = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "holding"

@@ -19,30 +19,54 @@ def json_ld(data: object) -> str:
     return f'<script type="application/ld+json">{json.dumps(data)}</script>'
 
 
-KETTLE = {"@context": "https://schema.org", "@type": "Product", "name": "Steel Kettle 1.7 l", "brand": {"name": "Brew"},
-          "offers": {"@type": "Offer", "price": "39.90", "priceCurrency": "EUR",
-                     "availability": "https://schema.org/InStock"},
-          "aggregateRating": {"ratingValue": "9", "bestRating": "10", "reviewCount": "128"}}
+KETTLE = {
+    "@context": "https://schema.org",
+    "@type": "Product",
+    "name": "Steel Kettle 1.7 l",
+    "brand": {"name": "Brew"},
+    "offers": {
+        "@type": "Offer",
+        "price": "39.90",
+        "priceCurrency": "EUR",
+        "availability": "https://schema.org/InStock",
+    },
+    "aggregateRating": {"ratingValue": "9", "bestRating": "10", "reviewCount": "128"},
+}
 
 
 def test_a_json_ld_product_gives_price_currency_stock_and_rating_with_their_source():
-    product = observe_page(page(json_ld(KETTLE)), url="https://shop.example/kettle", simplified=False).facts.focus_product
+    product = observe_page(
+        page(json_ld(KETTLE)), url="https://shop.example/kettle", simplified=False
+    ).facts.focus_product
     assert (product.price, product.currency, product.availability) == (39.9, "EUR", "in_stock")
     assert (product.rating, product.review_count) == (4.5, 128)  # 9 of 10 is 4.5 of 5
     assert product.source_of("price") == "structured_data" and product.source_of("availability") == "structured_data"
 
 
 def test_the_product_in_a_graph_beside_related_products_and_breadcrumbs():
-    graph = {"@context": "https://schema.org", "@graph": [
-        {"@type": "BreadcrumbList", "itemListElement": [{"@type": "ListItem", "position": 1, "name": "Home"}]},
-        {**KETTLE, "isRelatedTo": [{"@type": "Product", "name": "Cup", "offers": {"price": "5", "priceCurrency": "EUR"}}]}]}
+    graph = {
+        "@context": "https://schema.org",
+        "@graph": [
+            {"@type": "BreadcrumbList", "itemListElement": [{"@type": "ListItem", "position": 1, "name": "Home"}]},
+            {
+                **KETTLE,
+                "isRelatedTo": [{"@type": "Product", "name": "Cup", "offers": {"price": "5", "priceCurrency": "EUR"}}],
+            },
+        ],
+    }
     declared = read_declared(page(json_ld(graph)), "https://shop.example/kettle")
-    assert (declared.page_type, declared.product.name, declared.product.price) == ("product", "Steel Kettle 1.7 l", 39.9)
+    assert (declared.page_type, declared.product.name, declared.product.price) == (
+        "product",
+        "Steel Kettle 1.7 l",
+        39.9,
+    )
 
 
 def test_sizes_sold_out_but_one_the_product_is_in_stock():
-    offers = [{"@type": "Offer", "price": "38.15", "priceCurrency": "EUR", "availability": "OutOfStock"},
-              {"@type": "Offer", "price": "38.15", "priceCurrency": "EUR", "availability": "InStock"}]
+    offers = [
+        {"@type": "Offer", "price": "38.15", "priceCurrency": "EUR", "availability": "OutOfStock"},
+        {"@type": "Offer", "price": "38.15", "priceCurrency": "EUR", "availability": "InStock"},
+    ]
     declared = read_declared(page(json_ld({**KETTLE, "offers": offers})))
     assert declared.product.availability == "in_stock"
     sold_out = read_declared(page(json_ld({**KETTLE, "offers": offers[:1]})))
@@ -56,28 +80,44 @@ def test_an_aggregate_offer_gives_its_low_price():
 
 
 def test_microdata_with_an_offer_inside_an_offer():
-    body = ('<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Teddy Bear</h1>'
-            '<div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><div itemprop="offers" itemscope '
-            'itemtype="https://schema.org/Offer"><span itemprop="price" content="12.99">GBP 12,99</span>'
-            '<meta itemprop="priceCurrency" content="GBP"><link itemprop="availability" '
-            'href="https://schema.org/InStock"></div></div></div>')
+    body = (
+        '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Teddy Bear</h1>'
+        '<div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><div itemprop="offers" itemscope '
+        'itemtype="https://schema.org/Offer"><span itemprop="price" content="12.99">GBP 12,99</span>'
+        '<meta itemprop="priceCurrency" content="GBP"><link itemprop="availability" '
+        'href="https://schema.org/InStock"></div></div></div>'
+    )
     product = observe_page(page(body=body), url="https://shop.example/itm/1", simplified=False).facts.focus_product
     assert (product.price, product.currency, product.availability) == (12.99, "GBP", "in_stock")
     assert product.source_of("price") == "structured_data"
 
 
 def test_opengraph_prices_in_any_currency():
-    head = ('<meta property="og:type" content="product"><meta property="product:price:amount" content="26.00">'
-            '<meta property="product:price:currency" content="AED">')
+    head = (
+        '<meta property="og:type" content="product"><meta property="product:price:amount" content="26.00">'
+        '<meta property="product:price:currency" content="AED">'
+    )
     product = observe_page(page(head), url="https://shop.example/kettle", simplified=False).facts.focus_product
     assert (product.price, product.currency, product.source_of("price")) == (26.0, "AED", "meta")
 
 
 def test_a_declared_list_of_products_is_a_listing_not_a_product_page():
-    items = [{"@type": "ListItem", "position": i, "item": {"@type": "Product", "name": f"Kettle {i}",
-              "offers": {"price": str(20 + i), "priceCurrency": "GBP"}}} for i in range(1, 5)]
-    html = page(json_ld({"@context": "https://schema.org", "@type": "ItemList", "itemListElement": items}),
-                body="<h1>Kettles</h1><p>Four kettles.</p>")
+    items = [
+        {
+            "@type": "ListItem",
+            "position": i,
+            "item": {
+                "@type": "Product",
+                "name": f"Kettle {i}",
+                "offers": {"price": str(20 + i), "priceCurrency": "GBP"},
+            },
+        }
+        for i in range(1, 5)
+    ]
+    html = page(
+        json_ld({"@context": "https://schema.org", "@type": "ItemList", "itemListElement": items}),
+        body="<h1>Kettles</h1><p>Four kettles.</p>",
+    )
     assert read_declared(html).page_type == "listing"
     observation = observe_page(html, url="https://shop.example/kettles", simplified=False)
     assert observation.page_type == "search_results" and observation.facts.focus is None
@@ -91,8 +131,10 @@ def test_a_shown_price_that_disagrees_with_the_declared_one_is_noted():
 
 
 def test_without_declarations_the_visible_price_under_the_title_in_the_pages_locale():
-    body = ('<h1>Massivholz-Regal</h1><a href="#r">4,5 (452)</a><p>99,95 €</p><p>inkl. MwSt.</p>'
-            '<p>Sofort lieferbar</p><button>In den Warenkorb</button>')
+    body = (
+        '<h1>Massivholz-Regal</h1><a href="#r">4,5 (452)</a><p>99,95 €</p><p>inkl. MwSt.</p>'
+        "<p>Sofort lieferbar</p><button>In den Warenkorb</button>"
+    )
     product = observe_page(page(body=body), url="https://shop.example/regal-p4001.html", simplified=False)
     own = product.facts.focus_product
     assert (product.page_type, own.price, own.currency, own.availability) == ("product", 99.95, "EUR", "in_stock")
@@ -100,7 +142,7 @@ def test_without_declarations_the_visible_price_under_the_title_in_the_pages_loc
 
 
 def test_the_same_page_under_another_host_reads_the_same():
-    html = page(json_ld(KETTLE), '<h1>Steel Kettle 1.7 l</h1><p>39,90 €</p><button>Ajouter au panier</button>')
+    html = page(json_ld(KETTLE), "<h1>Steel Kettle 1.7 l</h1><p>39,90 €</p><button>Ajouter au panier</button>")
     one = observe_page(html, url="https://www.kettles.example/p/steel-kettle", simplified=False).facts
     other = observe_page(html, url="https://another.test/p/steel-kettle", simplified=False).facts
     assert one == other and one.focus_product.price == 39.9

@@ -44,8 +44,16 @@ def _survey(rows, prefix):
 
 @pytest.mark.parametrize(
     "answer, score",
-    [("Strongly disagree", 1), ("somewhat DISAGREE", 2), ("Neither agree or disagree", 3),
-     ("Neither agree nor disagree", 3), ("  Somewhat   agree ", 4), ("Strongly agree.", 5), ("4", 4), (5, 5)],
+    [
+        ("Strongly disagree", 1),
+        ("somewhat DISAGREE", 2),
+        ("Neither agree or disagree", 3),
+        ("Neither agree nor disagree", 3),
+        ("  Somewhat   agree ", 4),
+        ("Strongly agree.", 5),
+        ("4", 4),
+        (5, 5),
+    ],
 )
 def test_likert_answers_are_parsed_tolerantly(answer, score):
     assert parse_likert(answer) == score
@@ -60,10 +68,16 @@ def test_likert_blank_is_unknown_and_nonsense_is_an_error():
 
 
 def test_statement_numbers_in_raw_keys_map_to_constructs():
-    assert statement_construct("To what extent do you agree: - 9.Once I find a brand I like, I stick with it.") == "brand_loyalty"
-    assert statement_construct("To what extent do you agree: - 12. I look carefully to find the best value") == "price_consciousness"
+    assert (
+        statement_construct("To what extent do you agree: - 9.Once I find a brand I like, I stick with it.")
+        == "brand_loyalty"
+    )
+    assert (
+        statement_construct("To what extent do you agree: - 12. I look carefully to find the best value")
+        == "price_consciousness"
+    )
     assert statement_construct("to what extent do you agree:-1. I tend to shop more") == "seasonality"
-    with pytest.raises(ValueError, match="outside 1..12"):
+    with pytest.raises(ValueError, match=r"outside 1\.\.12"):
         statement_construct("To what extent do you agree: - 13. Something else")
 
 
@@ -75,7 +89,9 @@ def test_statement_texts_are_matched_regardless_of_case_and_punctuation():
 def test_survey_text_and_raw_numbers_give_the_same_preferences_on_real_rows(rows):
     """The survey JSON (matched by text) and raw_survey (matched by number) are two views of one answer sheet."""
     for prefix in rows:
-        statements = _survey(rows, prefix)["Shopping Preference"]["To what extent do you agree with the following statements"]
+        statements = _survey(rows, prefix)["Shopping Preference"][
+            "To what extent do you agree with the following statements"
+        ]
         by_text = preferences_from_statements(statements)
         by_number = preferences_from_raw_survey(_raw(rows, prefix))
         assert set(by_text) == set(PREFERENCE_CONSTRUCTS)
@@ -107,23 +123,34 @@ def test_ipip_item_numbers_come_from_the_raw_key():
 
 @pytest.mark.parametrize(
     "answer, score",
-    [("Very Inaccurate", 1), ("moderately inaccurate", 2), ("Neither Accurate Nor Inaccurate", 3),
-     ("neither accurate  nor inaccurate", 3), ("Moderately Accurate", 4), ("VERY ACCURATE", 5)],
+    [
+        ("Very Inaccurate", 1),
+        ("moderately inaccurate", 2),
+        ("Neither Accurate Nor Inaccurate", 3),
+        ("neither accurate  nor inaccurate", 3),
+        ("Moderately Accurate", 4),
+        ("VERY ACCURATE", 5),
+    ],
 )
 def test_ipip_answers(answer, score):
     assert parse_ipip_answer(answer) == score
 
 
 def test_bad_ipip_answer_names_the_item():
-    with pytest.raises(ValueError, match="12. Insult people"):
+    with pytest.raises(ValueError, match=r"12\. Insult people"):
         ipip_item_answers({IPIP_PREFIX + "12. Insult people": "Sometimes"})
 
 
 def test_ipip50_scores_of_user_7f0c8207(rows):
     result = big_five(_raw(rows, "7f0c8207"), _survey(rows, "7f0c8207")["Personality"]["Big Five Scores"])
     assert result.method == "ipip50"
-    assert result.scores == {"extraversion": 20, "agreeableness": 44, "conscientiousness": 39,
-                             "emotional_stability": 27, "intellect": 43}
+    assert result.scores == {
+        "extraversion": 20,
+        "agreeableness": 44,
+        "conscientiousness": 39,
+        "emotional_stability": 27,
+        "intellect": 43,
+    }
     assert result.dataset_sums["intellect"] == 39  # the dataset's own figure, kept beside ours
     assert result.levels["agreeableness"] == "Extremely high"
 
@@ -164,7 +191,9 @@ def test_reported_levels_when_no_raw_items():
     result = big_five({}, {"Extraversion": "extremely  LOW", "Emotional Stability": "Medium"})
     assert result.method == "reported_levels"
     assert result.levels == {"extraversion": "Extremely low", "emotional_stability": "Medium"}
-    assert BigFive(levels=result.levels).unit("extraversion") < BigFive(levels={"extraversion": "Low"}).unit("extraversion")
+    assert BigFive(levels=result.levels).unit("extraversion") < BigFive(levels={"extraversion": "Low"}).unit(
+        "extraversion"
+    )
     assert big_five({}, {}).method == "none"
 
 

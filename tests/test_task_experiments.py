@@ -6,16 +6,18 @@ from __future__ import annotations
 import pytest
 
 from agent.brains.embedded import EmbeddedBrain
-from agent.experiments.results import experiment_results
 from agent.experiments.prepared import prepare
+from agent.experiments.results import experiment_results
 from agent.experiments.runner import run_experiment
 from agent.experiments.spec import ExperimentSpec, SpecError, parse_spec
 from agent.reporting.experiment_report import render_report
 from personas.sources import load_personas
 from tests.conftest import PAGES
 
-ORDER_PAGE = ('<html><head><title>Order placed</title></head><body><h1>Thank you, your order is placed</h1>'
-              '<a name="nav_bar.homepage">Home</a></body></html>')
+ORDER_PAGE = (
+    "<html><head><title>Order placed</title></head><body><h1>Thank you, your order is placed</h1>"
+    '<a name="nav_bar.homepage">Home</a></body></html>'
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +28,19 @@ def pool(opera_dir):
 def spec(task) -> ExperimentSpec:
     """A: results page, then the order confirmation; B: results page, then the same results page again."""
     results = {"path": str(PAGES / "search_results.html"), "page_url": "https://www.amazon.com/s?k=usb+c+cable"}
-    return ExperimentSpec.model_validate({
-        "name": "task", "task": task, "population": {"sample": 6, "seed": 1}, "samples_per_persona": 4, "seed": 5,
-        "variants": [{"name": "A", "pages": [results, {"simplified_html": ORDER_PAGE}]},
-                     {"name": "B", "pages": [results, results]}]})
+    return ExperimentSpec.model_validate(
+        {
+            "name": "task",
+            "task": task,
+            "population": {"sample": 6, "seed": 1},
+            "samples_per_persona": 4,
+            "seed": 5,
+            "variants": [
+                {"name": "A", "pages": [results, {"simplified_html": ORDER_PAGE}]},
+                {"name": "B", "pages": [results, results]},
+            ],
+        }
+    )
 
 
 def test_task_success_per_variant_persona_and_overall(pool):
@@ -60,6 +71,11 @@ def test_a_task_without_criteria_steers_but_is_not_judged(pool):
 
 
 def test_a_bad_task_fails_the_spec():
-    with pytest.raises(SpecError, match="task.goal.*at most 2000 characters"):
-        parse_spec({"name": "x", "task": "x" * 100_000, "variants": [{"name": "A", "page": {"html": "<p>a</p>"}},
-                                                                   {"name": "B", "page": {"html": "<p>b</p>"}}]})
+    with pytest.raises(SpecError, match=r"task\.goal.*at most 2000 characters"):
+        parse_spec(
+            {
+                "name": "x",
+                "task": "x" * 100_000,
+                "variants": [{"name": "A", "page": {"html": "<p>a</p>"}}, {"name": "B", "page": {"html": "<p>b</p>"}}],
+            }
+        )

@@ -50,8 +50,8 @@ def test_twins_with_a_task_reach_it_more_often_than_without(twins, shop_url):
 
     with_task = [trace.task.reached for trace in tasked.traces]
     without = [any(url_matches(PRODUCT_PAGE, step.result_url) for step in trace.steps) for trace in plain.traces]
-    task_only = sum(a and not b for a, b in zip(with_task, without))
-    plain_only = sum(b and not a for a, b in zip(with_task, without))
+    task_only = sum(a and not b for a, b in zip(with_task, without, strict=True))
+    plain_only = sum(b and not a for a, b in zip(with_task, without, strict=True))
     p_value = binomtest(task_only, task_only + plain_only, 0.5, alternative="greater").pvalue
     assert sum(with_task) > sum(without) and p_value < 0.05, (sum(with_task), sum(without), task_only, plain_only)
 

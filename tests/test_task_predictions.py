@@ -45,9 +45,11 @@ def persona_id(client) -> str:
 
 
 def test_predict_takes_a_task_and_the_embedded_brain_pursues_it(client, results_page):
-    body = {"persona_id": persona_id(client), "page": {"simplified_html": sample_page("search_results.html"),
-                                                       "url": RESULTS_URL},
-            "history": [{"action": {"type": "click", "name": "nav_bar.search_input"}, "click_type": "search"}]}
+    body = {
+        "persona_id": persona_id(client),
+        "page": {"simplified_html": sample_page("search_results.html"), "url": RESULTS_URL},
+        "history": [{"action": {"type": "click", "name": "nav_bar.search_input"}, "click_type": "search"}],
+    }
     plain = client.post("/predict", json=body)
     tasked = client.post("/predict", json={**body, "task": "buy the Samsung 25W USB-C cable in white"})
     assert plain.status_code == tasked.status_code == 200, tasked.text
@@ -57,17 +59,21 @@ def test_predict_takes_a_task_and_the_embedded_brain_pursues_it(client, results_
     assert plain.json()["action"]["type"] == tasked.json()["action"]["type"] == "input"
     assert tasked.json()["action"]["text"] == "Samsung 25W USB-C cable in white"
     assert plain.json()["action"]["text"] != tasked.json()["action"]["text"]
-    with_criteria = client.post("/predict", json={**body, "task": {"goal": "find the return policy",
-                                                                   "success": {"text": "return policy"}}})
+    with_criteria = client.post(
+        "/predict", json={**body, "task": {"goal": "find the return policy", "success": {"text": "return policy"}}}
+    )
     assert with_criteria.status_code == 200, with_criteria.text
 
 
-@pytest.mark.parametrize("task, reason", [
-    ("x" * 100_000, "at most 2000 characters"),
-    ("", "the task is empty"),
-    ("   ", "the task is empty"),
-    ({"goal": "find it", "success": {}}, "at least one of url, element or text"),
-])
+@pytest.mark.parametrize(
+    "task, reason",
+    [
+        ("x" * 100_000, "at most 2000 characters"),
+        ("", "the task is empty"),
+        ("   ", "the task is empty"),
+        ({"goal": "find it", "success": {}}, "at least one of url, element or text"),
+    ],
+)
 def test_a_bad_task_is_a_422_that_says_why(client, task, reason):
     response = client.post("/predict", json={"persona_id": persona_id(client), "task": task})
     assert response.status_code == 422, response.text
@@ -89,10 +95,16 @@ def test_the_task_steers_which_element(results_page):
     """Most likely product link on the results page: the first product without a task, the one the task names with
     it (ninth on the page, so prominence alone never picks it)."""
     index = page_index(results_page)
-    plain = choose_element(index, "product_link", build_intent("usb c cable", results_page.title, []), [], DEFAULT_WEIGHTS)
-    tasked = choose_element(index, "product_link", build_intent("usb c cable", results_page.title, [],
-                                                                "buy the Samsung 25W USB-C cable in white"),
-                            [], DEFAULT_WEIGHTS)
+    plain = choose_element(
+        index, "product_link", build_intent("usb c cable", results_page.title, []), [], DEFAULT_WEIGHTS
+    )
+    tasked = choose_element(
+        index,
+        "product_link",
+        build_intent("usb c cable", results_page.title, [], "buy the Samsung 25W USB-C cable in white"),
+        [],
+        DEFAULT_WEIGHTS,
+    )
     assert not plain.candidate.name.startswith(SAMSUNG)
     assert tasked.candidate.name.startswith(SAMSUNG)
 
@@ -107,9 +119,17 @@ def test_the_persona_still_chooses_the_kind_of_action(results_page, opera_dir):
     kinds = {None: [], "task": []}
     for seed in range(40):
         for key, given in ((None, None), ("task", task)):
-            decision = brain.decide_sync(TwinContext(persona=personas[seed % 10], memories=[], observation=results_page,
-                                                     history=[Step(action=ClickAction(name="nav_bar.homepage"))],
-                                                     mode="sample", seed=seed, task=given))
+            decision = brain.decide_sync(
+                TwinContext(
+                    persona=personas[seed % 10],
+                    memories=[],
+                    observation=results_page,
+                    history=[Step(action=ClickAction(name="nav_bar.homepage"))],
+                    mode="sample",
+                    seed=seed,
+                    task=given,
+                )
+            )
             kinds[key].append(decision.details["label"])
     assert kinds[None] == kinds["task"]
 

@@ -13,7 +13,8 @@ PAGE = parse_page(
     '<a name="nav_bar.cart_button">Cart</a><input name="nav_bar.search_input" type="text"></div>'
     '<p>Thank you, your order number is 123456.</p><a name="footer.return_policy">Returns &amp; refunds</a>'
     '<button name="buybox.purchase_form.add_to_cart">Add to Cart</button></body></html>',
-    url="http://127.0.0.1:8100/order-placed?order=123456")
+    url="http://127.0.0.1:8100/order-placed?order=123456",
+)
 
 
 def test_a_bare_string_is_the_goal_and_whitespace_is_folded():
@@ -21,12 +22,15 @@ def test_a_bare_string_is_the_goal_and_whitespace_is_folded():
     assert task.goal == "buy a 3-cup rice cooker under $100" and task.success is None
 
 
-@pytest.mark.parametrize("goal, reason", [
-    ("", "the task is empty"),
-    ("   \n\t", "the task is empty"),
-    ("x" * (MAX_TASK_CHARS + 1), f"at most {MAX_TASK_CHARS} characters"),
-    ("x" * 100_000, f"at most {MAX_TASK_CHARS} characters"),
-])
+@pytest.mark.parametrize(
+    "goal, reason",
+    [
+        ("", "the task is empty"),
+        ("   \n\t", "the task is empty"),
+        ("x" * (MAX_TASK_CHARS + 1), f"at most {MAX_TASK_CHARS} characters"),
+        ("x" * 100_000, f"at most {MAX_TASK_CHARS} characters"),
+    ],
+)
 def test_empty_and_oversized_goals_are_refused_with_the_reason(goal, reason):
     with pytest.raises(ValidationError) as caught:
         Task.model_validate({"goal": goal})
@@ -42,15 +46,22 @@ def test_success_criteria_are_checked():
         Task.model_validate({"goal": "find the return policy", "success": {"regex": ".*"}})
 
 
-@pytest.mark.parametrize("pattern, url, expected", [
-    ("/order-placed", "http://127.0.0.1:8100/order-placed?order=1", True),
-    ("/order-placed", "http://127.0.0.1:8100/cart", False),
-    ("http*://127.0.0.1:*/order-placed*", "http://127.0.0.1:8100/order-placed?order=1", True),
-    ("*/order-placed", "http://127.0.0.1:8100/order-placed?order=1", False),  # with '*' the whole address must match
-    ("*/dp/B0TWIN0003*", "http://127.0.0.1:8100/dp/B0TWIN0003?color=Black", True),
-    ("*a*a*a*a*a*a*a*a*a*a*a*a*b*", "a" * 5000, False),  # linear, not a regular expression's backtracking
-    ("anything", None, False),
-])
+@pytest.mark.parametrize(
+    "pattern, url, expected",
+    [
+        ("/order-placed", "http://127.0.0.1:8100/order-placed?order=1", True),
+        ("/order-placed", "http://127.0.0.1:8100/cart", False),
+        ("http*://127.0.0.1:*/order-placed*", "http://127.0.0.1:8100/order-placed?order=1", True),
+        (
+            "*/order-placed",
+            "http://127.0.0.1:8100/order-placed?order=1",
+            False,
+        ),  # with '*' the whole address must match
+        ("*/dp/B0TWIN0003*", "http://127.0.0.1:8100/dp/B0TWIN0003?color=Black", True),
+        ("*a*a*a*a*a*a*a*a*a*a*a*a*b*", "a" * 5000, False),  # linear, not a regular expression's backtracking
+        ("anything", None, False),
+    ],
+)
 def test_url_patterns(pattern, url, expected):
     assert url_matches(pattern, url) is expected
 

@@ -24,14 +24,24 @@ PUBLIC = {"/healthz", "/livez", "/metrics", "/openapi.json", "/docs", "/docs/oau
 
 
 def persona(name: str, detail: str) -> dict:
-    return {"id": "maria-lopez", "name": name, "demographics": {"gender": "Female", "age": "35-44 years old"},
-            "self_description": f"I am {name}. {detail}"}
+    return {
+        "id": "maria-lopez",
+        "name": name,
+        "demographics": {"gender": "Female", "age": "35-44 years old"},
+        "self_description": f"I am {name}. {detail}",
+    }
 
 
 def experiment(persona_id: str = "maria-lopez") -> dict:
-    return {"name": "tenants", "population": {"ids": [persona_id]}, "samples_per_persona": 1,
-            "variants": [{"name": "A", "page": {"simplified_html": page("product_page.html")}},
-                         {"name": "B", "page": {"simplified_html": page("search_results.html")}}]}
+    return {
+        "name": "tenants",
+        "population": {"ids": [persona_id]},
+        "samples_per_persona": 1,
+        "variants": [
+            {"name": "A", "page": {"simplified_html": page("product_page.html")}},
+            {"name": "B", "page": {"simplified_html": page("search_results.html")}},
+        ],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +59,15 @@ def as_(key: str) -> dict:
 
 @pytest.fixture(scope="module")
 def acme_data(client, shop_url):
-    assert client.post("/personas", json=persona("Maria", "I collect red teapots."), headers=as_(ACME)).status_code == 201
+    assert (
+        client.post("/personas", json=persona("Maria", "I collect red teapots."), headers=as_(ACME)).status_code == 201
+    )
     created = client.post("/experiments", json=experiment(), headers=as_(ACME))
     assert created.status_code == 202, created.text
     # A live start page (the demo shop): a dead one is refused up front, before any job exists.
-    simulation = client.post("/simulations", json={"url": shop_url, "personas": ["maria-lopez"],
-                                                   "max_steps": 1}, headers=as_(ACME))
+    simulation = client.post(
+        "/simulations", json={"url": shop_url, "personas": ["maria-lopez"], "max_steps": 1}, headers=as_(ACME)
+    )
     assert simulation.status_code == 202, simulation.text
     return {"experiment": created.json()["id"], "simulation": simulation.json()["id"]}
 
@@ -85,8 +98,11 @@ def test_the_same_id_in_two_tenants_is_two_people(client, acme_data):
     assert client.get("/personas/maria-lopez", headers=as_(ACME)).json()["name"] == "Maria"
     recalled = client.get("/personas/maria-lopez/memories", params={"q": "teapots", "k": 50}, headers=b).json()
     assert recalled and not any("red teapots" in m["text"] for m in recalled)
-    predicted = client.post("/predict", json={"persona_id": "maria-lopez", "page": {"simplified_html": page("product_page.html")}},
-                            headers=as_(ACME)).json()
+    predicted = client.post(
+        "/predict",
+        json={"persona_id": "maria-lopez", "page": {"simplified_html": page("product_page.html")}},
+        headers=as_(ACME),
+    ).json()
     assert predicted["memories"] and not any("never buy" in m["text"] for m in predicted["memories"])
     assert client.delete("/personas/maria-lopez", headers=b).status_code == 204
     assert client.get("/personas/maria-lopez", headers=as_(ACME)).status_code == 200
@@ -102,12 +118,17 @@ def test_another_tenant_cannot_see_acme_runs(client, acme_data):
     assert client.get(f"/simulations/{sid}", headers=b).status_code == 404
     assert [e["id"] for e in client.get("/experiments", headers=as_(ACME)).json()] == [eid]
     assert client.get(f"/simulations/{sid}", headers=as_(ACME)).status_code == 200
-    assert client.post("/experiments", json=experiment(), headers=b).status_code == 422  # acme's persona is unknown here
+    assert (
+        client.post("/experiments", json=experiment(), headers=b).status_code == 422
+    )  # acme's persona is unknown here
 
 
 def test_acme_experiment_runs_on_acme_personas(client, acme_data):
     deadline = time.monotonic() + 120  # a guard against hanging, not a speed assertion
-    while (record := client.get(f"/experiments/{acme_data['experiment']}", headers=as_(ACME)).json())["status"] in ("queued", "running"):
+    while (record := client.get(f"/experiments/{acme_data['experiment']}", headers=as_(ACME)).json())["status"] in (
+        "queued",
+        "running",
+    ):
         assert time.monotonic() < deadline
         time.sleep(0.2)
     assert record["status"] == "done", record["error"]

@@ -27,6 +27,7 @@ def follow_through(past: list[PastAction], observation: Observation) -> Candidat
     to_cart = [c for c in observation.candidates if c.click_type == "cart_side_bar"]
     if to_cart:
         return to_cart[0]
-    to_checkout = [c for c in observation.candidates
-                   if c.click_type == PURCHASE and _CHECKOUT.search(c.name.rpartition(".")[2])]
+    to_checkout = [
+        c for c in observation.candidates if c.click_type == PURCHASE and _CHECKOUT.search(c.name.rpartition(".")[2])
+    ]
     return to_checkout[0] if to_checkout else None

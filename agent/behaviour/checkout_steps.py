@@ -30,8 +30,9 @@ _BUYS_A_PRODUCT = re.compile(r"add_to_|buy_now|subscribe")
 # A form's fields are filled, not pressed, even when their names say "checkout" (checkout[country], a
 # "check out as a guest" choice): the control that takes the order on is a button or a link.
 _FIELD_TAGS = frozenset({"select", "option", "textarea"})
-_FIELD_ROLES = frozenset({"radio", "checkbox", "option", "combobox", "switch", "menuitemradio", "menuitemcheckbox",
-                          "textbox", "searchbox"})
+_FIELD_ROLES = frozenset(
+    {"radio", "checkbox", "option", "combobox", "switch", "menuitemradio", "menuitemcheckbox", "textbox", "searchbox"}
+)
 
 
 def on_the_way_to_order(past: list[PastAction], observation: Observation) -> bool:
@@ -47,9 +48,14 @@ def on_the_way_to_order(past: list[PastAction], observation: Observation) -> boo
 def not_next_steps(index: PageIndex) -> frozenset[str]:
     """The page's purchase-type elements that do not take the order on: another item's Add to cart on a cart
     page, and form fields whose names happen to say "checkout"."""
-    return frozenset(c.name for c in (index.candidates[i] for i in index.group(PURCHASE))
-                     if _BUYS_A_PRODUCT.search(c.name.rsplit(".", 1)[-1]) or c.kind == "input"
-                     or c.tag in _FIELD_TAGS or (c.role or "") in _FIELD_ROLES)
+    return frozenset(
+        c.name
+        for c in (index.candidates[i] for i in index.group(PURCHASE))
+        if _BUYS_A_PRODUCT.search(c.name.rsplit(".", 1)[-1])
+        or c.kind == "input"
+        or c.tag in _FIELD_TAGS
+        or (c.role or "") in _FIELD_ROLES
+    )
 
 
 def offers_next_step(index: PageIndex, excluded: frozenset[str]) -> bool:

@@ -28,17 +28,25 @@ DriverKind = Literal["history", "persona", "page"]
 
 @dataclass(frozen=True)
 class DriverWords:
-    driver: str        # the driver's name: a history feature ("prev1=review"), a persona one ("pref:impulsiveness"), page:<kind>
+    driver: (
+        str  # the driver's name: a history feature ("prev1=review"), a persona one ("pref:impulsiveness"), page:<kind>
+    )
     kind: DriverKind
-    phrase: str        # the first-person words the rationale uses for it
+    phrase: str  # the first-person words the rationale uses for it
 
 
 def page_driver(data: dict) -> Driver:
     """A page driver as Decision.details holds it (JSON: an infinite shift is None) back as a Driver."""
     shift = data.get("shift")
-    return Driver(kind=data["kind"], shift=float(shift) if shift is not None else -math.inf,
-                  value=data.get("value"), reference=data.get("reference"), trait=data.get("trait"),
-                  currency=data.get("currency"), note=data.get("note"))
+    return Driver(
+        kind=data["kind"],
+        shift=float(shift) if shift is not None else -math.inf,
+        value=data.get("value"),
+        reference=data.get("reference"),
+        trait=data.get("trait"),
+        currency=data.get("currency"),
+        note=data.get("note"),
+    )
 
 
 def driver_words(details: dict, persona: Persona | None, history: Sequence[Step], page_title: str) -> list[DriverWords]:

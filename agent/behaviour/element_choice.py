@@ -12,8 +12,8 @@ choices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -75,8 +75,14 @@ def build_intent(query: str, page_title: str, memory_texts: Sequence[str], task:
         norm = float(np.linalg.norm(total))
         vector = total / norm if norm > 0 else None
     wanted = words(f"{task} {query}") if task else words(f"{query} {page_title}")
-    return Intent(query=query, words=wanted, vector=vector, sources=sources, emphasis=TASK_EMPHASIS if task else 1.0,
-                  has_task=bool(task))
+    return Intent(
+        query=query,
+        words=wanted,
+        vector=vector,
+        sources=sources,
+        emphasis=TASK_EMPHASIS if task else 1.0,
+        has_task=bool(task),
+    )
 
 
 @dataclass(frozen=True)
@@ -92,8 +98,13 @@ def product_key(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-def element_features(index: PageIndex, members: np.ndarray, intent: Intent, past: Sequence[PastAction],
-                     appeal_by_name: Mapping[str, float] | None = None) -> np.ndarray:
+def element_features(
+    index: PageIndex,
+    members: np.ndarray,
+    intent: Intent,
+    past: Sequence[PastAction],
+    appeal_by_name: Mapping[str, float] | None = None,
+) -> np.ndarray:
     """(len(members), len(ELEMENT_FEATURES)) feature matrix. `appeal_by_name`: a product's appeal
     relative to the page by the names of its link and buy buttons (page_terms.PageEffect)."""
     out = np.zeros((len(members), len(ELEMENT_FEATURES)))
@@ -153,12 +164,18 @@ def choose_element(
     if label == "search" and past and past[-1].label == "search" and past[-1].name:
         # The query was just submitted and its results are on the page: a second search click goes to the
         # box, to refine the query, not to the same button again.
-        boxes = [i for i in members if index.candidates[i].kind == "input" and index.candidates[i].name != past[-1].name]
+        boxes = [
+            i for i in members if index.candidates[i].kind == "input" and index.candidates[i].name != past[-1].name
+        ]
         if boxes and not _is_box(past[-1].name, index):
             members = np.asarray(boxes)
     features = element_features(index, members, intent, past, appeal_by_name)
-    vector = np.asarray([weights.get(name, DEFAULT_WEIGHTS[name]) * (intent.emphasis if name in _TEXT_FEATURES else 1.0)
-                         for name in ELEMENT_FEATURES])
+    vector = np.asarray(
+        [
+            weights.get(name, DEFAULT_WEIGHTS[name]) * (intent.emphasis if name in _TEXT_FEATURES else 1.0)
+            for name in ELEMENT_FEATURES
+        ]
+    )
     scores = features @ vector
     probabilities = np.exp(scores - scores.max())
     probabilities /= probabilities.sum()
@@ -166,7 +183,7 @@ def choose_element(
     return ElementChoice(
         candidate=index.candidates[members[pick]],
         probability=float(probabilities[pick]),
-        drivers={name: round(float(v), 3) for name, v in zip(ELEMENT_FEATURES, features[pick]) if v},
+        drivers={name: round(float(v), 3) for name, v in zip(ELEMENT_FEATURES, features[pick], strict=True) if v},
     )
 
 

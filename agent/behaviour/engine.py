@@ -1,11 +1,11 @@
 """One prediction of the embedded brain, start to end: features, distribution, label, element, words.
 
-    history + persona (+ live context)  ->  P(next label)          (model.py, numpy)
-    name priors on the element last clicked -> adjusted P          (params name_priors)
-    the page's facts against what this person cares about -> adjusted P (page_terms.py)
-    most likely (biased argmax) / sample  ->  label                  (page: only labels the page offers)
-    page: element choice / no page: names from history and Amazon's standard names
-    query text for typing, first-person rationale, and the evidence in Decision.details
+history + persona (+ live context)  ->  P(next label)          (model.py, numpy)
+name priors on the element last clicked -> adjusted P          (params name_priors)
+the page's facts against what this person cares about -> adjusted P (page_terms.py)
+most likely (biased argmax) / sample  ->  label                  (page: only labels the page offers)
+page: element choice / no page: names from history and Amazon's standard names
+query text for typing, first-person rationale, and the evidence in Decision.details
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from agent.behaviour.element_choice import build_intent, choose_element
 from agent.behaviour.features import NO_LIVE_CONTEXT, LiveContext, history_features
 from agent.behaviour.history_view import PastAction, view_history
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE, click_type_of_label
-from agent.behaviour.model import ACTION_CLASSES, END, LabelDistribution
+from agent.behaviour.model import ACTION_CLASSES, END, BehaviourVariant, LabelDistribution
 from agent.behaviour.names_without_page import name_click, name_input
-from agent.behaviour.page_index import candidate_text, page_index
+from agent.behaviour.page_index import PageIndex, candidate_text, page_index
 from agent.behaviour.page_reasons import page_reasons, purpose
 from agent.behaviour.page_terms import NO_EFFECT, Driver, PageEffect, apply_effect, page_effect
 from agent.behaviour.params import BehaviourParams
@@ -37,8 +37,6 @@ from agent.page.observation import Observation
 from agent.page.page_types import page_type_feature
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
-from agent.behaviour.model import BehaviourVariant
-from agent.behaviour.page_index import PageIndex
 
 MODEL_NAME = "behaviour-model"
 SEARCH_BOX = "nav_bar.search_input"  # OPeRA's name of the search box
@@ -75,7 +73,7 @@ class _PersonaCache:
     """persona -> (feature vector, sensitivities), keyed by the Persona object (populations reuse the same objects)."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._items: "OrderedDict[int, tuple[Persona, tuple[dict[str, float], Sensitivities]]]" = OrderedDict()
+        self._items: OrderedDict[int, tuple[Persona, tuple[dict[str, float], Sensitivities]]] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
@@ -97,11 +95,11 @@ class _EffectCache:
     """(page, person's sensitivities) -> the page's terms: a population sees one page with many instances."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._items: "OrderedDict[tuple[int, Sensitivities], tuple[Observation, PageEffect]]" = OrderedDict()
+        self._items: OrderedDict[tuple[int, Sensitivities], tuple[Observation, PageEffect]] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, observation: Observation, sens: Sensitivities, engine: "BehaviourEngine") -> PageEffect:
+    def get(self, observation: Observation, sens: Sensitivities, engine: BehaviourEngine) -> PageEffect:
         if observation.page_type == "cart":  # the cart holds what was chosen; its facts only gate checking out
             return NO_EFFECT
         key = (id(observation), sens)
@@ -127,9 +125,9 @@ class BehaviourEngine:
 
     # ---- the distribution ------------------------------------------------------------------------
 
-    def distribution(self, past: list[PastAction], persona: Persona | None, live: LiveContext,
-                     observation: Observation | None = None
-                     ) -> tuple[LabelDistribution, dict[str, float], dict[str, float]]:
+    def distribution(
+        self, past: list[PastAction], persona: Persona | None, live: LiveContext, observation: Observation | None = None
+    ) -> tuple[LabelDistribution, dict[str, float], dict[str, float]]:
         features = history_features(past, live)
         persona_features = self._personas.get(persona)[0] if persona is not None else {}
         if persona_features:
@@ -139,19 +137,22 @@ class BehaviourEngine:
         # Priors are about the element last *clicked*: OPeRA names a typed query by its box too
         # (nav_bar.search_input), and what follows typing is already in the history features.
         last = past[-1] if past else None
-        priors = self.params.name_priors.get(_prior_name(last, observation) or "") if last and last.name \
-            and last.label != INPUT else None
+        priors = (
+            self.params.name_priors.get(_prior_name(last, observation) or "")
+            if last and last.name and last.label != INPUT
+            else None
+        )
         if priors:
-            adjusted = distribution.probabilities * np.exp(
-                np.asarray([priors.get(label, 0.0) for label in LABELS])
-            )
+            adjusted = distribution.probabilities * np.exp(np.asarray([priors.get(label, 0.0) for label in LABELS]))
             distribution = LabelDistribution(adjusted / adjusted.sum(), distribution.hazard, distribution.buy_share)
         return distribution, features, persona_features
 
     def variant(self, persona: Persona | None, features: dict[str, float]) -> BehaviourVariant:
         return self.params.model.variant(persona is not None, person_feature(features))
 
-    def drivers(self, features: dict[str, float], persona: Persona | None, label: str) -> tuple[list[str], list[tuple[str, float]]]:
+    def drivers(
+        self, features: dict[str, float], persona: Persona | None, label: str
+    ) -> tuple[list[str], list[tuple[str, float]]]:
         """History features that pushed this label up most, and persona features that did."""
         variant = self.variant(persona, features)
         label_class = END if label in ("purchase", TERMINATE) else label
@@ -166,15 +167,18 @@ class BehaviourEngine:
 
     def decide(self, ctx: TwinContext) -> Decision:
         past = view_history(ctx.history)
-        distribution, features, persona_features = self.distribution(past, ctx.persona, live_context(ctx),
-                                                                     ctx.observation)
+        distribution, features, persona_features = self.distribution(
+            past, ctx.persona, live_context(ctx), ctx.observation
+        )
         observation = ctx.observation
         page_free = observation.empty
         sens = self._personas.get(ctx.persona)[1] if ctx.persona is not None else NEUTRAL
         effect = NO_EFFECT if page_free else self._effects.get(observation, sens, self)
         sequence_only = distribution
         if effect.shifts:
-            distribution = LabelDistribution.of(apply_effect(distribution.probabilities, effect, self.params.page_terms))
+            distribution = LabelDistribution.of(
+                apply_effect(distribution.probabilities, effect, self.params.page_terms)
+            )
         index = None if page_free else page_index(observation)
         allowed = None if index is None else _allowed(index, observation, effect)
         rng = np.random.default_rng(ctx.seed) if ctx.mode == "sample" else None
@@ -182,8 +186,11 @@ class BehaviourEngine:
         previous = LABEL_INDEX.get(past[-1].label, -1) if past else -1
         # On the way to the order (cart, checkout): go on or leave (not by another item's Add to cart or a field).
         going_on = index is not None and on_the_way_to_order(past, observation)
-        unbuyable = (not_next_steps(index) | effect.unavailable_names) if going_on and index is not None \
+        unbuyable = (
+            (not_next_steps(index) | effect.unavailable_names)
+            if going_on and index is not None
             else effect.unavailable_names
+        )
         if going_on and index is not None and not offers_next_step(index, unbuyable):
             going_on, unbuyable = False, effect.unavailable_names
         if going_on:
@@ -217,20 +224,36 @@ class BehaviourEngine:
             query = _last_query(past)
             intent = build_intent(query or "", observation.title, memory_texts, goal)
             choice = choose_element(
-                index, label, intent, past, self.params.element_weights, effect.appeal_by_name, rng=rng,
+                index,
+                label,
+                intent,
+                past,
+                self.params.element_weights,
+                effect.appeal_by_name,
+                rng=rng,
                 excluded=unbuyable if label == PURCHASE else frozenset(),
             )
             target = candidate_text(choice.candidate)
             into_box = choice.candidate.kind == "input"
-            element = {"name": choice.candidate.name, "probability": round(choice.probability, 4), "drivers": choice.drivers}
+            element = {
+                "name": choice.candidate.name,
+                "probability": round(choice.probability, 4),
+                "drivers": choice.drivers,
+            }
             if label == INPUT:
                 given = field_value(goal, target) if goal else None
                 if given:  # the task names what goes in this very field ("From" -> "Mumbai")
                     query, why = given, "filling in what my task asks for"
                 else:
-                    query, why = query_text(past, observation.title, told, preferences, rng,
-                                            task_terms=search_terms(goal) if goal else None,
-                                            in_view=[p.title for p in observation.facts.products])
+                    query, why = query_text(
+                        past,
+                        observation.title,
+                        told,
+                        preferences,
+                        rng,
+                        task_terms=search_terms(goal) if goal else None,
+                        in_view=[p.title for p in observation.facts.products],
+                    )
                 element["text_source"] = why
                 action = InputAction(name=choice.candidate.name, text=query)
             elif goal and choice.candidate.options:  # a drop-down: the option the task asks for
@@ -312,9 +335,15 @@ def _thing_in_view(observation: Observation) -> str | None:
 
 
 def _driver_json(driver: Driver) -> dict:
-    return {"kind": driver.kind, "shift": round(driver.shift, 4) if np.isfinite(driver.shift) else None,
-            "value": driver.value, "reference": driver.reference, "trait": driver.trait,
-            **({"currency": driver.currency} if driver.currency else {}), **({"note": driver.note} if driver.note else {})}
+    return {
+        "kind": driver.kind,
+        "shift": round(driver.shift, 4) if np.isfinite(driver.shift) else None,
+        "value": driver.value,
+        "reference": driver.reference,
+        "trait": driver.trait,
+        **({"currency": driver.currency} if driver.currency else {}),
+        **({"note": driver.note} if driver.note else {}),
+    }
 
 
 def _last_query(past: list[PastAction]) -> str | None:

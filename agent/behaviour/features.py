@@ -12,8 +12,9 @@ into the same code.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from agent.behaviour.labels import INPUT, START
 

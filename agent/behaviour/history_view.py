@@ -6,9 +6,9 @@ epoch seconds. A click without a recorded click type gets one from its name (age
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 from agent.behaviour.labels import INPUT, TERMINATE
 from agent.history import Step

@@ -13,8 +13,8 @@ the same feature dictionary as the logistic model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -30,11 +30,11 @@ class LabelChain:
     """P(next label | previous label): counts plus `strength` pseudo-counts of the overall label shares."""
 
     transitions: dict[str, np.ndarray]  # context feature -> probabilities over labels.LABELS
-    overall: np.ndarray                 # for a context never seen in calibration
+    overall: np.ndarray  # for a context never seen in calibration
     strength: float
 
     @classmethod
-    def fit(cls, pairs: Iterable[tuple[str, int]], strength: float) -> "LabelChain":
+    def fit(cls, pairs: Iterable[tuple[str, int]], strength: float) -> LabelChain:
         """From (context feature, next label index) pairs."""
         counts: dict[str, np.ndarray] = {}
         for context, label in pairs:
@@ -63,7 +63,7 @@ class LabelChain:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "LabelChain":
+    def from_json(cls, data: dict) -> LabelChain:
         return cls(
             transitions={k: np.asarray(v, dtype=np.float64) for k, v in data["transitions"].items()},
             overall=np.asarray(data["overall"], dtype=np.float64),

@@ -16,16 +16,16 @@ TERMINATE = "terminate"
 START = "START"  # the "previous label" before a session's first action
 PURCHASE = "purchase"
 
-LABELS: tuple[str, ...] = CLICK_TYPES + (INPUT, TERMINATE)
+LABELS: tuple[str, ...] = (*CLICK_TYPES, INPUT, TERMINATE)
 LABEL_INDEX: dict[str, int] = {label: i for i, label in enumerate(LABELS)}
-HISTORY_LABELS: tuple[str, ...] = (START,) + CLICK_TYPES + (INPUT,)
+HISTORY_LABELS: tuple[str, ...] = (START, *CLICK_TYPES, INPUT)
 
 OUTCOMES: tuple[str, ...] = (PURCHASE, TERMINATE)
 
 
 def action_type_of(label: str) -> str:
     """click / input / terminate for a label."""
-    if label == INPUT or label == TERMINATE:
+    if label in (INPUT, TERMINATE):
         return label
     return "click"
 

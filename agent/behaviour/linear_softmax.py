@@ -18,7 +18,7 @@ class LinearSoftmax:
     classes: tuple[str, ...]
     vocabulary: dict[str, int]
     weights: np.ndarray  # (n_classes, n_features)
-    bias: np.ndarray     # (n_classes,)
+    bias: np.ndarray  # (n_classes,)
 
     def logits(self, features: dict[str, float]) -> np.ndarray:
         columns: list[int] = []
@@ -56,7 +56,7 @@ class LinearSoftmax:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "LinearSoftmax":
+    def from_json(cls, data: dict) -> LinearSoftmax:
         features = list(data["features"])
         weights = np.asarray(data["weights"], dtype=np.float64).reshape(len(data["classes"]), len(features))
         return cls(

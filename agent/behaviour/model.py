@@ -24,7 +24,7 @@ from agent.behaviour.linear_softmax import LinearSoftmax
 from agent.behaviour.person_chain import PersonChain
 
 END = "END"  # the action model's class for "the session ends now" (purchase click or terminate)
-ACTION_CLASSES: tuple[str, ...] = tuple(label for label in LABELS if label not in (PURCHASE, TERMINATE)) + (END,)
+ACTION_CLASSES: tuple[str, ...] = (*(label for label in LABELS if label not in (PURCHASE, TERMINATE)), END)
 OUTCOME_CLASSES: tuple[str, ...] = (PURCHASE, TERMINATE)
 _PURCHASE = LABEL_INDEX[PURCHASE]
 _TERMINATE = LABEL_INDEX[TERMINATE]
@@ -52,7 +52,7 @@ class BehaviourVariant:
             return True
         return isinstance(self.chain, PersonChain) and self.chain.knows(person_feature)
 
-    def distribution(self, features: dict[str, float]) -> "LabelDistribution":
+    def distribution(self, features: dict[str, float]) -> LabelDistribution:
         action = self.action.probabilities(features)
         outcome = self.outcome.probabilities(features)
         hazard = float(action[-1])
@@ -62,7 +62,9 @@ class BehaviourVariant:
         probabilities[_PURCHASE] = hazard * buy_share
         probabilities[_TERMINATE] = hazard * (1.0 - buy_share)
         if self.chain is not None and self.chain_weight > 0:
-            probabilities = (1.0 - self.chain_weight) * probabilities + self.chain_weight * self.chain.probabilities(features)
+            probabilities = (1.0 - self.chain_weight) * probabilities + self.chain_weight * self.chain.probabilities(
+                features
+            )
             hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
             buy_share = float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0
         return LabelDistribution(probabilities=probabilities, hazard=hazard, buy_share=buy_share)
@@ -77,13 +79,13 @@ class LabelDistribution:
     buy_share: float
 
     @classmethod
-    def of(cls, probabilities: np.ndarray) -> "LabelDistribution":
+    def of(cls, probabilities: np.ndarray) -> LabelDistribution:
         """A distribution from probabilities alone (hazard and buy share read off purchase and terminate)."""
         hazard = float(probabilities[_PURCHASE] + probabilities[_TERMINATE])
         return cls(probabilities, hazard, float(probabilities[_PURCHASE] / hazard) if hazard > 0 else 0.0)
 
     def as_dict(self, digits: int = 4) -> dict[str, float]:
-        return {label: round(float(p), digits) for label, p in zip(LABELS, self.probabilities)}
+        return {label: round(float(p), digits) for label, p in zip(LABELS, self.probabilities, strict=True)}
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ class BehaviourModel:
     without_persona: BehaviourVariant
     decision_bias: np.ndarray  # log bias per label (labels.LABELS order), most-likely mode only
     known_person: BehaviourVariant | None = None
-    repeat_bias: float = 0.0   # log bias for repeating the previous label, most-likely mode only
+    repeat_bias: float = 0.0  # log bias for repeating the previous label, most-likely mode only
     start_bias: np.ndarray | None = None  # the decision bias at a session's first step (calibration/decision_tuning.py)
 
     def variant(self, use_persona: bool, person_feature: str | None = None) -> BehaviourVariant:
@@ -114,7 +116,9 @@ class BehaviourModel:
             return "known_person"
         return "persona" if variant is self.with_persona else "no_persona"
 
-    def most_likely(self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None) -> int:
+    def most_likely(
+        self, distribution: LabelDistribution, allowed: np.ndarray | None = None, previous: int | None = None
+    ) -> int:
         """The label the decision rule picks: argmax of log p + bias (+ repeat bias for the previous label)."""
         first = previous is None or previous < 0
         bias = self.start_bias if first and self.start_bias is not None else self.decision_bias

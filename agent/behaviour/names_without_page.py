@@ -12,8 +12,8 @@ replaces them with the names that real sessions use most (NamingTables.learned).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT
@@ -67,7 +67,7 @@ class NamingTables:
         }
 
     @classmethod
-    def from_json(cls, data: dict | None) -> "NamingTables":
+    def from_json(cls, data: dict | None) -> NamingTables:
         if not data:
             return cls()
         standard = dict(STANDARD_NAMES)

@@ -20,19 +20,20 @@ from agent.per_page_cache import PerObservation
 
 _CACHE_SIZE = 128
 # Boxes a twin's typed text (a search query) does not go into: it clicks them, as any element, but never types.
-NOT_A_QUERY = frozenset({"email", "password", "tel", "number", "date", "datetime-local", "month", "week", "time",
-                         "url"})
+NOT_A_QUERY = frozenset(
+    {"email", "password", "tel", "number", "date", "datetime-local", "month", "week", "time", "url"}
+)
 
 
 @dataclass(frozen=True)
 class PageIndex:
     candidates: tuple[Candidate, ...]
-    groups: dict[str, np.ndarray]          # label -> candidate indices in document order
+    groups: dict[str, np.ndarray]  # label -> candidate indices in document order
     word_sets: tuple[frozenset[str], ...]
-    embeddings: np.ndarray | None          # (n, dim) unit vectors, None without the embedder
-    position_score: np.ndarray             # -log1p(rank of the candidate within its group)
-    allowed: np.ndarray                    # over labels.LABELS: the page offers this label
-    product_titles: tuple[str, ...] = ()   # per candidate: the title of the product it buys or opens, else ""
+    embeddings: np.ndarray | None  # (n, dim) unit vectors, None without the embedder
+    position_score: np.ndarray  # -log1p(rank of the candidate within its group)
+    allowed: np.ndarray  # over labels.LABELS: the page offers this label
+    product_titles: tuple[str, ...] = ()  # per candidate: the title of the product it buys or opens, else ""
 
     def group(self, label: str) -> np.ndarray:
         return self.groups.get(label, np.zeros(0, dtype=int))
@@ -64,7 +65,11 @@ def build_index(observation: Observation) -> PageIndex:
     # A text box is also clicked (OPeRA logs a click into the search box as a "search" click): it joins
     # its click type's group too, keeping the position it has among the boxes.
     for i, candidate in enumerate(candidates):
-        if _takes_a_query(candidate) and candidate.click_type in LABEL_INDEX and candidate.click_type not in (INPUT, TERMINATE):
+        if (
+            _takes_a_query(candidate)
+            and candidate.click_type in LABEL_INDEX
+            and candidate.click_type not in (INPUT, TERMINATE)
+        ):
             grouped.setdefault(candidate.click_type, []).append(i)
     groups = {label: np.asarray(sorted(indices), dtype=int) for label, indices in grouped.items()}
     texts = [candidate_text(c) for c in candidates]
@@ -73,8 +78,12 @@ def build_index(observation: Observation) -> PageIndex:
     for label in groups:
         allowed[LABEL_INDEX[label]] = True
     allowed[LABEL_INDEX[TERMINATE]] = True
-    owner = {name: product.title for product in observation.facts.products
-             for name in (*product.buy_names, product.name) if name and product.title}
+    owner = {
+        name: product.title
+        for product in observation.facts.products
+        for name in (*product.buy_names, product.name)
+        if name and product.title
+    }
     return PageIndex(
         product_titles=tuple(owner.get(c.name, "") for c in candidates),
         candidates=candidates,

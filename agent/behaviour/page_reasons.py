@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from agent.behaviour.labels import PURCHASE, TERMINATE
 from agent.behaviour.page_terms import LOOK_ELSEWHERE, Driver
@@ -21,26 +21,38 @@ CITE_THRESHOLD = 0.3
 MAX_CITED = 2
 
 _AGAINST: dict[str, tuple[str, ...]] = {
-    "price_vs_budget": ("{value} is far more than the {reference} a month I usually spend online",
-                        "{value} is well over what I spend online in a month (about {reference})"),
-    "list_price_vs_budget": ("prices here (around {value}) are far more than the {reference} a month I usually spend online",
-                             "what's on this page (around {value}) is over my usual {reference} a month online"),
-    "price_vs_page": ("{value} is more than similar items here (around {reference})",
-                      "at {value} it costs more than the others on the page, which sit around {reference}"),
-    "rating": ("{value:.1f} stars is lower than I'd like to see (around {reference:.1f})",
-               "a {value:.1f}-star rating doesn't inspire confidence"),
+    "price_vs_budget": (
+        "{value} is far more than the {reference} a month I usually spend online",
+        "{value} is well over what I spend online in a month (about {reference})",
+    ),
+    "list_price_vs_budget": (
+        "prices here (around {value}) are far more than the {reference} a month I usually spend online",
+        "what's on this page (around {value}) is over my usual {reference} a month online",
+    ),
+    "price_vs_page": (
+        "{value} is more than similar items here (around {reference})",
+        "at {value} it costs more than the others on the page, which sit around {reference}",
+    ),
+    "rating": (
+        "{value:.1f} stars is lower than I'd like to see (around {reference:.1f})",
+        "a {value:.1f}-star rating doesn't inspire confidence",
+    ),
     "reviews": ("it has only {count} to go on", "there's hardly anyone vouching for it ({count})"),
     "no_reviews": ("there are no reviews to go on", "nobody has reviewed it yet"),
     "delivery_fee": ("delivery costs {value} on top", "there's a {value} delivery fee"),
     "delivery_days": ("it won't arrive for {days} days", "delivery takes {days} days"),
-    "options": ("there are {count_plain} options and that many choices make it harder for me",
-                "{count_plain} options is more than I want to sort through"),
+    "options": (
+        "there are {count_plain} options and that many choices make it harder for me",
+        "{count_plain} options is more than I want to sort through",
+    ),
     "unavailable": ("it's currently unavailable", "it's out of stock"),
     "sponsored": ("it's a sponsored listing",),
 }
 _FOR: dict[str, tuple[str, ...]] = {
-    "price_vs_page": ("at {value} it's cheaper than similar items here (around {reference})",
-                      "{value} is a good price next to the others on the page"),
+    "price_vs_page": (
+        "at {value} it's cheaper than similar items here (around {reference})",
+        "{value} is a good price next to the others on the page",
+    ),
     "deal": ("it's {percent}% off the list price of {reference}", "there's a {percent}% discount"),
     "rating": ("it has {value:.1f} stars", "people rate it {value:.1f} out of 5"),
     "reviews": ("{count} back it up", "it has {count}"),
@@ -81,7 +93,8 @@ def fact_phrase(driver: Driver, supports: bool, salt: str) -> str | None:
         shown += f" (about {dollars} at the {rate.rstrip(')')})" if rate else f" (about {dollars})"
     return _choose(options, salt + kind).format(
         value=shown if money else (value if value is not None else 0.0),
-        reference=_money(reference, None if budget else driver.currency) if money or driver.kind == "deal"
+        reference=_money(reference, None if budget else driver.currency)
+        if money or driver.kind == "deal"
         else (reference if reference is not None else 0.0),
         count=("no reviews" if count == 0 else f"{count:,} review{'s' if count != 1 else ''}"),
         count_plain=count,
@@ -136,15 +149,25 @@ _WAYS: dict[str, str] = {  # sensitivity -> how this person goes about it, when 
 }
 
 
-def purpose(interests: Sequence[str], page_thing: str | None, task: str | None = None,
-            sens: Sensitivities | None = None, salt: str = "") -> str:
+def purpose(
+    interests: Sequence[str],
+    page_thing: str | None,
+    task: str | None = None,
+    sens: Sensitivities | None = None,
+    salt: str = "",
+) -> str:
     """What the twin came to do, for a session's first step: the task given, else what the person said they
     shop for, else the thing in view; with how this person goes about it (a survey answer they agreed with,
     one of their strongest, chosen stably per person)."""
     if task:
         return f"I'm here to {task.rstrip('.')}" if not task.lower().startswith(("i ", "i'")) else task.rstrip(".")
-    what = (f"I came to look for {interests[0]}" if interests else
-            f"I came to look at {page_thing}" if page_thing else "I came to browse")
+    what = (
+        f"I came to look for {interests[0]}"
+        if interests
+        else f"I came to look at {page_thing}"
+        if page_thing
+        else "I came to browse"
+    )
     levels = {name: getattr(sens, name) for name in _WAYS} if sens is not None else {}
     top = max(levels.values(), default=0.0)
     if top <= 0:

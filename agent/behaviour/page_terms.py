@@ -34,32 +34,32 @@ _LOOK = np.asarray([LABEL_INDEX[label] for label in LOOK_ELSEWHERE])
 class PageTermCoefficients:
     """Priors (see docs/behaviour_model.md for each source); a fitted file replaces them."""
 
-    price_elasticity: float = 2.62      # Bijmolt, van Heerde & Pieters 2005: mean of 1,851 price elasticities
-    trait_weight: float = 0.5           # assumption: a fully agreeing (+1) person weighs a fact 1.5x, disagreeing 0.5x
-    deal: float = 1.0                   # assumption: log-odds per 100% off a shown list price
-    rating_elasticity: float = 0.417    # You, Vadakkepatt & Joshi 2015: eWOM valence elasticity
-    volume_elasticity: float = 0.236    # You, Vadakkepatt & Joshi 2015: eWOM volume elasticity
-    first_reviews: float = 1.31         # Spiegel Research Center 2017: 5 reviews vs none, purchase likelihood +270% (log 3.7)
-    first_reviews_count: float = 5.0    # ... "the first five reviews drive the bulk of this increase"
-    expected_rating: float = 4.35       # assumption: the middle of the 4.0-4.7 range where purchases peak (Spiegel 2017)
-    typical_reviews: float = 1000.0     # assumption: the review count a shopper expects when nothing else is shown
+    price_elasticity: float = 2.62  # Bijmolt, van Heerde & Pieters 2005: mean of 1,851 price elasticities
+    trait_weight: float = 0.5  # assumption: a fully agreeing (+1) person weighs a fact 1.5x, disagreeing 0.5x
+    deal: float = 1.0  # assumption: log-odds per 100% off a shown list price
+    rating_elasticity: float = 0.417  # You, Vadakkepatt & Joshi 2015: eWOM valence elasticity
+    volume_elasticity: float = 0.236  # You, Vadakkepatt & Joshi 2015: eWOM volume elasticity
+    first_reviews: float = 1.31  # Spiegel Research Center 2017: 5 reviews vs none, purchase likelihood +270% (log 3.7)
+    first_reviews_count: float = 5.0  # ... "the first five reviews drive the bulk of this increase"
+    expected_rating: float = 4.35  # assumption: the middle of the 4.0-4.7 range where purchases peak (Spiegel 2017)
+    typical_reviews: float = 1000.0  # assumption: the review count a shopper expects when nothing else is shown
     delivery_days_elasticity: float = 0.1  # Fisher, Gallino & Xu: 1.5% sales per business day from a 7-day baseline
-    expected_days_prime: float = 2.0    # assumption: Prime's promised two-day delivery
-    expected_days: float = 5.0          # assumption: what a shopper without Prime expects
-    stockout_leave: float = 0.6         # Gruen, Corsten & Bharadwaj 2002: 31% buy elsewhere + 9% do not buy vs 26% substitute
-    scarcity: float = 0.0               # published effects of "only N left" disagree in sign: no prior effect
-    ad_label: float = 0.24              # assumption scaled to Edelman & Gilchrist 2012 (label wording moved ad clicks 25-27%)
-    over_choice: float = 0.3            # assumption; Scheibehenne et al. 2010: mean effect near zero, so only for the confused
-    reference_options: float = 6.0      # Iyengar & Lepper 2000's small assortment
-    leave_per_appeal: float = 0.5       # assumption: log-odds of leaving per unit of unappeal
-    look_per_appeal: float = 0.5        # assumption: log-odds of looking elsewhere per unit of unappeal
-    read_reviews: float = 0.5           # assumption: review-engaged people open the reviews more when a page shows them
+    expected_days_prime: float = 2.0  # assumption: Prime's promised two-day delivery
+    expected_days: float = 5.0  # assumption: what a shopper without Prime expects
+    stockout_leave: float = 0.6  # Gruen, Corsten & Bharadwaj 2002: 31% buy elsewhere + 9% do not buy vs 26% substitute
+    scarcity: float = 0.0  # published effects of "only N left" disagree in sign: no prior effect
+    ad_label: float = 0.24  # assumption scaled to Edelman & Gilchrist 2012 (label wording moved ad clicks 25-27%)
+    over_choice: float = 0.3  # assumption; Scheibehenne et al. 2010: mean effect near zero, so only for the confused
+    reference_options: float = 6.0  # Iyengar & Lepper 2000's small assortment
+    leave_per_appeal: float = 0.5  # assumption: log-odds of leaving per unit of unappeal
+    look_per_appeal: float = 0.5  # assumption: log-odds of looking elsewhere per unit of unappeal
+    read_reviews: float = 0.5  # assumption: review-engaged people open the reviews more when a page shows them
 
     def to_json(self) -> dict[str, float]:
         return {k: round(float(v), 5) for k, v in asdict(self).items()}
 
     @classmethod
-    def from_json(cls, data: dict | None) -> "PageTermCoefficients":
+    def from_json(cls, data: dict | None) -> PageTermCoefficients:
         known = {f.name for f in fields(cls)}
         return replace(cls(), **{k: float(v) for k, v in (data or {}).items() if k in known})
 
@@ -71,13 +71,15 @@ PRIORS = PageTermCoefficients()
 class Driver:
     """One fact that moved the decision: what it is, its value, the reference it was held against, and by how much."""
 
-    kind: str            # price_vs_budget, price_vs_page, deal, rating, reviews, delivery_fee, delivery_days, unavailable, options
-    shift: float         # log-odds contribution to buying this product (negative: against)
+    kind: (
+        str  # price_vs_budget, price_vs_page, deal, rating, reviews, delivery_fee, delivery_days, unavailable, options
+    )
+    shift: float  # log-odds contribution to buying this product (negative: against)
     value: float | None
     reference: float | None
     trait: str | None = None  # the sensitivity that weighed it (price, reviews, delivery, over_choice)
     currency: str | None = None  # of `value` when it is money (ISO 4217); the budget `reference` is in US dollars
-    note: str | None = None   # how a price was held against the budget: the conversion, or why it was not
+    note: str | None = None  # how a price was held against the budget: the conversion, or why it was not
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,13 @@ class References:
     expected: frozenset[str] = frozenset()  # references that are the twin's expectation, not the page's products
 
 
-def page_references(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficients, exclude: int | None = None,
-                    currency: str | None = None) -> References:
+def page_references(
+    facts: PageFacts,
+    sens: Sensitivities,
+    coef: PageTermCoefficients,
+    exclude: int | None = None,
+    currency: str | None = None,
+) -> References:
     """Medians over the page's products (but `exclude`), with the twin's expectations where the page has too few.
     Prices are compared within one currency: products priced in another than `currency` are no price reference."""
     others = [p for i, p in enumerate(facts.products) if i != exclude]
@@ -107,7 +114,9 @@ def page_references(facts: PageFacts, sens: Sensitivities, coef: PageTermCoeffic
     days = [float(p.delivery_days) for p in others if p.delivery_days is not None]
     expected_days = coef.expected_days_prime if sens.prime else coef.expected_days
     rating, reviews, day = middle(ratings), middle(counts), middle(days)
-    expected = frozenset(name for name, value in (("rating", rating), ("reviews", reviews), ("days", day)) if value is None)
+    expected = frozenset(
+        name for name, value in (("rating", rating), ("reviews", reviews), ("days", day)) if value is None
+    )
     return References(
         price=middle(prices),
         rating=rating if rating is not None else coef.expected_rating,
@@ -127,8 +136,9 @@ def social_proof(count: float, coef: PageTermCoefficients) -> float:
     return coef.first_reviews * min(count, first) / first + coef.volume_elasticity * math.log(max(count, first) / first)
 
 
-def appeal(product: ProductFacts, refs: References, sens: Sensitivities, coef: PageTermCoefficients,
-           reviews_expected: bool) -> list[Driver]:
+def appeal(
+    product: ProductFacts, refs: References, sens: Sensitivities, coef: PageTermCoefficients, reviews_expected: bool
+) -> list[Driver]:
     """The terms of one product for this person. `reviews_expected`: the page is where reviews would show,
     so a product without any reads as having none."""
     drivers: list[Driver] = []
@@ -136,15 +146,27 @@ def appeal(product: ProductFacts, refs: References, sens: Sensitivities, coef: P
     if product.price:
         total = product.price + (product.delivery_fee or 0.0)
         if refs.price:
-            drivers.append(Driver("price_vs_page", -price_weight * math.log(total / refs.price), total, refs.price, "price"))
+            drivers.append(
+                Driver("price_vs_page", -price_weight * math.log(total / refs.price), total, refs.price, "price")
+            )
         if sens.monthly_budget:
             drivers.extend(_against_budget(total, product.currency, sens.monthly_budget, price_weight))
         if product.delivery_fee:
-            extra = coef.price_elasticity * coef.trait_weight * max(0.0, sens.delivery) * math.log(total / product.price)
+            extra = (
+                coef.price_elasticity * coef.trait_weight * max(0.0, sens.delivery) * math.log(total / product.price)
+            )
             drivers.append(Driver("delivery_fee", -extra, product.delivery_fee, 0.0, "delivery"))
     if product.discount:
-        drivers.append(Driver("deal", coef.deal * _weight(coef, sens.price) * product.discount, product.discount,
-                              product.list_price, "price"))
+        drivers.append(
+            Driver(
+                "deal",
+                coef.deal * _weight(coef, sens.price) * product.discount,
+                product.discount,
+                product.list_price,
+                "price",
+            )
+        )
+
     # Against the twin's own expectation (no other product on the page to compare with) only a shortfall
     # counts: beyond the first reviews more barely moves purchases (Spiegel 2017), and a shopper's
     # expectation is a bar to clear, not a scale to climb.
@@ -160,8 +182,14 @@ def appeal(product: ProductFacts, refs: References, sens: Sensitivities, coef: P
         shift = held(review_weight * (social_proof(float(count), coef) - social_proof(refs.reviews, coef)), "reviews")
         drivers.append(Driver("reviews", shift, float(count), refs.reviews, "reviews"))
     if product.delivery_days is not None and refs.days is not None:
-        shift = -coef.delivery_days_elasticity * _weight(coef, sens.delivery) * math.log((product.delivery_days + 1) / (refs.days + 1))
-        drivers.append(Driver("delivery_days", held(shift, "days"), float(product.delivery_days), refs.days, "delivery"))
+        shift = (
+            -coef.delivery_days_elasticity
+            * _weight(coef, sens.delivery)
+            * math.log((product.delivery_days + 1) / (refs.days + 1))
+        )
+        drivers.append(
+            Driver("delivery_days", held(shift, "days"), float(product.delivery_days), refs.days, "delivery")
+        )
     if product.stock_left is not None and coef.scarcity:
         drivers.append(Driver("scarcity", coef.scarcity, float(product.stock_left), None))
     if product.sponsored and coef.ad_label and sens.ad_trust:
@@ -178,17 +206,37 @@ def _against_budget(total: float, currency: str | None, budget: float, weight: f
     how; a currency the table does not hold skips the comparison and the driver says why (its shift is 0). A price
     whose currency the page does not show is read as dollars, as OPeRA's pages are."""
     if currency in (None, "USD"):
-        return [Driver("price_vs_budget", -weight * math.log(total / budget), total, budget, "price", currency)] \
-            if total > budget else []
+        return (
+            [Driver("price_vs_budget", -weight * math.log(total / budget), total, budget, "price", currency)]
+            if total > budget
+            else []
+        )
     converted = to_usd(total, currency)
     if converted is None:
-        return [Driver("budget_not_compared", 0.0, total, budget, "price", currency,
-                       f"no {currency} exchange rate in the table of {rate_date()}: the price is not held against "
-                       f"the budget")]
+        return [
+            Driver(
+                "budget_not_compared",
+                0.0,
+                total,
+                budget,
+                "price",
+                currency,
+                f"no {currency} exchange rate in the table of {rate_date()}: the price is not held against the budget",
+            )
+        ]
     if converted.usd <= budget:
         return []
-    return [Driver("price_vs_budget", -weight * math.log(converted.usd / budget), total, budget, "price", currency,
-                   converted.describe())]
+    return [
+        Driver(
+            "price_vs_budget",
+            -weight * math.log(converted.usd / budget),
+            total,
+            budget,
+            "price",
+            currency,
+            converted.describe(),
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -213,15 +261,30 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
         return NO_EFFECT
     focus = facts.focus
     list_refs = page_references(facts, sens, coef, exclude=None, currency=facts.currency)
-    terms = [appeal(product, page_references(facts, sens, coef, exclude=i, currency=product.currency) if i == focus
-                    else list_refs, sens, coef, reviews_expected=i == focus)
-             for i, product in enumerate(facts.products)]
+    terms = [
+        appeal(
+            product,
+            page_references(facts, sens, coef, exclude=i, currency=product.currency) if i == focus else list_refs,
+            sens,
+            coef,
+            reviews_expected=i == focus,
+        )
+        for i, product in enumerate(facts.products)
+    ]
     totals = [sum(d.shift for d in drivers) for drivers in terms]
-    unavailable = frozenset(name for product in facts.products if product.availability == "unavailable"
-                            for name in (*product.buy_names, *([product.name] if product.name else [])))
+    unavailable = frozenset(
+        name
+        for product in facts.products
+        if product.availability == "unavailable"
+        for name in (*product.buy_names, *([product.name] if product.name else []))
+    )
     mean_total = sum(totals) / len(totals)
-    appeal_by_name = {name: total - mean_total
-                      for product, total in zip(facts.products, totals) for name in (product.name, *product.buy_names) if name}
+    appeal_by_name = {
+        name: total - mean_total
+        for product, total in zip(facts.products, totals, strict=True)
+        for name in (product.name, *product.buy_names)
+        if name
+    }
     if focus is not None:
         total, drivers = totals[focus], tuple(terms[focus])
     else:
@@ -232,17 +295,29 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
         prices = [p.price for p in facts.products if p.price and p.currency == facts.currency]
         typical = float(median(prices)) if prices else 0.0
         converted = to_usd(typical, facts.currency) if facts.currency not in (None, "USD") else None
-        drivers = ((Driver("list_price_vs_budget", sum(d.shift for d in over_budget) / len(terms), typical,
-                           sens.monthly_budget, "price", facts.currency, converted.describe() if converted else None),)
-                   if over_budget and prices else ())
+        drivers = (
+            (
+                Driver(
+                    "list_price_vs_budget",
+                    sum(d.shift for d in over_budget) / len(terms),
+                    typical,
+                    sens.monthly_budget,
+                    "price",
+                    facts.currency,
+                    converted.describe() if converted else None,
+                ),
+            )
+            if over_budget and prices
+            else ()
+        )
     unappeal = max(0.0, -total)
     shifts = {PURCHASE: total, TERMINATE: coef.leave_per_appeal * unappeal}
-    shifts.update({label: coef.look_per_appeal * unappeal for label in LOOK_ELSEWHERE})
+    shifts.update(dict.fromkeys(LOOK_ELSEWHERE, coef.look_per_appeal * unappeal))
     if facts.reviews_shown and sens.reviews:
         shifts["review"] = coef.read_reviews * sens.reviews
     if focus is not None and facts.products[focus].availability == "unavailable":
         # The rest of what the page says still weighs; apply_effect then moves the buying it would have had.
-        drivers = (Driver("unavailable", -math.inf, None, None),) + drivers
+        drivers = (Driver("unavailable", -math.inf, None, None), *drivers)
         return PageEffect(shifts, drivers, appeal_by_name, unavailable, focus_unavailable=True)
     return PageEffect(shifts, drivers, appeal_by_name, unavailable)
 
@@ -253,8 +328,9 @@ def apply_effect(probabilities: np.ndarray, effect: PageEffect, coef: PageTermCo
     (coef.stockout_leave) and to looking elsewhere."""
     if not effect.shifts:
         return probabilities
-    adjusted = probabilities * np.exp(np.asarray([v if math.isfinite(v := effect.shifts.get(label, 0.0)) else 0.0
-                                                  for label in LABELS]))
+    adjusted = probabilities * np.exp(
+        np.asarray([v if math.isfinite(v := effect.shifts.get(label, 0.0)) else 0.0 for label in LABELS])
+    )
     adjusted /= adjusted.sum()
     if effect.focus_unavailable:
         freed = adjusted[_PURCHASE]

@@ -56,13 +56,19 @@ def params_from_json(data: dict) -> BehaviourParams:
     chain = LabelChain.from_json(data["label_chain"]) if data.get("label_chain") else None
     chain_weight = float(data.get("hyperparameters", {}).get("chain_weight", 0.0)) if chain is not None else 0.0
 
-    person_chain = PersonChain.from_json(chain, data["person_chain"]) if chain is not None and data.get("person_chain") else None
+    person_chain = (
+        PersonChain.from_json(chain, data["person_chain"]) if chain is not None and data.get("person_chain") else None
+    )
 
     def variant(key: str) -> BehaviourVariant:
         part = variants[key]
         own_chain = person_chain if key == "known_person" and person_chain is not None else chain
-        return BehaviourVariant(action=LinearSoftmax.from_json(part["action"]), outcome=LinearSoftmax.from_json(part["outcome"]),
-                                chain=own_chain, chain_weight=chain_weight)
+        return BehaviourVariant(
+            action=LinearSoftmax.from_json(part["action"]),
+            outcome=LinearSoftmax.from_json(part["outcome"]),
+            chain=own_chain,
+            chain_weight=chain_weight,
+        )
 
     model = BehaviourModel(
         with_persona=variant("persona"),
@@ -79,7 +85,9 @@ def params_from_json(data: dict) -> BehaviourParams:
         naming=NamingTables.from_json(data.get("naming")),
         name_priors={k: dict(v) for k, v in data.get("name_priors", DEFAULT_NAME_PRIORS).items()},
         element_weights=weights,
-        meta={k: data[k] for k in ("source", "hyperparameters", "cross_validation", "citation", "page_terms") if k in data},
+        meta={
+            k: data[k] for k in ("source", "hyperparameters", "cross_validation", "citation", "page_terms") if k in data
+        },
         page_terms=PageTermCoefficients.from_json((data.get("page_terms") or {}).get("coefficients")),
     )
 
@@ -106,6 +114,8 @@ def load_params(path: Path | str | None = None) -> BehaviourParams:
                 _loaded[resolved] = params_from_json(json.loads(resolved.read_text(encoding="utf-8")))
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:  # ValueError: bad JSON too
                 detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
-                raise BehaviourParamsError(f"behaviour parameters at {resolved} are not usable ({detail}); "
-                                           f"make them with `twinsim calibrate --out {resolved}`") from None
+                raise BehaviourParamsError(
+                    f"behaviour parameters at {resolved} are not usable ({detail}); "
+                    f"make them with `twinsim calibrate --out {resolved}`"
+                ) from None
         return _loaded[resolved]

@@ -13,8 +13,8 @@ shared chain unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class PersonChain:
     strength: float
 
     @classmethod
-    def fit(cls, shared: LabelChain, triples: Iterable[tuple[str, str, int]], strength: float) -> "PersonChain":
+    def fit(cls, shared: LabelChain, triples: Iterable[tuple[str, str, int]], strength: float) -> PersonChain:
         """From (person feature, context feature, next label index) triples."""
         counts: dict[str, dict[str, np.ndarray]] = {}
         for person, context, label in triples:
@@ -63,7 +63,7 @@ class PersonChain:
         }
 
     @classmethod
-    def from_json(cls, shared: LabelChain, data: dict) -> "PersonChain":
+    def from_json(cls, shared: LabelChain, data: dict) -> PersonChain:
         counts = {
             person: {context: np.asarray(row, dtype=np.float64) for context, row in by_context.items()}
             for person, by_context in data["counts"].items()

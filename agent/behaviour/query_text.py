@@ -10,7 +10,7 @@ person (price-conscious people add "cheap", quality-minded people "best", ...).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,13 +19,15 @@ from agent.behaviour.labels import INPUT
 
 _SHOPPING_FOR = re.compile(
     r"\b(?:shopping for|looking for|search(?:ed|ing)? for|need(?:ed|s)?|buy(?:ing)?|bought|order(?:ed|ing)?|"
-    r"want(?:ed|s)? to (?:buy|get))\s+(?:a |an |some |new |more |the )?([a-z][a-z0-9 \-]{2,40}?)(?=[.,;:!?)]|\s+(?:for|from|on|at|and|because|since|when|so|that|which)\b|$)",
+    r"want(?:ed|s)? to (?:buy|get))\s+(?:a |an |some |new |more |the )?([a-z][a-z0-9 "
+    r"\-]{2,40}?)(?=[.,;:!?)]|\s+(?:for|from|on|at|and|because|since|when|so|that|which)\b|$)",
     re.IGNORECASE,
 )
 # Words that are not the thing shopped for. Interview transcripts are speech ("buy things immediately",
 # "buy it from the local stores instead"), so a phrase is trimmed of these at both ends and cut where a
 # joining word or a preposition starts a new part; what is left must still name something.
-_FILLER = frozenset("""
+_FILLER = frozenset(
+    """
     a an the some any more most many much other another such so very really just only also too again already
     this that these those it its them they their there here i me my we our you your he she his her one ones
     of like lot lots kind sort bit couple different same good nice better best new old whatever what
@@ -33,9 +35,28 @@ _FILLER = frozenset("""
     online amazon website site shopping purchase purchases reviews review advertisement ads ad history
     participant interviewer said say think know mean guess maybe probably usually directly immediately
     instead now soon later anyway right away local
-""".split())
-_JOINING = frozenset({"to", "or", "and", "but", "so", "that", "which", "again", "before", "after", "said",
-                      "because", "when", "then", "than", "if"})
+""".split()  # noqa: SIM905 - a list of words reads best as words
+)
+_JOINING = frozenset(
+    {
+        "to",
+        "or",
+        "and",
+        "but",
+        "so",
+        "that",
+        "which",
+        "again",
+        "before",
+        "after",
+        "said",
+        "because",
+        "when",
+        "then",
+        "than",
+        "if",
+    }
+)
 _PREPOSITIONS = frozenset({"for", "from", "on", "at", "in", "with", "by", "about", "into", "without"})
 # A phrase starting with one of these is a way of shopping ("buying the first product that ..."), not a thing.
 _WAYS_OF_SHOPPING = frozenset({"first", "whatever", "cheaper", "cheapest", "expensive", "quickly", "new brand"})
@@ -49,9 +70,32 @@ REFINEMENTS: dict[str, str] = {
 }
 FALLBACK_QUERY = "best sellers"
 # Words of a page title that are the site or the kind of page, not a thing to search for.
-_NOT_A_THING = frozenset({"amazon", "com", "all", "products", "product", "items", "catalogue", "catalog", "shop",
-                          "store", "home", "homepage", "results", "search", "cart", "basket", "checkout", "shopping",
-                          "your", "page", "browse", "welcome"})
+_NOT_A_THING = frozenset(
+    {
+        "amazon",
+        "com",
+        "all",
+        "products",
+        "product",
+        "items",
+        "catalogue",
+        "catalog",
+        "shop",
+        "store",
+        "home",
+        "homepage",
+        "results",
+        "search",
+        "cart",
+        "basket",
+        "checkout",
+        "shopping",
+        "your",
+        "page",
+        "browse",
+        "welcome",
+    }
+)
 
 
 def previous_queries(past: Sequence[PastAction]) -> list[str]:
@@ -90,8 +134,12 @@ def interests(texts: Sequence[str]) -> list[str]:
     return found
 
 
-def first_query(page_title: str | None, memory_texts: Sequence[str], in_view: Sequence[str] = (),
-                rng: np.random.Generator | None = None) -> str:
+def first_query(
+    page_title: str | None,
+    memory_texts: Sequence[str],
+    in_view: Sequence[str] = (),
+    rng: np.random.Generator | None = None,
+) -> str:
     """A first search: the thing in view (the page's title without the shop's name and words that name no
     thing, "All products", "Cart"), else something the person shops for, else a product shown (the first, or
     with `rng` any of them), else a generic one."""

@@ -12,7 +12,7 @@ buying). A trait that says the opposite of the action (CONTRADICTS) is never nam
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from agent.behaviour.history_view import PastAction
 from agent.behaviour.labels import INPUT, TERMINATE
@@ -91,7 +91,7 @@ def first_person(sentence: str) -> str:
         verb = verb[:-3] + "y"
     elif lower.endswith("s") and not lower.endswith("ss"):
         verb = verb[:-1]
-    return ("I " + verb + sentence[match.end():]).strip()
+    return ("I " + verb + sentence[match.end() :]).strip()
 
 
 def first_sentence(text: str, limit: int = 160) -> str:
@@ -129,8 +129,12 @@ def pick_memory(memories: Sequence[Memory], label: str) -> Memory | None:
     statements over transcript passages (a Q&A fragment reads badly as a reason), then recall order.
     A survey answer qualifies only when it is agreed with and names this kind of action."""
     keywords = _LABEL_KEYWORDS.get(label, ())
-    memories = [m for m in memories if m.kind not in _SURVEY_KINDS
-                or (not _NOT_AGREED.search(m.text) and any(word in m.text.lower() for word in keywords))]
+    memories = [
+        m
+        for m in memories
+        if m.kind not in _SURVEY_KINDS
+        or (not _NOT_AGREED.search(m.text) and any(word in m.text.lower() for word in keywords))
+    ]
     if not memories:
         return None
 
@@ -158,13 +162,19 @@ def session_facts(past: Sequence[PastAction]) -> tuple[dict[str, int], int | Non
     return counts, minutes
 
 
-def driver_phrase(name: str, past: Sequence[PastAction], facts: tuple[dict[str, int], int | None] | None = None) -> str | None:
+def driver_phrase(
+    name: str, past: Sequence[PastAction], facts: tuple[dict[str, int], int | None] | None = None
+) -> str | None:
     """One history feature that drove a choice, in words with the session's real counts (None: nothing to say)."""
     counts, minutes = facts if facts is not None else session_facts(past)
     if name.startswith("prev1="):
         prev = name.split("&")[0].split("=", 1)[1]
         return _PREV_PHRASES.get(prev)
-    if name == "count:products" and counts.get("product_link") and not (counts["product_link"] == 1 and past[-1].label == "product_link"):
+    if (
+        name == "count:products"
+        and counts.get("product_link")
+        and not (counts["product_link"] == 1 and past[-1].label == "product_link")
+    ):
         n = counts["product_link"]
         return f"I've opened {n} product{'s' if n != 1 else ''}"
     if name == "count:reviews" and counts.get("review"):
@@ -269,8 +279,14 @@ _DOING: dict[str, str] = {
 }
 
 
-def doing_phrase(label: str, target: str | None, query: str | None = None, buy_share: float | None = None,
-                 into_box: bool = False, elsewhere: bool = False) -> str:
+def doing_phrase(
+    label: str,
+    target: str | None,
+    query: str | None = None,
+    buy_share: float | None = None,
+    into_box: bool = False,
+    elsewhere: bool = False,
+) -> str:
     """What I do now, in words (the element's text when known). `elsewhere`: the product in view put me off."""
     if elsewhere and label == "product_link":
         return "I'll look at another one" + (f': "{target[:80]}"' if target else "")

@@ -10,7 +10,7 @@ after that preposition ("Mumbai", "New York"). Rules, not a model: cheap, offlin
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,14 +20,17 @@ _LEADING = re.compile(
     r"^(?:please\s+|can you\s+|help me\s+|i\s+(?:want|need|would like|'d like)\s+to\s+|let's\s+|go\s+and\s+)*"
     r"(?:buy|purchase|order|find|search(?:\s+for)?|look\s+(?:for|up)|get|shop\s+for|browse(?:\s+for)?|show(?:\s+me)?|"
     r"check(?:\s+out)?|book|reserve|rent|add|compare|see|view|open|go\s+to|locate|track|sign\s+up\s+for|subscribe\s+to)"
-    r"\b\s*", re.IGNORECASE)
+    r"\b\s*",
+    re.IGNORECASE,
+)
 _ARTICLES = frozenset({"a", "an", "the", "some", "me", "my", "any", "all"})
 # Where the thing asked for ends and its constraints begin.
 _CUT = re.compile(
     r"(?:\s+(?:under|below|less\s+than|cheaper\s+than|over|above|more\s+than|between|within|that|which|who|where|"
     r"whose|priced|costing|on|before|after|by|during|from|to|and\s+then|then|and\s+add|and\s+buy|if|so|sorted|"
     r"starting|departing|leaving|returning)\b|[,;.!?()]|\s+\$|\s+with\s+(?:a\s+)?(?:price|budget|rating)).*$",
-    re.IGNORECASE | re.DOTALL)
+    re.IGNORECASE | re.DOTALL,
+)
 _FIELD_PREPOSITIONS = frozenset({"from", "to", "in", "near", "at", "into", "for", "with", "on"})
 _MAX_WORDS = 8
 

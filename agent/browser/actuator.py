@@ -31,7 +31,9 @@ async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: Snapsho
     return page.locator(selector_for(marker))
 
 
-async def perform(page: Page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts) -> None:
+async def perform(
+    page: Page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts
+) -> None:
     """Click, type and submit, or choose a drop-down's option. Raises StepFailure; terminate never reaches here."""
     if action.type == "terminate":
         raise ValueError("terminate is not performed on the page")
@@ -50,9 +52,14 @@ async def perform(page: Page, snapshot: PageSnapshot, action: Action, reader: Sn
         # The element may have vanished while Playwright waited for it: tell that apart from a slow page.
         fresh = await reader.take(page)
         if fresh.marker(action.name) is None:
-            raise StepFailure("name_missing", f"'{action.name}' disappeared from {page.url} before it could be "
-                                              f"{'clicked' if action.type == 'click' else 'typed into'}") from None
-        raise StepFailure("timeout", f"could not {action.type} '{action.name}' within {timeouts.action_ms} ms") from None
+            raise StepFailure(
+                "name_missing",
+                f"'{action.name}' disappeared from {page.url} before it could be "
+                f"{'clicked' if action.type == 'click' else 'typed into'}",
+            ) from None
+        raise StepFailure(
+            "timeout", f"could not {action.type} '{action.name}' within {timeouts.action_ms} ms"
+        ) from None
     except PlaywrightError as error:
         raise StepFailure("browser_error", f"{action.type} '{action.name}': {str(error).splitlines()[0]}") from None
 

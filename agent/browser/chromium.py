@@ -11,8 +11,14 @@ from pathlib import Path
 from playwright.async_api import Browser, Playwright
 
 CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync")
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -23,8 +29,10 @@ class ChromiumMissing(RuntimeError):
 def chromium_path() -> str:
     path = CHROMIUM_PATH if Path(CHROMIUM_PATH).exists() else shutil.which("chromium")
     if not path:
-        raise ChromiumMissing(f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
-                              "(or set TWINSIM_CHROMIUM to a Chromium binary)")
+        raise ChromiumMissing(
+            f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
+            "(or set TWINSIM_CHROMIUM to a Chromium binary)"
+        )
     return path
 
 
@@ -33,5 +41,6 @@ async def launch(playwright: Playwright, *, pictures: bool = True) -> Browser:
     (agent/browser/request_filter.py); `pictures`: whether any screenshot will be taken (fonts are kept for it)."""
     from agent.browser.request_filter import refusing_switches
 
-    return await playwright.chromium.launch(executable_path=chromium_path(),
-                                            args=[*CHROMIUM_ARGS, *refusing_switches(pictures)], headless=True)
+    return await playwright.chromium.launch(
+        executable_path=chromium_path(), args=[*CHROMIUM_ARGS, *refusing_switches(pictures)], headless=True
+    )

@@ -11,6 +11,7 @@ picture would show them: when a report or the brain takes screenshots, every twi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
@@ -91,7 +92,5 @@ async def _wipe(tab: _Tab) -> bool:
 
 
 async def _close(tab: _Tab) -> None:
-    try:
+    with contextlib.suppress(PlaywrightError):  # the browser is already gone
         await tab.context.close()
-    except PlaywrightError:  # the browser is already gone
-        pass

@@ -8,10 +8,10 @@ screenshot is taken in. An element out of view keeps its box; the drawing leaves
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from agent.browser.snapshot import MARK, PageSnapshot
 from agent.page.observation import Observation
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -32,6 +32,8 @@ async def with_element_boxes(page: Page, snapshot: PageSnapshot) -> Observation:
     observation = snapshot.observation
     markers = [snapshot.marker(candidate.name) for candidate in observation.candidates]
     boxes = await page.evaluate(_READ_BOXES, [MARK, markers])
-    candidates = tuple(dataclasses.replace(candidate, bbox=tuple(box) if box else None)
-                       for candidate, box in zip(observation.candidates, boxes))
+    candidates = tuple(
+        dataclasses.replace(candidate, bbox=tuple(box) if box else None)
+        for candidate, box in zip(observation.candidates, boxes, strict=True)
+    )
     return dataclasses.replace(observation, candidates=candidates, by_name={c.name: c for c in candidates})

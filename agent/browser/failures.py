@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Literal
 
 FailureKind = Literal[
-    "dead_link",          # the page answered HTTP 4xx/5xx
+    "dead_link",  # the page answered HTTP 4xx/5xx
     "navigation_failed",  # the page could not be loaded at all (refused, DNS, bad TLS ...)
-    "timeout",            # the page or an action did not finish in time
-    "name_missing",       # the element the twin chose is not on the live page any more
-    "empty_page",         # nothing on the page a twin could act on
-    "browser_error",      # anything else the browser reported
+    "timeout",  # the page or an action did not finish in time
+    "name_missing",  # the element the twin chose is not on the live page any more
+    "empty_page",  # nothing on the page a twin could act on
+    "browser_error",  # anything else the browser reported
 ]
 
 

@@ -10,6 +10,7 @@ its scripts start after load, and nothing is in flight, it has settled: no fixed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -22,9 +23,9 @@ from agent.browser.failures import StepFailure
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    navigation_ms: int = 15_000   # a page must load within this
-    action_ms: int = 5_000        # a click or a keystroke must land within this
-    idle_ms: int = 3_000          # then up to this long for the network to go quiet (not required)
+    navigation_ms: int = 15_000  # a page must load within this
+    action_ms: int = 5_000  # a click or a keystroke must land within this
+    idle_ms: int = 3_000  # then up to this long for the network to go quiet (not required)
 
 
 _NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
@@ -48,8 +49,12 @@ class NavigationWatch:
 
     def detach(self) -> None:
         """Stop following the page (a kept tab is handed on to the next twin with a watch of its own)."""
-        for event, handler in (("response", self._on_response), ("request", self._on_request),
-                               ("requestfinished", self._on_done), ("requestfailed", self._on_done)):
+        for event, handler in (
+            ("response", self._on_response),
+            ("request", self._on_request),
+            ("requestfinished", self._on_done),
+            ("requestfailed", self._on_done),
+        ):
             self._page.remove_listener(event, handler)
 
     def _on_request(self, request: Request) -> None:
@@ -65,7 +70,7 @@ class NavigationWatch:
         """Until nothing is in flight (True), or `timeout_s` passed (False)."""
         try:
             await asyncio.wait_for(self._quiet.wait(), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 
@@ -91,16 +96,14 @@ async def settle(page: Page, timeouts: Timeouts, watch: NavigationWatch | None =
     except PlaywrightTimeout:
         raise StepFailure("timeout", f"{page.url} did not finish loading within {timeouts.navigation_ms} ms") from None
     if watch is None:
-        try:
+        with contextlib.suppress(PlaywrightTimeout):
             await page.wait_for_load_state("networkidle", timeout=timeouts.idle_ms)
-        except PlaywrightTimeout:
-            pass
         return
     deadline = time.monotonic() + timeouts.idle_ms / 1000
     while True:
         try:  # one frame: what the page starts on load (fetches, timers at 0) is started by then
             await asyncio.wait_for(page.evaluate(_NEXT_FRAME), max(0.05, deadline - time.monotonic()))
-        except (PlaywrightError, asyncio.TimeoutError):
+        except (TimeoutError, PlaywrightError):
             return  # navigating again, or a page too busy to paint: loaded is enough
         if not watch.in_flight:
             return

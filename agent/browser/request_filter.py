@@ -11,16 +11,45 @@ scripts or pictures) are left alone: a page may not work or look right without t
 
 from __future__ import annotations
 
-TRACKERS = ("google-analytics.com", "googletagmanager.com", "googleadservices.com", "doubleclick.net",
-            "googlesyndication.com", "connect.facebook.net", "analytics.tiktok.com", "bat.bing.com", "clarity.ms",
-            "hotjar.com", "segment.io", "cdn.segment.com", "mixpanel.com", "amplitude.com", "fullstory.com",
-            "nr-data.net", "js-agent.newrelic.com", "criteo.com", "criteo.net", "taboola.com", "outbrain.com",
-            "adnxs.com", "scorecardresearch.com", "quantserve.com", "js.hs-analytics.net", "ct.pinterest.com",
-            "snap.licdn.com", "px.ads.linkedin.com", "static.ads-twitter.com", "sc-static.net")
+TRACKERS = (
+    "google-analytics.com",
+    "googletagmanager.com",
+    "googleadservices.com",
+    "doubleclick.net",
+    "googlesyndication.com",
+    "connect.facebook.net",
+    "analytics.tiktok.com",
+    "bat.bing.com",
+    "clarity.ms",
+    "hotjar.com",
+    "segment.io",
+    "cdn.segment.com",
+    "mixpanel.com",
+    "amplitude.com",
+    "fullstory.com",
+    "nr-data.net",
+    "js-agent.newrelic.com",
+    "criteo.com",
+    "criteo.net",
+    "taboola.com",
+    "outbrain.com",
+    "adnxs.com",
+    "scorecardresearch.com",
+    "quantserve.com",
+    "js.hs-analytics.net",
+    "ct.pinterest.com",
+    "snap.licdn.com",
+    "px.ads.linkedin.com",
+    "static.ads-twitter.com",
+    "sc-static.net",
+)
 
 
 def refusing_switches(pictures: bool) -> list[str]:
     """Chromium switches that refuse them; fonts only when no picture is taken."""
     rules = ", ".join(f"MAP {host} ~NOTFOUND, MAP *.{host} ~NOTFOUND" for host in TRACKERS)
-    return [f"--host-resolver-rules={rules}", "--autoplay-policy=user-gesture-required",
-            *(() if pictures else ("--disable-remote-fonts",))]
+    return [
+        f"--host-resolver-rules={rules}",
+        "--autoplay-policy=user-gesture-required",
+        *(() if pictures else ("--disable-remote-fonts",)),
+    ]

@@ -59,8 +59,9 @@ class RequestGuard:
             pass  # the page or context closed while the request waited
 
 
-async def guarded_context(browser: Browser, allowed: HostAllowList | None,
-                          **options: Any) -> tuple[BrowserContext, Page, RequestGuard | None]:
+async def guarded_context(
+    browser: Browser, allowed: HostAllowList | None, **options: Any
+) -> tuple[BrowserContext, Page, RequestGuard | None]:
     """A new browser context (and its first page) whose every request, on every page it opens, is judged."""
     context = await browser.new_context(**options)
     guard = RequestGuard(context, allowed) if allowed is not None else None

@@ -41,7 +41,8 @@ _READ_RENDERED_DOM = """
   for (const el of document.querySelectorAll('input, textarea')) {
     const twin = byMark.get(el.getAttribute(mark));
     if (!twin) continue;
-    if (el.type === 'checkbox' || el.type === 'radio') el.checked ? twin.setAttribute('checked', '') : twin.removeAttribute('checked');
+    if (el.type === 'checkbox' || el.type === 'radio') el.checked ? twin.setAttribute('checked', '') : \
+twin.removeAttribute('checked');
     else if (el.tagName === 'INPUT') twin.setAttribute('value', el.value);
     else twin.textContent = el.value;
   }
@@ -63,8 +64,8 @@ class PageSnapshot:
     title: str
     simplified: SimplifiedPage
     observation: Observation
-    elements: int            # DOM elements marked
-    hidden: int              # of which not rendered (left out)
+    elements: int  # DOM elements marked
+    hidden: int  # of which not rendered (left out)
 
     def marker(self, name: str) -> str | None:
         return self.simplified.sources.get(name)
@@ -89,8 +90,14 @@ class SnapshotTaker:
         url = page.url
         simplified = await asyncio.to_thread(simplify_html, rendered["html"], url, source_attribute=MARK)
         observation = parse_page(simplified.html, url=url)
-        return PageSnapshot(url=url, title=observation.title, simplified=simplified, observation=observation,
-                            elements=rendered["elements"], hidden=rendered["hidden"])
+        return PageSnapshot(
+            url=url,
+            title=observation.title,
+            simplified=simplified,
+            observation=observation,
+            elements=rendered["elements"],
+            hidden=rendered["hidden"],
+        )
 
 
 def selector_for(marker: str) -> str:

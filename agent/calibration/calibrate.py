@@ -20,8 +20,9 @@ release's action table (names, typed text, pages) and user table. Steps:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -100,8 +101,15 @@ def calibrate(
         return _calibrate(timelines, personas, actions, users, out, seed, small_search)
 
 
-def _calibrate(timelines: Path | None, personas: Path | None, actions: Path | None, users: Path | None, out: Path,
-               seed: int, small_search: bool) -> dict:
+def _calibrate(
+    timelines: Path | None,
+    personas: Path | None,
+    actions: Path | None,
+    users: Path | None,
+    out: Path,
+    seed: int,
+    small_search: bool,
+) -> dict:
     data_dir = opera_data_dir()
     timelines = Path(timelines) if timelines is not None else data_dir / "timelines.jsonl"
     personas_path = Path(personas) if personas is not None else data_dir / "personas.jsonl"
@@ -114,7 +122,9 @@ def _calibrate(timelines: Path | None, personas: Path | None, actions: Path | No
         sessions = merge_sessions(recorded, sessions)
     if not sessions:
         raise CalibrationError("no sessions with a click or an input in the data given")
-    persona_paths = [p for p in (personas_path, Path(users) if users is not None else None) if p is not None and p.exists()]
+    persona_paths = [
+        p for p in (personas_path, Path(users) if users is not None else None) if p is not None and p.exists()
+    ]
     people = read_personas(persona_paths)
 
     rows = build_rows(sessions, people)
@@ -157,15 +167,25 @@ def _calibrate(timelines: Path | None, personas: Path | None, actions: Path | No
         "decision": {"bias": rule.biases, "repeat_bias": rule.repeat_bias, "start_bias": rule.start_biases},
         "variants": {
             "persona": {"action": with_persona.action.to_json(DIGITS), "outcome": with_persona.outcome.to_json(DIGITS)},
-            "no_persona": {"action": without_persona.action.to_json(DIGITS), "outcome": without_persona.outcome.to_json(DIGITS)},
+            "no_persona": {
+                "action": without_persona.action.to_json(DIGITS),
+                "outcome": without_persona.outcome.to_json(DIGITS),
+            },
             **(
-                {"known_person": {"action": known_person.action.to_json(DIGITS), "outcome": known_person.outcome.to_json(DIGITS)}}
+                {
+                    "known_person": {
+                        "action": known_person.action.to_json(DIGITS),
+                        "outcome": known_person.outcome.to_json(DIGITS),
+                    }
+                }
                 if known_person is not None
                 else {}
             ),
         },
         "label_chain": with_persona.chain.to_json(DIGITS) if isinstance(with_persona.chain, LabelChain) else None,
-        "person_chain": known_person.chain.to_json() if known_person is not None and isinstance(known_person.chain, PersonChain) else None,
+        "person_chain": known_person.chain.to_json()
+        if known_person is not None and isinstance(known_person.chain, PersonChain)
+        else None,
         **learned,
     }
     out = Path(out)
@@ -180,4 +200,3 @@ def _calibrate(timelines: Path | None, personas: Path | None, actions: Path | No
         "learned_names": bool(recorded),
         "element_weights_fitted": bool(learned["element_choice"]),
     }
-

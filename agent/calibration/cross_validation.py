@@ -52,12 +52,14 @@ def out_of_fold_distributions(rows: TrainingRows, folds: np.ndarray, config: Fit
         variant = fit_variant(rows.subset(~test), config)
         scored_mask = test & ~rows.training_only
         features = merged_features(rows.subset(scored_mask), config)
-        for row, row_features in zip(np.flatnonzero(scored_mask), features):
+        for row, row_features in zip(np.flatnonzero(scored_mask), features, strict=True):
             distributions[row] = variant.distribution(row_features).probabilities
     return distributions
 
 
-def out_of_fold_chain(rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0) -> np.ndarray:
+def out_of_fold_chain(
+    rows: TrainingRows, folds: np.ndarray, strength: float, person_strength: float = 0.0
+) -> np.ndarray:
     """The label chain's P(label) for every benchmark row, each fitted on the other folds
     (refined by each known person's own chain when person_strength > 0)."""
     distributions = np.full((len(rows), len(LABELS)), np.nan)

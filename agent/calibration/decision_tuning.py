@@ -35,8 +35,8 @@ TUNED_LABELS: tuple[str, ...] = (TERMINATE, PURCHASE, INPUT)
 GRIDS: tuple[tuple[float, ...], ...] = (
     tuple(round(0.25 * i, 2) for i in range(13)),  # terminate 0 .. 3
     tuple(round(0.25 * i, 2) for i in range(13)),  # purchase 0 .. 3
-    tuple(round(0.25 * i, 2) for i in range(5)),   # input 0 .. 1
-    tuple(round(0.25 * i, 2) for i in range(7)),   # repeat 0 .. 1.5
+    tuple(round(0.25 * i, 2) for i in range(5)),  # input 0 .. 1
+    tuple(round(0.25 * i, 2) for i in range(7)),  # repeat 0 .. 1.5
 )
 OBJECTIVE_METRICS: tuple[str, ...] = (
     "action_type_macro_f1",
@@ -113,7 +113,7 @@ def tune_rule(sets: list[TuningSet]) -> tuple[DecisionRule, float]:
             vector[column] = GRIDS[i][point[i]]
         repeat_bias = GRIDS[3][point[3]]
         values = []
-        for tuning_set, floor, log_p, onehot in zip(sets, floors, log_ps, repeats):
+        for tuning_set, floor, log_p, onehot in zip(sets, floors, log_ps, repeats, strict=True):
             predicted = np.argmax(log_p + vector + repeat_bias * onehot, axis=1)
             metrics = label_metrics(tuning_set.gold, predicted, tuning_set.is_last)
             values.append(objective(metrics))
@@ -138,7 +138,9 @@ def tune_start_biases(sets: list[TuningSet], biases: dict[str, float]) -> dict[s
     for purchase, typing in itertools.product(START_GRID, START_GRID):
         candidate = {**biases, PURCHASE: purchase, INPUT: typing}
         vector = bias_vector(candidate)
-        accuracy = float(np.mean([np.mean(np.argmax(log_p + vector, axis=1) == gold) for log_p, gold in firsts if len(gold)]))
+        accuracy = float(
+            np.mean([np.mean(np.argmax(log_p + vector, axis=1) == gold) for log_p, gold in firsts if len(gold)])
+        )
         change = abs(purchase - biases[PURCHASE]) + abs(typing - biases[INPUT])
         if best is None or accuracy > best[0] + 1e-12 or (abs(accuracy - best[0]) <= 1e-12 and change < best[1]):
             best = (accuracy, change, candidate)

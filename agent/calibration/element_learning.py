@@ -7,7 +7,7 @@ element_choice.ELEMENT_FEATURES is fitted by L-BFGS with a small L2 penalty towa
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import minimize
@@ -49,7 +49,9 @@ def choice_sets(
             query = next((p.text for p in reversed(past) if p.label == INPUT and p.text), "")
             intent = build_intent(query, observation.title, memories)
             sens = person_sensitivities.get(session.user_prefix, NEUTRAL)
-            features = element_features(index, members, intent, past, page_effect(observation.facts, sens).appeal_by_name)
+            features = element_features(
+                index, members, intent, past, page_effect(observation.facts, sens).appeal_by_name
+            )
             sets.append((features, names.index(step.name)))
             if len(sets) >= MAX_CHOICES:
                 return sets
@@ -76,4 +78,4 @@ def fit_element_weights(sets: list[tuple[np.ndarray, int]]) -> dict[str, float] 
         return total / n + PENALTY * float(diff @ diff), grad / n + 2 * PENALTY * diff
 
     result = minimize(loss, prior.copy(), jac=True, method="L-BFGS-B")
-    return {name: round(float(v), 4) for name, v in zip(ELEMENT_FEATURES, result.x)}
+    return {name: round(float(v), 4) for name, v in zip(ELEMENT_FEATURES, result.x, strict=True)}

@@ -47,7 +47,7 @@ def merged_features(rows: TrainingRows, config: FitConfig) -> list[dict[str, flo
     if not config.use_persona:
         return rows.history
     merged = []
-    for history, persona in zip(rows.history, rows.persona):
+    for history, persona in zip(rows.history, rows.persona, strict=True):
         row = dict(history)
         for name, value in persona.items():
             scale = config.scale_of(name)
@@ -108,8 +108,10 @@ def fit_chain(rows: TrainingRows, strength: float) -> LabelChain:
 
 def fit_person_chain(rows: TrainingRows, shared: LabelChain, strength: float) -> PersonChain:
     """Each known person's transitions (benchmark rows, each step once), refining the shared chain."""
-    triples = ((person_feature(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
-               for i in np.flatnonzero(~rows.training_only))
+    triples = (
+        (person_feature(rows.persona[i]), context_feature(rows.previous[i]), int(rows.labels[i]))
+        for i in np.flatnonzero(~rows.training_only)
+    )
     return PersonChain.fit(shared, ((p, c, label) for p, c, label in triples if p is not None), strength)
 
 

@@ -10,13 +10,15 @@ computes it on real actions.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 
-_TYPE_OF_LABEL = np.asarray([0 if label not in (INPUT, TERMINATE) else (1 if label == INPUT else 2) for label in LABELS])
+_TYPE_OF_LABEL = np.asarray(
+    [0 if label not in (INPUT, TERMINATE) else (1 if label == INPUT else 2) for label in LABELS]
+)
 _OUTCOME_OF_LABEL = np.asarray(
     [0 if label == PURCHASE else (1 if label == TERMINATE else 2) for label in LABELS]
 )  # 0 purchase, 1 terminate, 2 neither
@@ -38,7 +40,9 @@ def weighted(f1: np.ndarray, support: np.ndarray) -> float:
     return float((f1 * support).sum() / total) if total else 0.0
 
 
-def label_metrics(gold: Sequence[int] | np.ndarray, pred: Sequence[int] | np.ndarray, is_last: Sequence[bool] | np.ndarray) -> dict[str, float]:
+def label_metrics(
+    gold: Sequence[int] | np.ndarray, pred: Sequence[int] | np.ndarray, is_last: Sequence[bool] | np.ndarray
+) -> dict[str, float]:
     """Metrics for label indices (labels.LABELS order); is_last marks each session's last step."""
     gold = np.asarray(gold, dtype=int)
     pred = np.asarray(pred, dtype=int)

@@ -9,8 +9,9 @@ tuned on out-of-fold predictions, with the cross-validated metrics they give.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Sequence, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -47,9 +48,16 @@ class Selection:
     def config(self, variant: str) -> FitConfig:
         """FitConfig of a variant: "persona", "no_persona" or "known_person" (persona + per-person effects)."""
         known = variant == "known_person"
-        return FitConfig(self.action_c, self.outcome_c, self.persona_scale, variant != "no_persona",
-                         self.person_scale if known else 0.0, self.chain_weight, self.chain_strength,
-                         self.person_chain_strength if known else 0.0)
+        return FitConfig(
+            self.action_c,
+            self.outcome_c,
+            self.persona_scale,
+            variant != "no_persona",
+            self.person_scale if known else 0.0,
+            self.chain_weight,
+            self.chain_strength,
+            self.person_chain_strength if known else 0.0,
+        )
 
     @property
     def knows_people(self) -> bool:
@@ -108,8 +116,10 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
 
     def persona_loss(scale: float) -> tuple[float, dict]:
         config = FitConfig(action_c=action_c, outcome_c=outcome_c, persona_scale=scale, use_persona=True)
-        persona_distributions[scale] = (out_of_fold_distributions(rows, by_user, config),
-                                        out_of_fold_distributions(rows, by_session, config))
+        persona_distributions[scale] = (
+            out_of_fold_distributions(rows, by_user, config),
+            out_of_fold_distributions(rows, by_session, config),
+        )
         users_loss, sessions_loss = (log_loss(d, rows) for d in persona_distributions[scale])
         return users_loss + sessions_loss, {"users": users_loss, "sessions": sessions_loss}
 
@@ -129,13 +139,17 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
     models = persona_distributions[persona_scale]
     weight_grid = CHAIN_WEIGHT_GRID[2:3] if small else CHAIN_WEIGHT_GRID
     strength_grid = CHAIN_STRENGTH_GRID[1:2] if small else CHAIN_STRENGTH_GRID
-    chains = {strength: [out_of_fold_chain(rows, folds, strength) for folds in (by_user, by_session)]
-              for strength in strength_grid}
+    chains = {
+        strength: [out_of_fold_chain(rows, folds, strength) for folds in (by_user, by_session)]
+        for strength in strength_grid
+    }
 
     def chain_loss(point: tuple[float, float]) -> float:
         weight, strength = point
-        return sum(log_loss((1.0 - weight) * model + weight * chain, rows)
-                   for model, chain in zip(models, chains[strength]))
+        return sum(
+            log_loss((1.0 - weight) * model + weight * chain, rows)
+            for model, chain in zip(models, chains[strength], strict=True)
+        )
 
     points = [(weight, strength) for weight in weight_grid for strength in strength_grid]
     (chain_weight, chain_strength), scores["chain"] = _grid_search(points, chain_loss)
@@ -151,8 +165,9 @@ def select_hyperparameters(rows: TrainingRows, seed: int, small: bool = False) -
     person_chain_strength, scores["person_chain"] = (
         _grid_search(person_chain_grid, person_chain_loss) if chain_weight > 0 else (0.0, {})
     )
-    return Selection(action_c, outcome_c, persona_scale, person_scale, scores, chain_weight, chain_strength,
-                     person_chain_strength)
+    return Selection(
+        action_c, outcome_c, persona_scale, person_scale, scores, chain_weight, chain_strength, person_chain_strength
+    )
 
 
 def previous_labels(rows: TrainingRows) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def learn_naming(sessions: Sequence[BehaviourSession]) -> NamingTables:
                 assert step.name is not None  # kept above for its name
                 by_type[step.label][step.name] += 1
                 sessions_of_name[step.name].add(number)
-        for previous, step in zip(session.steps, session.steps[1:]):
+        for previous, step in zip(session.steps, session.steps[1:], strict=False):
             if not previous.name or not step.name or step.label in (INPUT, TERMINATE):
                 continue
             prev_count[previous.name] += 1

@@ -8,7 +8,8 @@ agent.recorded_sessions (shared with evaluation); this module only maps them int
 from __future__ import annotations
 
 import re
-from typing import Iterable, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from agent.actions import Action
 from agent.behaviour.history_view import click_type_from_name
@@ -76,12 +77,18 @@ def session_of(recorded: Recorded) -> BehaviourSession | None:
     ending = steps[-1] if steps[-1].label == TERMINATE else None
     closed = close_session(body, end_time=ending.timestamp if ending else None)
     if ending is not None and closed[-1].label == TERMINATE:
-        closed[-1] = BehaviourStep(label=TERMINATE, timestamp=closed[-1].timestamp, url=ending.url, page_type=ending.page_type)
+        closed[-1] = BehaviourStep(
+            label=TERMINATE, timestamp=closed[-1].timestamp, url=ending.url, page_type=ending.page_type
+        )
     return BehaviourSession(
         session_id=recorded.session_id,
         user_prefix=user_prefix(recorded.session_id, getattr(recorded, "user_id", None)),
         steps=tuple(closed),
-        extra={"pages": [getattr(step, "simplified_html", None) for step in recorded.steps if step.action.type != "terminate"]},
+        extra={
+            "pages": [
+                getattr(step, "simplified_html", None) for step in recorded.steps if step.action.type != "terminate"
+            ]
+        },
     )
 
 

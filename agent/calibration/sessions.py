@@ -15,12 +15,12 @@ from agent.behaviour.labels import PURCHASE, TERMINATE
 class BehaviourStep:
     """One benchmark action (a click, an input or the closing terminate) and what is known around it."""
 
-    label: str                          # a click type, "input" or "terminate" (see labels.LABELS)
-    timestamp: float | None = None      # epoch seconds, when known
-    name: str | None = None             # the semantic id acted on, when known (full OPeRA release)
-    text: str | None = None             # the typed text of an input, when known
-    url: str | None = None              # the page the action happened on, when known
-    page_type: str | None = None        # search_results / product / cart / ..., when known
+    label: str  # a click type, "input" or "terminate" (see labels.LABELS)
+    timestamp: float | None = None  # epoch seconds, when known
+    name: str | None = None  # the semantic id acted on, when known (full OPeRA release)
+    text: str | None = None  # the typed text of an input, when known
+    url: str | None = None  # the page the action happened on, when known
+    page_type: str | None = None  # search_results / product / cart / ..., when known
     # Raw events between the previous benchmark action and this one (None when the source does not say).
     scrolls_before: int | None = None
     navigations_before: int | None = None
@@ -33,7 +33,7 @@ class BehaviourSession:
     """A session as the benchmark sees it: it always ends in a purchase click or a terminate."""
 
     session_id: str
-    user_prefix: str                    # the first 8 characters of the OPeRA user id
+    user_prefix: str  # the first 8 characters of the OPeRA user id
     steps: tuple[BehaviourStep, ...]
     extra: dict = field(default_factory=dict, compare=False)
 
@@ -45,7 +45,7 @@ class BehaviourSession:
     def labels(self) -> list[str]:
         return [step.label for step in self.steps]
 
-    def without_times(self) -> "BehaviourSession":
+    def without_times(self) -> BehaviourSession:
         """The session as the live simulator and most API callers describe it: actions without times."""
         return replace(self, steps=tuple(replace(step, timestamp=None) for step in self.steps))
 
@@ -65,12 +65,9 @@ def close_session(
     last_time = steps[-1].timestamp if steps else None
     when = end_time if end_time is not None and (last_time is None or end_time >= last_time) else last_time
     scrolls, navigations, tabs = trailing if trailing is not None else (None, None, None)
-    return steps + [
+    return [
+        *steps,
         BehaviourStep(
-            label=TERMINATE,
-            timestamp=when,
-            scrolls_before=scrolls,
-            navigations_before=navigations,
-            tabs_before=tabs,
-        )
+            label=TERMINATE, timestamp=when, scrolls_before=scrolls, navigations_before=navigations, tabs_before=tabs
+        ),
     ]

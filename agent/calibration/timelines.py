@@ -65,7 +65,8 @@ def session_from_timeline(record: dict) -> BehaviourSession | None:
 
 
 def read_timelines(path: Path | str | None = None) -> list[BehaviourSession]:
-    """All sessions of a timelines.jsonl file (default: the OPeRA data folder's) with a click or an input, in file order."""
+    """All sessions of a timelines.jsonl file (default: the OPeRA data folder's) with a click or an input, in file
+    order."""
     path = Path(path) if path is not None else opera_data_dir() / "timelines.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"timelines file not found: {path}")

@@ -10,8 +10,8 @@ would otherwise look like nothing seen in training. Only the benchmark's rows ar
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -24,20 +24,20 @@ from personas.persona import Persona
 
 @dataclass(frozen=True)
 class TrainingRows:
-    history: list[dict[str, float]]   # history (and live) features of each row
-    persona: list[dict[str, float]]   # the persona vector of each row's person ({} when unknown)
-    labels: np.ndarray                # label index (labels.LABELS order)
+    history: list[dict[str, float]]  # history (and live) features of each row
+    persona: list[dict[str, float]]  # the persona vector of each row's person ({} when unknown)
+    labels: np.ndarray  # label index (labels.LABELS order)
     weights: np.ndarray
-    users: np.ndarray                 # user prefix of each row
-    sessions: np.ndarray              # index of each row's session in the input list
-    is_last: np.ndarray               # the row predicts its session's last step
-    training_only: np.ndarray         # a copy with live context or without times: trained on, never scored
-    previous: np.ndarray              # the label before the row's step (START at a session's first step)
+    users: np.ndarray  # user prefix of each row
+    sessions: np.ndarray  # index of each row's session in the input list
+    is_last: np.ndarray  # the row predicts its session's last step
+    training_only: np.ndarray  # a copy with live context or without times: trained on, never scored
+    previous: np.ndarray  # the label before the row's step (START at a session's first step)
 
     def __len__(self) -> int:
         return len(self.history)
 
-    def subset(self, mask: np.ndarray) -> "TrainingRows":
+    def subset(self, mask: np.ndarray) -> TrainingRows:
         indices = np.flatnonzero(mask)
         return TrainingRows(
             history=[self.history[i] for i in indices],

@@ -32,14 +32,17 @@ def read_run(path: Path) -> RunOnDisk:
     if not path.exists():
         raise RunUnreadable(f"{path}: no such directory")
     if not path.is_dir():
-        raise RunUnreadable(f"{path}: not a run directory (give the --out directory of `twinsim experiment run` or "
-                            "`twinsim simulate`, or its results.json / report.json)")
+        raise RunUnreadable(
+            f"{path}: not a run directory (give the --out directory of `twinsim experiment run` or "
+            "`twinsim simulate`, or its results.json / report.json)"
+        )
     found = [name for name in DOCUMENTS if (path / name).is_file()]
     if not found:
         raise RunUnreadable(f"{path}: {_what_is_there(path)}")
     if len(found) > 1:
-        raise RunUnreadable(f"{path}: holds both results.json (an experiment) and report.json (a simulation); name "
-                            "the one to compare")
+        raise RunUnreadable(
+            f"{path}: holds both results.json (an experiment) and report.json (a simulation); name the one to compare"
+        )
     document = _read_json(path / found[0])
     samples = _read_samples(path / "samples.jsonl") if found[0] == "results.json" else None
     return RunOnDisk(path=path, document=document, samples=samples)
@@ -47,8 +50,10 @@ def read_run(path: Path) -> RunOnDisk:
 
 def _what_is_there(path: Path) -> str:
     if (path / "samples.jsonl").exists():
-        return ("an experiment that has not finished (samples.jsonl but no results.json): it is still running or was "
-                "stopped; run the same `twinsim experiment run` command again to finish it")
+        return (
+            "an experiment that has not finished (samples.jsonl but no results.json): it is still running or was "
+            "stopped; run the same `twinsim experiment run` command again to finish it"
+        )
     if (path / "traces").is_dir() or (path / "screenshots").is_dir():
         return "a simulation that has not finished (no report.json yet): wait for it to end, or run it again"
     return "not a run: no results.json (an experiment's) or report.json (a simulation's)"

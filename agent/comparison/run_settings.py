@@ -49,8 +49,11 @@ def simulation_settings(config: dict) -> dict:
         "personas": f"{len(ids)}: {', '.join(sorted(ids))}",
         "max steps": config.get("max_steps"),
         "task": config.get("task"),
-        "timeouts (ms): navigation, action, idle": [config.get("navigation_timeout_ms"), config.get("action_timeout_ms"),
-                                                     config.get("idle_timeout_ms")],
+        "timeouts (ms): navigation, action, idle": [
+            config.get("navigation_timeout_ms"),
+            config.get("action_timeout_ms"),
+            config.get("idle_timeout_ms"),
+        ],
     }
 
 

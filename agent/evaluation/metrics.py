@@ -7,22 +7,28 @@ Plain Python, no scikit-learn at run time; tests check every figure against scik
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from agent.actions import ACTION_TYPES, Action, ClickAction, InputAction, same_action
 from agent.page.click_types import infer_click_type
 
 NOT_CLICK = {"input": "<input>", "terminate": "<terminate>"}
-ERROR_KINDS = ("did_not_terminate", "did_not_click", "did_not_input", "input_wrong_field", "input_wrong_text",
-               "clicked_wrong_element")
+ERROR_KINDS = (
+    "did_not_terminate",
+    "did_not_click",
+    "did_not_input",
+    "input_wrong_field",
+    "input_wrong_text",
+    "clicked_wrong_element",
+)
 
 
 @dataclass(frozen=True)
 class StepRecord:
     session_id: str
-    step: int                    # 0-based index within the session
-    is_last: bool                # the last step of its session
+    step: int  # 0-based index within the session
+    is_last: bool  # the last step of its session
     gold: Action
     gold_click_type: str | None  # click type of the gold click (None for input / terminate)
     pred: Action
@@ -40,7 +46,7 @@ def classification(gold: Sequence[str], pred: Sequence[str], preferred: Sequence
     labels = _ordered_labels(gold, pred, preferred)
     index = {label: i for i, label in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]
-    for g, p in zip(gold, pred):
+    for g, p in zip(gold, pred, strict=True):
         matrix[index[g]][index[p]] += 1
     per_class, total = {}, len(gold)
     for i, label in enumerate(labels):
@@ -54,8 +60,14 @@ def classification(gold: Sequence[str], pred: Sequence[str], preferred: Sequence
     macro = sum(c["f1"] for c in per_class.values()) / len(labels) if labels else None
     weighted = sum(c["f1"] * c["support"] for c in per_class.values()) / total if total else None
     accuracy = sum(matrix[i][i] for i in range(len(labels))) / total if total else None
-    return {"labels": labels, "matrix": matrix, "per_class": per_class, "macro_f1": macro, "weighted_f1": weighted,
-            "accuracy": accuracy}
+    return {
+        "labels": labels,
+        "matrix": matrix,
+        "per_class": per_class,
+        "macro_f1": macro,
+        "weighted_f1": weighted,
+        "accuracy": accuracy,
+    }
 
 
 def _click_type(action: Action, click_type: str | None) -> str | None:
@@ -109,13 +121,20 @@ def compute_metrics(records: Sequence[StepRecord]) -> dict:
     n = len(records)
     action = classification([r.gold.type for r in records], [r.pred.type for r in records], ACTION_TYPES)
     clicks = [r for r in records if r.gold.type == "click"]
-    click = classification([_click_label(r.gold, r.gold_click_type) for r in clicks],
-                           [_click_label(r.pred, r.pred_click_type) for r in clicks])
-    fine = classification([_fine_label(r.gold, r.gold_click_type) for r in records],
-                          [_fine_label(r.pred, r.pred_click_type) for r in records])
+    click = classification(
+        [_click_label(r.gold, r.gold_click_type) for r in clicks],
+        [_click_label(r.pred, r.pred_click_type) for r in clicks],
+    )
+    fine = classification(
+        [_fine_label(r.gold, r.gold_click_type) for r in records],
+        [_fine_label(r.pred, r.pred_click_type) for r in records],
+    )
     last = [r for r in records if r.is_last]
-    outcome = classification([_outcome(r.gold, r.gold_click_type, True) for r in last],
-                             [_outcome(r.pred, r.pred_click_type, False) for r in last], ("purchase", "terminate"))
+    outcome = classification(
+        [_outcome(r.gold, r.gold_click_type, True) for r in last],
+        [_outcome(r.pred, r.pred_click_type, False) for r in last],
+        ("purchase", "terminate"),
+    )
     gold_click_types = Counter(_click_type(r.gold, r.gold_click_type) for r in clicks)
     pred_click_types = Counter(_click_type(r.pred, r.pred_click_type) for r in records if r.pred.type == "click")
     return {
@@ -128,14 +147,21 @@ def compute_metrics(records: Sequence[StepRecord]) -> dict:
         "fine_grained_accuracy": fine["accuracy"],
         "outcome_accuracy": outcome["accuracy"],
         "outcome_weighted_f1": outcome["weighted_f1"],
-        "per_class": {"action_type": action["per_class"], "click_type": click["per_class"],
-                      "outcome": outcome["per_class"]},
-        "confusion": {"action_type": {"labels": action["labels"], "matrix": action["matrix"]},
-                      "click_type": {"labels": click["labels"], "matrix": click["matrix"]},
-                      "outcome": {"labels": outcome["labels"], "matrix": outcome["matrix"]}},
+        "per_class": {
+            "action_type": action["per_class"],
+            "click_type": click["per_class"],
+            "outcome": outcome["per_class"],
+        },
+        "confusion": {
+            "action_type": {"labels": action["labels"], "matrix": action["matrix"]},
+            "click_type": {"labels": click["labels"], "matrix": click["matrix"]},
+            "outcome": {"labels": outcome["labels"], "matrix": outcome["matrix"]},
+        },
         "distributions": {
-            "action_type": {"gold": dict(Counter(r.gold.type for r in records)),
-                            "predicted": dict(Counter(r.pred.type for r in records))},
+            "action_type": {
+                "gold": dict(Counter(r.gold.type for r in records)),
+                "predicted": dict(Counter(r.pred.type for r in records)),
+            },
             "click_type": {"gold": dict(gold_click_types), "predicted": dict(pred_click_types)},
         },
         "errors": _errors(records),

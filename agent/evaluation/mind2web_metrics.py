@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import string
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 _PUNCTUATION = frozenset(string.punctuation)
 
@@ -64,12 +64,23 @@ class StepScore:
         return self.element_correct and self.op_f1 == 1.0
 
 
-def score_step(split: str, annotation_id: str, predicted_node: str | None, predicted_op: str,
-               positive_nodes: set[str], gold_op: str) -> StepScore:
+def score_step(
+    split: str,
+    annotation_id: str,
+    predicted_node: str | None,
+    predicted_op: str,
+    positive_nodes: set[str],
+    gold_op: str,
+) -> StepScore:
     if not positive_nodes:
         return StepScore(split, annotation_id, False, 0.0, False)
-    return StepScore(split, annotation_id, predicted_node is not None and predicted_node in positive_nodes,
-                     operation_f1(predicted_op, gold_op), True)
+    return StepScore(
+        split,
+        annotation_id,
+        predicted_node is not None and predicted_node in positive_nodes,
+        operation_f1(predicted_op, gold_op),
+        True,
+    )
 
 
 def _mean(values: list[float]) -> float | None:
@@ -88,7 +99,7 @@ def split_metrics(scores: Iterable[StepScore]) -> dict[str, dict]:
         for row in rows:
             tasks[row.annotation_id].append(row)
 
-        def macro(value: Callable[[StepScore], float]) -> float | None:
+        def macro(value: Callable[[StepScore], float], tasks: dict[str, list[StepScore]] = tasks) -> float | None:
             return _mean([mean for steps in tasks.values() if (mean := _mean([value(r) for r in steps])) is not None])
 
         out[split] = {
@@ -99,8 +110,10 @@ def split_metrics(scores: Iterable[StepScore]) -> dict[str, dict]:
             "operation_f1": macro(lambda r: r.op_f1),
             "step_success_rate": macro(lambda r: float(r.step_success)),
             "task_success_rate": _mean([float(all(r.step_success for r in steps)) for steps in tasks.values()]),
-            "micro": {"element_accuracy": _mean([float(r.element_correct) for r in rows]),
-                      "operation_f1": _mean([r.op_f1 for r in rows]),
-                      "step_success_rate": _mean([float(r.step_success) for r in rows])},
+            "micro": {
+                "element_accuracy": _mean([float(r.element_correct) for r in rows]),
+                "operation_f1": _mean([r.op_f1 for r in rows]),
+                "step_success_rate": _mean([float(r.step_success) for r in rows]),
+            },
         }
     return out

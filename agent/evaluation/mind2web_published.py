@@ -9,17 +9,28 @@ that matters: they rank each page's candidates with MindAct's fine-tuned cross-e
 from __future__ import annotations
 
 SOURCE = "SeeAct, Zheng et al. 2024, arXiv 2401.01614"
-CITATION = ('Multimodal-Mind2Web: Zheng et al. 2024, "GPT-4V(ision) is a Generalist Web Agent, if Grounded", arXiv '
-            '2401.01614 (dataset osunlp/Multimodal-Mind2Web, OpenRAIL); built on Mind2Web: Deng et al. 2023, '
-            '"Mind2Web: Towards a Generalist Agent for the Web", NeurIPS.')
+CITATION = (
+    'Multimodal-Mind2Web: Zheng et al. 2024, "GPT-4V(ision) is a Generalist Web Agent, if Grounded", arXiv '
+    "2401.01614 (dataset osunlp/Multimodal-Mind2Web, OpenRAIL); built on Mind2Web: Deng et al. 2023, "
+    '"Mind2Web: Towards a Generalist Agent for the Web", NeurIPS.'
+)
 
 
 def _row(system: str, element: tuple | None, step: tuple) -> dict:
     splits = ("test_task", "test_website", "test_domain")
-    return {"system": system, "source": SOURCE,
-            "splits": {split: {"element_accuracy": element[i] if element else None, "operation_f1": None,
-                               "step_success_rate": step[i], "task_success_rate": None}
-                       for i, split in enumerate(splits)}}
+    return {
+        "system": system,
+        "source": SOURCE,
+        "splits": {
+            split: {
+                "element_accuracy": element[i] if element else None,
+                "operation_f1": None,
+                "step_success_rate": step[i],
+                "task_success_rate": None,
+            }
+            for i, split in enumerate(splits)
+        },
+    }
 
 
 MIND2WEB_PUBLISHED: list[dict] = [

@@ -8,16 +8,17 @@ element(s) (`pos_candidates`, possibly empty) and the others (`neg_candidates`),
 whose `attributes` is JSON, and every step of the task in words (`action_reprs`, with `target_action_index`).
 
 Only the columns the evaluation uses are read (the files are ~300 MB each, mostly screenshots and raw HTML), a
-few rows at a time; `screenshot` only when the twin is to see it (`twinsim eval --screenshots`). A file that is not of this layout is refused naming the file, the row and what is wrong.
+few rows at a time; `screenshot` only when the twin is to see it (`twinsim eval --screenshots`). A file that is not of
+this layout is refused naming the file, the row and what is wrong.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from agent.json_object_cell import json_object
 from agent.page.node_pages import NodeCandidate, node_candidates
@@ -26,8 +27,16 @@ from agent.screenshots import cell_bytes
 SPLITS: tuple[str, ...] = ("test_task", "test_website", "test_domain", "train")
 TEST_SPLITS: tuple[str, ...] = SPLITS[:3]
 UNLABELLED = "unlabelled"
-REQUIRED = ("annotation_id", "confirmed_task", "cleaned_html", "operation", "pos_candidates", "neg_candidates",
-            "action_reprs", "target_action_index")
+REQUIRED = (
+    "annotation_id",
+    "confirmed_task",
+    "cleaned_html",
+    "operation",
+    "pos_candidates",
+    "neg_candidates",
+    "action_reprs",
+    "target_action_index",
+)
 OPTIONAL = ("action_uid", "website", "domain", "subdomain", "target_action_reprs")
 SCREENSHOT = "screenshot"  # the page before the action: an image struct ({bytes, path}) in the parquet files
 OPERATIONS = ("CLICK", "TYPE", "SELECT")
@@ -45,20 +54,20 @@ class Mind2WebStep:
     """One row: a step of a task, as the evaluation needs it."""
 
     split: str
-    source: str                      # "FILE row N" (parquet, 0-based) or "FILE line N" (JSONL), for messages
-    annotation_id: str               # the task
+    source: str  # "FILE row N" (parquet, 0-based) or "FILE line N" (JSONL), for messages
+    annotation_id: str  # the task
     action_uid: str
     website: str
     domain: str
     subdomain: str
-    task: str                        # confirmed_task
+    task: str  # confirmed_task
     cleaned_html: str
-    op: str                          # CLICK, TYPE or SELECT
-    value: str                       # typed text or chosen option ("" for CLICK)
-    pos: tuple[NodeCandidate, ...]   # the true element(s); empty when it did not survive cleaning
+    op: str  # CLICK, TYPE or SELECT
+    value: str  # typed text or chosen option ("" for CLICK)
+    pos: tuple[NodeCandidate, ...]  # the true element(s); empty when it did not survive cleaning
     neg: tuple[NodeCandidate, ...]
-    previous: tuple[str, ...]        # action_reprs before this step
-    index: int                       # target_action_index
+    previous: tuple[str, ...]  # action_reprs before this step
+    index: int  # target_action_index
     target_repr: str
     screenshot: bytes | None = None  # the row's screenshot (unchecked), when read
 
@@ -90,8 +99,10 @@ def dataset_files(path: Path, split: str | None = None) -> list[tuple[Path, str]
         chosen = [(p, s) for p, s in labelled if s == split]
         if not chosen:
             present = sorted({s for _, s in labelled})
-            raise Mind2WebFormatError(f"{path}: no {split} files (expected names like {split}-00000-of-00005.parquet); "
-                                      f"found: {', '.join(present)}")
+            raise Mind2WebFormatError(
+                f"{path}: no {split} files (expected names like {split}-00000-of-00005.parquet); "
+                f"found: {', '.join(present)}"
+            )
         return chosen
     chosen = [(p, s) for p, s in labelled if s != "train"]
     if not chosen:
@@ -143,15 +154,30 @@ def to_step(row: Mapping, split: str, where: str, screenshots_from: Path | None 
     try:
         index = int(str(row["target_action_index"]).strip())
     except ValueError:
-        raise Mind2WebFormatError(f"{where}: target_action_index {row['target_action_index']!r} is not a number") from None
+        raise Mind2WebFormatError(
+            f"{where}: target_action_index {row['target_action_index']!r} is not a number"
+        ) from None
     if not 0 <= index <= len(reprs):
         raise Mind2WebFormatError(f"{where}: target_action_index {index} is outside action_reprs ({len(reprs)} steps)")
     return Mind2WebStep(
-        split=split, source=where, annotation_id=str(row["annotation_id"]), action_uid=str(row.get("action_uid") or index),
-        website=str(row.get("website") or ""), domain=str(row.get("domain") or ""), subdomain=str(row.get("subdomain") or ""),
-        task=task, cleaned_html=str(row["cleaned_html"] or ""), op=op, value=value, pos=tuple(pos), neg=tuple(neg),
-        previous=tuple(reprs[:index]), index=index, target_repr=str(row.get("target_action_reprs") or ""),
-        screenshot=cell_bytes(row.get(SCREENSHOT), screenshots_from) if screenshots_from is not None else None)
+        split=split,
+        source=where,
+        annotation_id=str(row["annotation_id"]),
+        action_uid=str(row.get("action_uid") or index),
+        website=str(row.get("website") or ""),
+        domain=str(row.get("domain") or ""),
+        subdomain=str(row.get("subdomain") or ""),
+        task=task,
+        cleaned_html=str(row["cleaned_html"] or ""),
+        op=op,
+        value=value,
+        pos=tuple(pos),
+        neg=tuple(neg),
+        previous=tuple(reprs[:index]),
+        index=index,
+        target_repr=str(row.get("target_action_reprs") or ""),
+        screenshot=cell_bytes(row.get(SCREENSHOT), screenshots_from) if screenshots_from is not None else None,
+    )
 
 
 def _parquet_rows(path: Path, screenshots: bool = False) -> Iterator[tuple[str, dict]]:

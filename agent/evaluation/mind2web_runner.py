@@ -16,9 +16,9 @@ import asyncio
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
+from datetime import UTC, datetime
 
 from agent.actions import Action, ClickAction, InputAction
 from agent.decision import Usage
@@ -31,18 +31,19 @@ from agent.evaluation.mind2web_metrics import (
 from agent.evaluation.mind2web_published import CITATION, MIND2WEB_PUBLISHED
 from agent.evaluation.mind2web_rows import Mind2WebStep
 from agent.graph import TwinGraph
-from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.history import Step
 from agent.page.node_pages import parse_node_page
 from agent.page.observation import Observation
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 from agent.page.simplifier.slug import slugify
 from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import Task
 
-_REPR = re.compile(r"^\s*\[(?P<tag>[^\]]*)\]\s*(?P<text>.*?)\s*->\s*(?P<op>[A-Za-z]+)(?::\s*(?P<value>.*?))?\s*$",
-                   re.DOTALL)
+_REPR = re.compile(
+    r"^\s*\[(?P<tag>[^\]]*)\]\s*(?P<text>.*?)\s*->\s*(?P<op>[A-Za-z]+)(?::\s*(?P<value>.*?))?\s*$", re.DOTALL
+)
 
 
 def history_from_reprs(reprs: Iterable[str]) -> list[Step]:
@@ -76,26 +77,39 @@ def as_operation(action: Action, observation: Observation) -> tuple[str | None, 
 @dataclass
 class Mind2WebOutcome:
     score: StepScore
-    record: dict          # one line of the step log
+    record: dict  # one line of the step log
     latency_ms: float
     usage: Usage
     fallback: bool
     refused: bool
 
 
-async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, model: str | None,
-                        limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-                        options: PredictOptions | None = None) -> Mind2WebOutcome:
+async def evaluate_step(
+    graph: TwinGraph,
+    step: Mind2WebStep,
+    *,
+    brain: str,
+    model: str | None,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    options: PredictOptions | None = None,
+) -> Mind2WebOutcome:
     positives = {c.node_id for c in step.pos}
     gold = operation_string(step.op, step.value)
-    record = {"split": step.split, "annotation_id": step.annotation_id, "action_uid": step.action_uid,
-              "step": step.index, "gold_nodes": sorted(positives), "gold_operation": gold}
+    record = {
+        "split": step.split,
+        "annotation_id": step.annotation_id,
+        "action_uid": step.action_uid,
+        "step": step.index,
+        "gold_nodes": sorted(positives),
+        "gold_operation": gold,
+    }
     try:
         observation = parse_node_page(step.cleaned_html, candidates=[*step.pos, *step.neg], limits=limits)
     except PageTooComplex as error:
         score = score_step(step.split, step.annotation_id, None, "", positives, gold)
-        record.update({"refused": str(error), "element_correct": False, "operation_f1": score.op_f1,
-                       "step_success": False})
+        record.update(
+            {"refused": str(error), "element_correct": False, "operation_f1": score.op_f1, "step_success": False}
+        )
         return Mind2WebOutcome(score, record, 0.0, Usage(), False, True)
     screenshot, refused = None, None
     if step.screenshot is not None:
@@ -105,18 +119,33 @@ async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, mod
             refused = f"unreadable: {error}"
     started = time.perf_counter()
     # The page is read here, with the step's own candidates, so it goes to the graph already read.
-    given = PredictionInput(history=history_from_reprs(step.previous), brain=brain, model=model,
-                            options=options or PredictOptions(), task=Task(goal=step.task[:2000]), screenshot=screenshot)
+    given = PredictionInput(
+        history=history_from_reprs(step.previous),
+        brain=brain,
+        model=model,
+        options=options or PredictOptions(),
+        task=Task(goal=step.task[:2000]),
+        screenshot=screenshot,
+    )
     prediction = await graph.predict(given, ResolvedInput(observation=observation))
     latency = (time.perf_counter() - started) * 1000
     node_id, op, value = as_operation(prediction.action, observation)
     predicted = operation_string(op, value)
     score = score_step(step.split, step.annotation_id, node_id, predicted, positives, gold)
-    record.update({"candidates": len(observation.candidates), "predicted_node": node_id,
-                   "predicted_operation": predicted, "element_correct": score.element_correct,
-                   "operation_f1": round(score.op_f1, 4), "step_success": score.step_success,
-                   "brain": prediction.brain, "fallback": prediction.fallback_used, "rationale": prediction.rationale,
-                   "latency_ms": round(latency, 2)})
+    record.update(
+        {
+            "candidates": len(observation.candidates),
+            "predicted_node": node_id,
+            "predicted_operation": predicted,
+            "element_correct": score.element_correct,
+            "operation_f1": round(score.op_f1, 4),
+            "step_success": score.step_success,
+            "brain": prediction.brain,
+            "fallback": prediction.fallback_used,
+            "rationale": prediction.rationale,
+            "latency_ms": round(latency, 2),
+        }
+    )
     if step.screenshot is not None:
         record["screenshot"] = refused or prediction.details.get("screenshot")
     if "choice" in prediction.details:
@@ -126,8 +155,9 @@ async def evaluate_step(graph: TwinGraph, step: Mind2WebStep, *, brain: str, mod
 
 def screenshot_fates(outcomes: list[Mind2WebOutcome]) -> dict | None:
     """Steps whose row had a screenshot, by what became of it (sent, not sent, unreadable); None when none had."""
-    fates = Counter(re.split(r"[:,]", o.record["screenshot"] or "not used")[0] for o in outcomes
-                    if "screenshot" in o.record)
+    fates = Counter(
+        re.split(r"[:,]", o.record["screenshot"] or "not used")[0] for o in outcomes if "screenshot" in o.record
+    )
     return dict(sorted(fates.items())) or None
 
 
@@ -142,14 +172,21 @@ def _limited(steps: Iterable[Mind2WebStep], tasks: int | None) -> Iterator[Mind2
         yield step
 
 
-async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, brain: str, model: str | None,
-                            concurrency: int = 4, tasks: int | None = None,
-                            limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-                            on_step: Callable[[dict], None] | None = None,
-                            options: PredictOptions | None = None) -> dict:
+async def evaluate_mind2web(
+    steps: Iterable[Mind2WebStep],
+    graph: TwinGraph,
+    *,
+    brain: str,
+    model: str | None,
+    concurrency: int = 4,
+    tasks: int | None = None,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    on_step: Callable[[dict], None] | None = None,
+    options: PredictOptions | None = None,
+) -> dict:
     """Every step scored; the report holds the metrics per split, the run's details and the published figures.
     `on_step` receives each step's log record as it finishes (the CLI appends them to a JSONL file)."""
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     semaphore = asyncio.Semaphore(max(1, concurrency))
     outcomes: list[Mind2WebOutcome] = []
 
@@ -160,7 +197,7 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
     chunk: list[Mind2WebStep] = []
     source = _limited(steps, tasks)
     while True:
-        chunk = [step for _, step in zip(range(max(16, 2 * concurrency)), source)]
+        chunk = [step for _, step in zip(range(max(16, 2 * concurrency)), source, strict=False)]
         if not chunk:
             break
         for outcome in await asyncio.gather(*(one(step) for step in chunk)):
@@ -178,14 +215,23 @@ async def evaluate_mind2web(steps: Iterable[Mind2WebStep], graph: TwinGraph, *, 
     return {
         "benchmark": "Multimodal-Mind2Web",
         "splits": split_metrics(o.score for o in outcomes),
-        "run": {"brain": brain, "model": model, "persona": None, "n_steps": len(outcomes),
-                "grounding": options.grounding if options else None, "vision": options.vision if options else None,
-                "candidates": "every pos_candidates and neg_candidates element of the row; an LLM prompt over its "
-                              "budget keeps those most relevant to the task (agent/candidate_ranking.py)",
-                "started": started_at, "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95)}, "usage": usage.model_dump(),
-                "fallbacks": sum(o.fallback for o in outcomes), "pages_refused": sum(o.refused for o in outcomes),
-                "screenshots": screenshot_fates(outcomes)},
+        "run": {
+            "brain": brain,
+            "model": model,
+            "persona": None,
+            "n_steps": len(outcomes),
+            "grounding": options.grounding if options else None,
+            "vision": options.vision if options else None,
+            "candidates": "every pos_candidates and neg_candidates element of the row; an LLM prompt over its "
+            "budget keeps those most relevant to the task (agent/candidate_ranking.py)",
+            "started": started_at,
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95)},
+            "usage": usage.model_dump(),
+            "fallbacks": sum(o.fallback for o in outcomes),
+            "pages_refused": sum(o.refused for o in outcomes),
+            "screenshots": screenshot_fates(outcomes),
+        },
         "published": MIND2WEB_PUBLISHED,
         "citation": CITATION,
     }

@@ -12,10 +12,25 @@ _CUSTOMER_R1 = "Customer-R1, arXiv 2510.07230"
 _TASK = "page-conditioned, OPeRA filtered test split"
 
 
-def _row(system: str, source: str, exact: float | None, macro: float | None = None, click: float | None = None,
-         outcome: float | None = None, fine: float | None = None) -> dict:
-    return {"system": system, "source": source, "task": _TASK, "exact_match": exact, "action_type_macro_f1": macro,
-            "click_type_weighted_f1": click, "outcome_weighted_f1": outcome, "fine_grained_accuracy": fine}
+def _row(
+    system: str,
+    source: str,
+    exact: float | None,
+    macro: float | None = None,
+    click: float | None = None,
+    outcome: float | None = None,
+    fine: float | None = None,
+) -> dict:
+    return {
+        "system": system,
+        "source": source,
+        "task": _TASK,
+        "exact_match": exact,
+        "action_type_macro_f1": macro,
+        "click_type_weighted_f1": click,
+        "outcome_weighted_f1": outcome,
+        "fine_grained_accuracy": fine,
+    }
 
 
 PUBLISHED_RESULTS: list[dict] = [

@@ -13,24 +13,33 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from agent.actions import parse_action
 from agent.brains.names import BrainName
 from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
-from agent.recorded_sessions import RecordedSession, user_id_from_session_id
-from agent.evaluation.steps import (RecalledMemories, StepOutcome, StepUnit, StepWork, history_before, observe,
-                                    predict_step, step_record)
+from agent.evaluation.steps import (
+    RecalledMemories,
+    StepOutcome,
+    StepUnit,
+    StepWork,
+    history_before,
+    observe,
+    predict_step,
+    step_record,
+)
 from agent.graph import TwinGraph
-from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
-from personas.persona import Persona
 from agent.memory_recall import RecallRequest
+from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
+from agent.recorded_sessions import RecordedSession, user_id_from_session_id
+from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")
 
@@ -47,20 +56,29 @@ class EvalConfig:
     concurrency: int = 4
     checkpoint: Path | None = None
     fingerprint_extra: dict = field(default_factory=dict)
-    prompt_style: PromptStyle | None = None    # LLM brain; None: its setting
+    prompt_style: PromptStyle | None = None  # LLM brain; None: its setting
     grounding: GroundingStrategy | None = None
     vision: VisionPolicy | None = None
-    screenshots: bool = False                  # the rows' `image` goes with each step
+    screenshots: bool = False  # the rows' `image` goes with each step
 
     def options(self) -> PredictOptions:
-        return PredictOptions(ablate_persona="persona" in self.ablate, ablate_rationale="rationale" in self.ablate,
-                              ablate_memory="memory" in self.ablate, prompt_style=self.prompt_style,
-                              grounding=self.grounding, vision=self.vision)
+        return PredictOptions(
+            ablate_persona="persona" in self.ablate,
+            ablate_rationale="rationale" in self.ablate,
+            ablate_memory="memory" in self.ablate,
+            prompt_style=self.prompt_style,
+            grounding=self.grounding,
+            vision=self.vision,
+        )
 
     def fingerprint(self) -> str:
         data = {"brain": self.brain, "model": self.model, "ablate": sorted(self.ablate), **self.fingerprint_extra}
-        llm = {"prompt_style": self.prompt_style, "grounding": self.grounding, "vision": self.vision,
-               "screenshots": self.screenshots}
+        llm = {
+            "prompt_style": self.prompt_style,
+            "grounding": self.grounding,
+            "vision": self.vision,
+            "screenshots": self.screenshots,
+        }
         data.update({key: value for key, value in llm.items() if value})  # unset: the fingerprint of older runs
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -100,9 +118,17 @@ class _Checkpoint:
 
 def _row(outcome: StepOutcome) -> dict:
     r = outcome.record
-    return {"session_id": r.session_id, "step": r.step, "pred": r.pred.model_dump(), "pred_click_type": r.pred_click_type,
-            "latency_ms": outcome.latency_ms, "usage": outcome.usage.model_dump(), "fallback": outcome.fallback,
-            "rationale": outcome.rationale, "screenshot": outcome.screenshot}
+    return {
+        "session_id": r.session_id,
+        "step": r.step,
+        "pred": r.pred.model_dump(),
+        "pred_click_type": r.pred_click_type,
+        "latency_ms": outcome.latency_ms,
+        "usage": outcome.usage.model_dump(),
+        "fallback": outcome.fallback,
+        "rationale": outcome.rationale,
+        "screenshot": outcome.screenshot,
+    }
 
 
 async def evaluate(
@@ -115,7 +141,7 @@ async def evaluate(
 ) -> dict:
     """Score every step of every session; returns the report (metrics, run details, published figures).
     With an executor, the steps not yet checkpointed run there, with the memories recalled here first."""
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     checkpoint = _Checkpoint(config.checkpoint, config.fingerprint())
     options = config.options()
     known = list(personas)
@@ -134,8 +160,14 @@ async def evaluate(
         if cached is None:
             return None
         record = step_record(session, unit.step, parse_action(cached["pred"]), cached["pred_click_type"])
-        return StepOutcome(record, cached["latency_ms"], Usage(**cached["usage"]), cached["fallback"],
-                           cached.get("rationale"), cached.get("screenshot"))
+        return StepOutcome(
+            record,
+            cached["latency_ms"],
+            Usage(**cached["usage"]),
+            cached["fallback"],
+            cached.get("rationale"),
+            cached.get("screenshot"),
+        )
 
     def finished(outcome: StepOutcome) -> StepOutcome:
         checkpoint.append(_row(outcome))
@@ -156,19 +188,28 @@ async def evaluate(
 
         async def one(unit: StepUnit) -> None:
             async with semaphore:
-                outcome = await predict_step(graph, sessions[unit.session], session_personas[unit.session], unit.step,
-                                             brain=config.brain, model=config.model, options=options)
+                outcome = await predict_step(
+                    graph,
+                    sessions[unit.session],
+                    session_personas[unit.session],
+                    unit.step,
+                    brain=config.brain,
+                    model=config.model,
+                    options=options,
+                )
             by_unit[unit] = finished(outcome)
 
         await asyncio.gather(*(one(unit) for unit in todo))
     elif todo:
-        memory = await asyncio.to_thread(_recall_ahead, graph, sessions, session_personas, todo, options,
-                                         config.concurrency, config.brain)
-        work = StepWork(sessions, session_personas, graph.brains_for(config.brain), memory, config.brain,
-                        config.model, options)
+        memory = await asyncio.to_thread(
+            _recall_ahead, graph, sessions, session_personas, todo, options, config.concurrency, config.brain
+        )
+        work = StepWork(
+            sessions, session_personas, graph.brains_for(config.brain), memory, config.brain, config.model, options
+        )
 
         def run_there() -> None:
-            for unit, outcome in zip(todo, executor.map(work, todo)):
+            for unit, outcome in zip(todo, executor.map(work, todo), strict=True):
                 by_unit[unit] = finished(outcome)
 
         await asyncio.to_thread(run_there)
@@ -178,7 +219,11 @@ async def evaluate(
     usage = Usage()
     for o in outcomes:
         usage = usage.add(o.usage)
-    pick = (lambda q: round(latencies[min(len(latencies) - 1, int(q * (len(latencies) - 1) + 0.5))], 2)) if latencies else (lambda q: None)
+    pick = (
+        (lambda q: round(latencies[min(len(latencies) - 1, int(q * (len(latencies) - 1) + 0.5))], 2))
+        if latencies
+        else (lambda q: None)
+    )
     return {
         "metrics": compute_metrics([o.record for o in outcomes]),
         "run": {
@@ -189,12 +234,17 @@ async def evaluate(
             "n_sessions": len(sessions),
             "sessions_without_persona": sorted(missing_personas),
             "started": started_at,
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "latency": {"p50_ms": pick(0.5), "p95_ms": pick(0.95),
-                        "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else None},
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "latency": {
+                "p50_ms": pick(0.5),
+                "p95_ms": pick(0.95),
+                "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else None,
+            },
             "usage": usage.model_dump(),
             "fallbacks": sum(o.fallback for o in outcomes),
-            "prompt_style": config.prompt_style, "grounding": config.grounding, "vision": config.vision,
+            "prompt_style": config.prompt_style,
+            "grounding": config.grounding,
+            "vision": config.vision,
             "screenshots": screenshot_summary(outcomes) if config.screenshots else None,
             "resumed_steps": len(checkpoint.done),
             "executor": "inprocess" if executor is None else type(executor).__name__.removesuffix("Executor").lower(),
@@ -209,18 +259,26 @@ def screenshot_summary(outcomes: list[StepOutcome]) -> dict:
     return {"steps": len(outcomes), "by_fate": dict(sorted(fates.items()))}
 
 
-def _recall_ahead(graph: TwinGraph, sessions: list[RecordedSession], personas: list[Persona | None],
-                  units: list[StepUnit], options: PredictOptions, concurrency: int,
-                  brain: str | None = None) -> RecalledMemories:
+def _recall_ahead(
+    graph: TwinGraph,
+    sessions: list[RecordedSession],
+    personas: list[Persona | None],
+    units: list[StepUnit],
+    options: PredictOptions,
+    concurrency: int,
+    brain: str | None = None,
+) -> RecalledMemories:
     """Every recall the steps will make, made here with the graph's own calls (each distinct one once)."""
+
     def request(unit: StepUnit) -> RecallRequest | None:
         persona = personas[unit.session]
         if not graph.recall.wants_memories(persona, options, brain):
             return None  # no page to parse either
         session = sessions[unit.session]
-        return graph.recall.request(persona, observe(session, unit.step), history_before(session, unit.step), options,
-                                    brain=brain)
+        return graph.recall.request(
+            persona, observe(session, unit.step), history_before(session, unit.step), options, brain=brain
+        )
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         requests = sorted({r for r in pool.map(request, units) if r is not None})
-        return RecalledMemories(dict(zip(requests, pool.map(graph.recall, requests))))
+        return RecalledMemories(dict(zip(requests, pool.map(graph.recall, requests), strict=True)))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from agent.actions import Action
 from agent.brains.base import Brain
@@ -52,8 +52,10 @@ class StepUnit:
 
 def history_before(session: RecordedSession, t: int) -> list[Step]:
     """The gold steps 1..t-1 with their rationales: what the twin knows when it predicts step t."""
-    return [Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
-            for s in session.steps[:t]]
+    return [
+        Step(action=s.action, rationale=s.rationale, click_type=s.click_type, url=s.url, timestamp=s.timestamp)
+        for s in session.steps[:t]
+    ]
 
 
 def observe(session: RecordedSession, t: int) -> Observation:
@@ -65,8 +67,9 @@ def observe(session: RecordedSession, t: int) -> Observation:
 def step_record(session: RecordedSession, t: int, pred: Action, pred_click_type: str | None) -> StepRecord:
     """Step t's prediction beside its gold action, as the metrics read it."""
     gold = session.steps[t]
-    return StepRecord(session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type, pred,
-                      pred_click_type)
+    return StepRecord(
+        session.session_id, t, t == len(session.steps) - 1, gold.action, gold.click_type, pred, pred_click_type
+    )
 
 
 def screenshot_of(session: RecordedSession, t: int) -> tuple[Screenshot | None, str | None]:
@@ -96,18 +99,39 @@ def read_recorded(page: Page) -> ReadPage:
     return ReadPage(page.simplified_html or "", parse_page(page.simplified_html, url=page.url))
 
 
-def step_input(session: RecordedSession, persona: Persona | None, t: int, *, brain: str, model: str | None,
-               options: PredictOptions, screenshot: Screenshot | None = None) -> PredictionInput:
+def step_input(
+    session: RecordedSession,
+    persona: Persona | None,
+    t: int,
+    *,
+    brain: str,
+    model: str | None,
+    options: PredictOptions,
+    screenshot: Screenshot | None = None,
+) -> PredictionInput:
     """What step t of the session asks the twin: its persona, its page (none: page-free), the gold history."""
     gold = session.steps[t]
-    return PredictionInput(persona_id=persona.id if persona is not None else None,
-                           page=Page(simplified_html=gold.simplified_html, url=gold.url) if gold.simplified_html else None,
-                           history=history_before(session, t), brain=brain, model=model, options=options,
-                           screenshot=screenshot)
+    return PredictionInput(
+        persona_id=persona.id if persona is not None else None,
+        page=Page(simplified_html=gold.simplified_html, url=gold.url) if gold.simplified_html else None,
+        history=history_before(session, t),
+        brain=brain,
+        model=model,
+        options=options,
+        screenshot=screenshot,
+    )
 
 
-async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Persona | None, t: int, *,
-                       brain: str, model: str | None, options: PredictOptions) -> StepOutcome:
+async def predict_step(
+    graph: TwinGraph,
+    session: RecordedSession,
+    persona: Persona | None,
+    t: int,
+    *,
+    brain: str,
+    model: str | None,
+    options: PredictOptions,
+) -> StepOutcome:
     """Step t predicted through the same use case as POST /predict and `twinsim predict`."""
     screenshot, refused = screenshot_of(session, t)
     given = step_input(session, persona, t, brain=brain, model=model, options=options, screenshot=screenshot)
@@ -116,8 +140,14 @@ async def predict_step(graph: TwinGraph, session: RecordedSession, persona: Pers
     prediction = await predict(given, services)
     latency = (time.perf_counter() - started) * 1000
     record = step_record(session, t, prediction.action, prediction.click_type)
-    return StepOutcome(record, latency, prediction.usage, prediction.fallback_used, prediction.rationale,
-                       refused or prediction.details.get("screenshot"))
+    return StepOutcome(
+        record,
+        latency,
+        prediction.usage,
+        prediction.fallback_used,
+        prediction.rationale,
+        refused or prediction.details.get("screenshot"),
+    )
 
 
 class RecalledMemories:
@@ -151,5 +181,14 @@ class StepWork:
     def __call__(self, unit: StepUnit) -> StepOutcome:
         if self._graph is None:
             self._graph = TwinGraph(self.brains, memory=self.memory)
-        return asyncio.run(predict_step(self._graph, self.sessions[unit.session], self.personas[unit.session],
-                                        unit.step, brain=self.brain, model=self.model, options=self.options))
+        return asyncio.run(
+            predict_step(
+                self._graph,
+                self.sessions[unit.session],
+                self.personas[unit.session],
+                unit.step,
+                brain=self.brain,
+                model=self.model,
+                options=self.options,
+            )
+        )

@@ -34,8 +34,8 @@ from agent.simulation.trace import TwinTrace
 from personas.memory_types import Memory
 from personas.persona import Persona
 
-POLL_S = 0.5          # the driver's wait for recall requests before it checks whether the run is over
-TASK_RETRIES = 3      # a session whose worker died runs again this many times at most
+POLL_S = 0.5  # the driver's wait for recall requests before it checks whether the run is over
+TASK_RETRIES = 3  # a session whose worker died runs again this many times at most
 
 
 class RecallBroker:
@@ -62,7 +62,7 @@ class RecallBroker:
         queue = self._queue()
         try:
             first = await asyncio.wait_for(queue.get(), wait_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return []
         taken = [first]
         while not queue.empty():
@@ -105,8 +105,14 @@ def _answer_recalls(ray: ModuleType, broker: Any, graph: TwinGraph, done: thread
             broker.answer.remote(answers)
 
 
-def browse_on_worker(brains: dict, broker: Any, persona: Persona, config: SimulationConfig, screenshots: bool,
-                     allowed: HostAllowList | None = None) -> tuple[TwinTrace, dict[str, bytes]]:
+def browse_on_worker(
+    brains: dict,
+    broker: Any,
+    persona: Persona,
+    config: SimulationConfig,
+    screenshots: bool,
+    allowed: HostAllowList | None = None,
+) -> tuple[TwinTrace, dict[str, bytes]]:
     """One twin's whole session on this worker, with a Chromium of its own; the trace (which node ran it) and the
     screenshots it took, as bytes by their path in the run's directory."""
     import ray
@@ -128,8 +134,11 @@ def browse_on_worker(brains: dict, broker: Any, persona: Persona, config: Simula
                     await browser.close()
 
         trace = asyncio.run(session())
-        pictures = {path.relative_to(scratch).as_posix(): path.read_bytes()
-                    for path in Path(scratch).rglob("*.png")} if screenshots else {}
+        pictures = (
+            {path.relative_to(scratch).as_posix(): path.read_bytes() for path in Path(scratch).rglob("*.png")}
+            if screenshots
+            else {}
+        )
     trace.node = ray.get_runtime_context().get_node_id()
     return trace, pictures
 
@@ -142,9 +151,15 @@ def _head_node(ray: ModuleType) -> str:
     return ray.get_runtime_context().get_node_id()
 
 
-def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: list[Persona], graph: TwinGraph,
-                     out_dir: Path | None = None, on_trace: Callable[[TwinTrace], None] | None = None,
-                     allowed: HostAllowList | None = None) -> list[TwinTrace]:
+def run_twins_on_ray(
+    executor: RayExecutor,
+    config: SimulationConfig,
+    personas: list[Persona],
+    graph: TwinGraph,
+    out_dir: Path | None = None,
+    on_trace: Callable[[TwinTrace], None] | None = None,
+    allowed: HostAllowList | None = None,
+) -> list[TwinTrace]:
     """Every persona's session as a Ray task; traces in the order of `personas` (on_trace too, as they arrive)."""
     ray = executor.connect()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -152,9 +167,13 @@ def run_twins_on_ray(executor: RayExecutor, config: SimulationConfig, personas: 
     screenshots = config.screenshots and out_dir is not None
     needs = {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
     remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **needs)(browse_on_worker)
-    broker = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RecallBroker).options(
-        scheduling_strategy=NodeAffinitySchedulingStrategy(_head_node(ray), soft=True),
-    ).remote()  # on the head; restarted elsewhere if its node dies, and the recalls asked of it asked again
+    broker = (
+        ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RecallBroker)
+        .options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(_head_node(ray), soft=True),
+        )
+        .remote()
+    )  # on the head; restarted elsewhere if its node dies, and the recalls asked of it asked again
     brains = ray.put(graph.brains_for(config.brain))
     done = threading.Event()
     answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)
@@ -191,6 +210,13 @@ class RayTwins:
     def __init__(self, executor: RayExecutor) -> None:
         self.executor = executor
 
-    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
-                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
+    def run_twins(
+        self,
+        config: SimulationConfig,
+        personas: list[Persona],
+        graph: TwinGraph,
+        out_dir: Path | None,
+        on_trace: Callable[[TwinTrace], None] | None,
+        allowed: HostAllowList | None,
+    ) -> list[TwinTrace]:
         return run_twins_on_ray(self.executor, config, personas, graph, out_dir, on_trace, allowed)

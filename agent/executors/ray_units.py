@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import socket
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # imported where serializers are registered: Ray is optional
@@ -86,8 +87,14 @@ class RayExecutor:
     """`map(work, units)` over a Ray cluster: `address` is a head (`host:port`, `ray://host:10001`, "auto"),
     or None for a local Ray started on first use. An already initialised Ray in this process is reused."""
 
-    def __init__(self, address: str | None = None, *, batch_size: int = DEFAULT_BATCH,
-                 max_in_flight: int | None = None, init_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        max_in_flight: int | None = None,
+        init_options: dict[str, Any] | None = None,
+    ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.address = address
@@ -101,8 +108,11 @@ class RayExecutor:
         if not ray.is_initialized():
             if self.address is not None:
                 check_reachable(self.address)
-            options = {"log_to_driver": False, **({"include_dashboard": False} if self.address is None else {}),
-                       **self.init_options}
+            options = {
+                "log_to_driver": False,
+                **({"include_dashboard": False} if self.address is None else {}),
+                **self.init_options,
+            }
             try:
                 ray.init(address=self.address, **options)
             except (ConnectionError, RuntimeError, ValueError) as error:
@@ -124,7 +134,7 @@ class RayExecutor:
             return
         ray = self.connect()
         shared = ray.put(work)  # the prepared experiment or evaluation and the brains, stored once for all tasks
-        batches = [units[i:i + self.batch_size] for i in range(0, len(units), self.batch_size)]
+        batches = [units[i : i + self.batch_size] for i in range(0, len(units), self.batch_size)]
         window = self._window(ray)
         pending: deque = deque()
         submitted = 0

@@ -7,8 +7,9 @@ the experiment's bulk runs use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal, Protocol
+from typing import Literal, Protocol
 
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource
@@ -33,10 +34,10 @@ class PersonaSource(MemorySource, Protocol):
 
 @dataclass(frozen=True)
 class ExperimentContext:
-    graph: TwinGraph                               # the brains available, the embedded one included
+    graph: TwinGraph  # the brains available, the embedded one included
     store: PersonaSource
-    llm: LLMClient | None = None                      # the provider client, for the one probe call before an LLM run
-    default_model: str | None = None               # brain 'llm' without a model in the spec
+    llm: LLMClient | None = None  # the provider client, for the one probe call before an LLM run
+    default_model: str | None = None  # brain 'llm' without a model in the spec
     llm_graph: Callable[[int], TwinGraph] | None = None  # a graph making at most N LLM calls at once (the spec's)
     max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
     page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS

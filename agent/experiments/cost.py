@@ -14,22 +14,23 @@ from agent.llm.offline_litellm import load_litellm
 from agent.llm.prompts import build_messages
 
 COMPLETION_TOKENS_PER_CALL = 120  # a one- or two-sentence rationale and a JSON action
-HISTORY_TOKENS_PER_STEP = 60      # what one earlier step of a sequence adds to the prompt
-MAX_PERSONAS_COUNTED = 40         # beyond this, the mean of a seeded subset stands for the rest
+HISTORY_TOKENS_PER_STEP = 60  # what one earlier step of a sequence adds to the prompt
+MAX_PERSONAS_COUNTED = 40  # beyond this, the mean of a seeded subset stands for the rest
 
 
 def count_tokens(model: str, messages: list[dict]) -> int:
     try:
         return int(load_litellm().token_counter(model=model, messages=messages))
-    except Exception:  # a tokenizer litellm cannot load offline: the chars/4 rule
+    except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load offline: the chars/4 rule
         return sum(len(m.get("content") or "") for m in messages) // 4 + 4 * len(messages)
 
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     try:
-        prompt_usd, completion_usd = load_litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens,
-                                                            completion_tokens=completion_tokens)
-    except Exception:  # not in the price map
+        prompt_usd, completion_usd = load_litellm().cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # noqa: BLE001 - not in the price map
         return None
     return float(prompt_usd + completion_usd)
 
@@ -41,13 +42,20 @@ def estimate_cost(prepared: PreparedExperiment, model: str | None) -> dict:
     persona_ids = sorted(prepared.personas)[:MAX_PERSONAS_COUNTED]
     scale = len(prepared.personas) / max(1, len(persona_ids))
     calls = prompt_tokens = 0
-    for variant, pages in prepared.pages.items():
+    for _variant, pages in prepared.pages.items():
         for number, page in enumerate(pages):
             counted = 0
             for pid in persona_ids:
-                ctx = TwinContext(persona=prepared.personas[pid], memories=prepared.memories.get((pid, page.key), []),
-                                  observation=page.observation, history=list(spec.history), mode="sample", seed=0,
-                                  model=model, task=spec.task)
+                ctx = TwinContext(
+                    persona=prepared.personas[pid],
+                    memories=prepared.memories.get((pid, page.key), []),
+                    observation=page.observation,
+                    history=list(spec.history),
+                    mode="sample",
+                    seed=0,
+                    model=model,
+                    task=spec.task,
+                )
                 counted += count_tokens(model, build_messages(ctx)) + number * HISTORY_TOKENS_PER_STEP
             prompt_tokens += round(counted * scale) * spec.samples_per_persona
             calls += len(prepared.personas) * spec.samples_per_persona
@@ -70,6 +78,8 @@ def check_budget(estimate: dict, budget_usd: float | None) -> str | None:
     if budget_usd is None:
         return None
     if estimate["usd"] > budget_usd:
-        return (f"estimated cost ${estimate['usd']:.4f} ({estimate['calls']} calls, {estimate['prompt_tokens']} prompt "
-                f"tokens on {estimate['model']}) is over the budget of ${budget_usd:g}")
+        return (
+            f"estimated cost ${estimate['usd']:.4f} ({estimate['calls']} calls, {estimate['prompt_tokens']} prompt "
+            f"tokens on {estimate['model']}) is over the budget of ${budget_usd:g}"
+        )
     return None

@@ -8,7 +8,7 @@ at a time) and where bulk units run (here, or as Ray tasks), then turns the samp
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from agent.brains.names import BrainName
 from agent.experiments.context import ExperimentContext
@@ -44,22 +44,38 @@ class ExperimentExecutor:
             return self.context.llm_graph(spec.concurrency)
         return self.context.graph
 
-    def run(self, checked: CheckedExperiment, *, done: Sequence[Sample] = (),
-            on_samples: Callable[[list[Sample]], None] | None = None,
-            on_progress: Callable[[Progress], None] | None = None, stop: threading.Event | None = None,
-            export: ExperimentExport | None = None) -> dict:
+    def run(
+        self,
+        checked: CheckedExperiment,
+        *,
+        done: Sequence[Sample] = (),
+        on_samples: Callable[[list[Sample]], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        stop: threading.Event | None = None,
+        export: ExperimentExport | None = None,
+    ) -> dict:
         """With `export`, each batch's decisions are exported before `on_samples` keeps the samples, and the
         results say what the export holds (`decisions`)."""
         handler = on_samples
         if export is not None:
+
             def handler(batch: list[Sample]) -> None:
                 export.add(batch)
                 if on_samples is not None:
                     on_samples(batch)
-        outcome = run_experiment(checked.prepared, graph=self.graph_for(checked), done=done, on_samples=handler,
-                                 on_progress=on_progress, stop=stop, executor=self.unit_executor())
-        results = experiment_results(checked.prepared, outcome, embed=self.context.store.embedder.embed,
-                                     estimate=checked.estimate)
+
+        outcome = run_experiment(
+            checked.prepared,
+            graph=self.graph_for(checked),
+            done=done,
+            on_samples=handler,
+            on_progress=on_progress,
+            stop=stop,
+            executor=self.unit_executor(),
+        )
+        results = experiment_results(
+            checked.prepared, outcome, embed=self.context.store.embedder.embed, estimate=checked.estimate
+        )
         if checked.provider_check:
             results["cost"]["provider_check"] = checked.provider_check
         if export is not None:

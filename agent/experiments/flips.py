@@ -25,8 +25,9 @@ def persona_flips(samples: list[Sample], variant_names: list[str], max_listed: i
     control, *others = variant_names
     comparisons = []
     for variant in others:
-        per_persona: dict[str, dict] = defaultdict(lambda: {"instances": 0, **{
-            o: {"control": 0, "variant": 0, "gained": 0, "lost": 0} for o in OUTCOMES}})
+        per_persona: dict[str, dict] = defaultdict(
+            lambda: {"instances": 0, **{o: {"control": 0, "variant": 0, "gained": 0, "lost": 0} for o in OUTCOMES}}
+        )
         unpaired = 0
         for (name, persona_id, instance), before in by_key.items():
             if name != control:
@@ -44,15 +45,26 @@ def persona_flips(samples: list[Sample], variant_names: list[str], max_listed: i
                 counts["variant"] += now
                 counts["gained"] += now and not was
                 counts["lost"] += was and not now
-        changed = [(pid, row) for pid, row in per_persona.items()
-                   if any(row[o]["gained"] or row[o]["lost"] for o in OUTCOMES)]
+        changed = [
+            (pid, row) for pid, row in per_persona.items() if any(row[o]["gained"] or row[o]["lost"] for o in OUTCOMES)
+        ]
         changed.sort(key=lambda item: (-sum(item[1][o]["gained"] + item[1][o]["lost"] for o in OUTCOMES), item[0]))
-        comparisons.append({
-            "control": control, "variant": variant,
-            "pairs": sum(row["instances"] for row in per_persona.values()), "unpaired": unpaired,
-            "personas": len(per_persona), "personas_changed": len(changed),
-            "totals": {o: {"gained": sum(row[o]["gained"] for row in per_persona.values()),
-                           "lost": sum(row[o]["lost"] for row in per_persona.values())} for o in OUTCOMES},
-            "listed": [{"persona_id": pid, **row} for pid, row in changed[:max_listed]],
-        })
+        comparisons.append(
+            {
+                "control": control,
+                "variant": variant,
+                "pairs": sum(row["instances"] for row in per_persona.values()),
+                "unpaired": unpaired,
+                "personas": len(per_persona),
+                "personas_changed": len(changed),
+                "totals": {
+                    o: {
+                        "gained": sum(row[o]["gained"] for row in per_persona.values()),
+                        "lost": sum(row[o]["lost"] for row in per_persona.values()),
+                    }
+                    for o in OUTCOMES
+                },
+                "listed": [{"persona_id": pid, **row} for pid, row in changed[:max_listed]],
+            }
+        )
     return {"outcomes": list(OUTCOMES), "max_listed": max_listed, "comparisons": comparisons}

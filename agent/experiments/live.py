@@ -9,28 +9,28 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.allowed_hosts import HostAllowList
+from agent.brains.base import Brain
 from agent.browser.chromium import ChromiumMissing, chromium_path
 from agent.decision import Usage
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
 from agent.experiments.visibility import Sight, sight_of
+from agent.graph import TwinGraph
 from agent.prediction import Prediction
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.simulation.config import SimulationConfig
 from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
-from agent.graph import TwinGraph
-from agent.brains.base import Brain
 
 if TYPE_CHECKING:  # Playwright is imported where a browser starts (the browser extra)
     from playwright.async_api import Browser
 
 LIVE_CONCURRENCY = 2  # browser contexts at once: each is a renderer process on a small machine
-SEED_RANGE = 2**32    # SimulationConfig.seed
+SEED_RANGE = 2**32  # SimulationConfig.seed
 
 
 def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = None) -> None:
@@ -43,7 +43,7 @@ def check_live_variants(spec: ExperimentSpec, allowed: HostAllowList | None = No
     except ChromiumMissing as error:
         raise SpecError(f"live variant(s) {names} need Chromium: {error}") from None
     try:
-        import playwright.async_api  # noqa: F401
+        import playwright.async_api  # noqa: F401 - imported only to learn whether Playwright is installed
     except ImportError:
         raise SpecError(f"live variant(s) {names} need Playwright: install twinsim with its browser extra") from None
     for name, variant in spec.live_variants.items():
@@ -94,25 +94,48 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
-async def browse(browser: Browser, graph: TwinGraph, persona: Persona, variant: VariantSpec, spec: ExperimentSpec,
-                 instance_seed: int, allowed: HostAllowList | None = None) -> tuple[TwinTrace, Usage, list[Sight]]:
+async def browse(
+    browser: Browser,
+    graph: TwinGraph,
+    persona: Persona,
+    variant: VariantSpec,
+    spec: ExperimentSpec,
+    instance_seed: int,
+    allowed: HostAllowList | None = None,
+) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One twin instance on one live variant: its trace, what its predictions cost and what it was shown."""
     from agent.simulation.twin_session import run_twin
 
-    config = SimulationConfig(url=variant.live_url, persona_ids=[persona.id], max_steps=variant.max_steps,
-                              brain=spec.brain, model=spec.model, seed=browsing_seed(instance_seed), concurrency=1,
-                              task=spec.task)
+    config = SimulationConfig(
+        url=variant.live_url,
+        persona_ids=[persona.id],
+        max_steps=variant.max_steps,
+        brain=spec.brain,
+        model=spec.model,
+        seed=browsing_seed(instance_seed),
+        concurrency=1,
+        task=spec.task,
+    )
     meter = UsageMeter(graph, str(spec.brain))
     trace = await run_twin(browser, meter, persona, config, allowed=allowed)
     return trace, meter.usage, meter.sights
 
 
-def trace_to_sample(trace: TwinTrace, *, variant: str, instance: int, targets: list[str],
-                    segments: dict[str, str]) -> Sample:
+def trace_to_sample(
+    trace: TwinTrace, *, variant: str, instance: int, targets: list[str], segments: dict[str, str]
+) -> Sample:
     if not trace.steps:
         raise RuntimeError(f"twin {trace.persona_id} could not start on {trace.start_url}: {trace.reason}")
-    return to_sample(trace.steps, variant=variant, persona_id=trace.persona_id, instance=instance, targets=targets,
-                     segments=segments, purchase=trace.outcome == "purchased", leave=trace.outcome == "left",
-                     task_reached=trace.task.reached if trace.task else None,
-                     task_step=trace.task.step if trace.task else None,
-                     decisions=[step.decision() for step in trace.steps])
+    return to_sample(
+        trace.steps,
+        variant=variant,
+        persona_id=trace.persona_id,
+        instance=instance,
+        targets=targets,
+        segments=segments,
+        purchase=trace.outcome == "purchased",
+        leave=trace.outcome == "left",
+        task_reached=trace.task.reached if trace.task else None,
+        task_step=trace.task.step if trace.task else None,
+        decisions=[step.decision() for step in trace.steps],
+    )

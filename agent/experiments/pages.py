@@ -53,8 +53,12 @@ class ResolvedPage:
 MAX_REDIRECTS = 5
 
 
-def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-          allowed: HostAllowList | None = None) -> str:
+def fetch(
+    url: str,
+    timeout_s: float = FETCH_TIMEOUT_S,
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    allowed: HostAllowList | None = None,
+) -> str:
     """GET a page. With `allowed`, every hop (the URL and each redirect) must be on an allowed host, and every
     failure gives the same message, so a caller learns nothing about hosts and ports it may not reach."""
     if allowed is None:
@@ -76,8 +80,9 @@ def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = DEFAULT
 
 def _get(url: str, timeout_s: float, max_bytes: int, *, follow_redirects: bool) -> tuple[httpx.Response, str]:
     try:
-        response = httpx.get(url, timeout=timeout_s, follow_redirects=follow_redirects,
-                             headers={"user-agent": "twinsim-experiments/0.1"})
+        response = httpx.get(
+            url, timeout=timeout_s, follow_redirects=follow_redirects, headers={"user-agent": "twinsim-experiments/0.1"}
+        )
     except httpx.TimeoutException:
         raise SpecError(f"could not fetch {url}: no answer within {timeout_s:g} s") from None
     except httpx.HTTPError as error:
@@ -89,9 +94,16 @@ def _get(url: str, timeout_s: float, max_bytes: int, *, follow_redirects: bool) 
     return response, response.text
 
 
-def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = True,
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES, where: str = "page",
-                 limits: PageShapeLimits = DEFAULT_PAGE_LIMITS, allowed: HostAllowList | None = None) -> ResolvedPage:
+def resolve_page(
+    page: PageSpec,
+    *,
+    base_dir: Path | None,
+    allow_paths: bool = True,
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    where: str = "page",
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    allowed: HostAllowList | None = None,
+) -> ResolvedPage:
     simplified: bool | None
     if page.simplified_html is not None:
         html, simplified = page.simplified_html, True
@@ -99,7 +111,9 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
         html, simplified = page.html, False
     elif page.path is not None:
         if not allow_paths:
-            raise SpecError(f"{where}: file paths are read only by the CLI; send the page as simplified_html, html or url")
+            raise SpecError(
+                f"{where}: file paths are read only by the CLI; send the page as simplified_html, html or url"
+            )
         path = Path(page.path)
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
@@ -123,14 +137,29 @@ def resolve_page(page: PageSpec, *, base_dir: Path | None, allow_paths: bool = T
     return ResolvedPage(simplified_html=html, url=url, observation=observation)
 
 
-def resolve_variants(spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = True,
-                     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-                     limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-                     allowed: HostAllowList | None = None) -> dict[str, list[ResolvedPage]]:
+def resolve_variants(
+    spec: ExperimentSpec,
+    *,
+    base_dir: Path | None = None,
+    allow_paths: bool = True,
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    allowed: HostAllowList | None = None,
+) -> dict[str, list[ResolvedPage]]:
     """variant name -> its pages, parsed (live variants have none); raises SpecError naming the variant and page."""
     return {
-        variant.name: [resolve_page(page, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_bytes,
-                                    where=f"variant '{variant.name}' page {i + 1}", limits=limits, allowed=allowed)
-                       for i, page in enumerate(variant.pages)]
-        for variant in spec.variants if not variant.live  # live variants are browsed, not fetched once
+        variant.name: [
+            resolve_page(
+                page,
+                base_dir=base_dir,
+                allow_paths=allow_paths,
+                max_bytes=max_bytes,
+                where=f"variant '{variant.name}' page {i + 1}",
+                limits=limits,
+                allowed=allowed,
+            )
+            for i, page in enumerate(variant.pages)
+        ]
+        for variant in spec.variants
+        if not variant.live  # live variants are browsed, not fetched once
     }

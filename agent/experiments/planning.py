@@ -30,16 +30,24 @@ class CheckedExperiment:
     provider_check: str | None = None  # why the LLM provider failed its probe, when the spec allows falling back
 
 
-def check_experiment(context: ExperimentContext, spec: ExperimentSpec, *, base_dir: Path | None = None,
-                     allow_paths: bool = False) -> CheckedExperiment:
+def check_experiment(
+    context: ExperimentContext, spec: ExperimentSpec, *, base_dir: Path | None = None, allow_paths: bool = False
+) -> CheckedExperiment:
     model = spec.model or context.default_model
     if spec.brain == BrainName.LLM and not model:
         raise ExperimentRejected("brain 'llm' needs a model: set `model` in the spec or TWINSIM_LLM_MODEL")
     try:
         pool = personas_from(context.store, spec.population.ids)
-        prepared = prepare(spec, pool, context.store, base_dir=base_dir, allow_paths=allow_paths,
-                           max_page_bytes=context.max_page_bytes, page_limits=context.page_limits,
-                           allowed_hosts=context.allowed_hosts)
+        prepared = prepare(
+            spec,
+            pool,
+            context.store,
+            base_dir=base_dir,
+            allow_paths=allow_paths,
+            max_page_bytes=context.max_page_bytes,
+            page_limits=context.page_limits,
+            allowed_hosts=context.allowed_hosts,
+        )
     except (PopulationError, SpecError) as error:
         raise ExperimentRejected(str(error)) from None
     estimate = None
@@ -60,7 +68,9 @@ def _probe(context: ExperimentContext, spec: ExperimentSpec, model: str) -> str 
     assert context.llm is not None  # the context of an LLM run carries its client
     failure = probe_provider_blocking(context.llm, model)
     if failure and not spec.allow_fallback:
-        raise ExperimentRejected(f"the LLM provider for model '{model}' failed a probe call: {failure}. Check the key "
-                                 "and TWINSIM_LLM_API_BASE, or set `allow_fallback: true` in the spec to let the "
-                                 "embedded brain decide where the provider fails (counted in the results)")
+        raise ExperimentRejected(
+            f"the LLM provider for model '{model}' failed a probe call: {failure}. Check the key "
+            "and TWINSIM_LLM_API_BASE, or set `allow_fallback: true` in the spec to let the "
+            "embedded brain decide where the provider fails (counted in the results)"
+        )
     return failure

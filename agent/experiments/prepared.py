@@ -12,9 +12,9 @@ samples.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from agent.allowed_hosts import HostAllowList
 from agent.decision import MemorySource
@@ -24,9 +24,9 @@ from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
 from agent.memory_recall import Recall
-from agent.predict_options import PredictOptions
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
+from agent.predict_options import PredictOptions
 from personas.memory_types import Memory
 from personas.persona import Persona
 from personas.population import segment_buckets, select_population
@@ -83,35 +83,64 @@ class PreparedExperiment:
 
     def units(self) -> list[WorkUnit]:
         """In a fixed order: persona, instance, then variant (a twin instance's variants run side by side)."""
-        return [WorkUnit(pid, i, v) for pid in sorted(self.personas) for i in range(self.spec.samples_per_persona)
-                for v in self.spec.variant_names]
+        return [
+            WorkUnit(pid, i, v)
+            for pid in sorted(self.personas)
+            for i in range(self.spec.samples_per_persona)
+            for v in self.spec.variant_names
+        ]
 
     @property
     def predictions_needed(self) -> int:
         return self.spec.predictions_needed(len(self.personas))
 
 
-def prepare(spec: ExperimentSpec, pool: Sequence[Persona], memory: MemorySource | None, *,
-            base_dir: Path | None = None, allow_paths: bool = True, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-            pages: dict[str, list[ResolvedPage]] | None = None,
-            page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
-            allowed_hosts: HostAllowList | None = None) -> PreparedExperiment:
+def prepare(
+    spec: ExperimentSpec,
+    pool: Sequence[Persona],
+    memory: MemorySource | None,
+    *,
+    base_dir: Path | None = None,
+    allow_paths: bool = True,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    pages: dict[str, list[ResolvedPage]] | None = None,
+    page_limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+    allowed_hosts: HostAllowList | None = None,
+) -> PreparedExperiment:
     """Validate everything that can fail before any twin runs; raises PopulationError or SpecError with the reason.
     With `allowed_hosts`, pages are fetched and live variants browsed only on those hosts."""
     if pages is None:
-        pages = resolve_variants(spec, base_dir=base_dir, allow_paths=allow_paths, max_bytes=max_page_bytes,
-                                 limits=page_limits, allowed=allowed_hosts)
-    notes = check_targets(spec, {name: {n for page in variant_pages for n in page.observation.by_name}
-                                 for name, variant_pages in pages.items()})
+        pages = resolve_variants(
+            spec,
+            base_dir=base_dir,
+            allow_paths=allow_paths,
+            max_bytes=max_page_bytes,
+            limits=page_limits,
+            allowed=allowed_hosts,
+        )
+    notes = check_targets(
+        spec,
+        {
+            name: {n for page in variant_pages for n in page.observation.by_name}
+            for name, variant_pages in pages.items()
+        },
+    )
     check_live_variants(spec, allowed_hosts)
     personas = select_population(pool, spec.population)
     needed = spec.predictions_needed(len(personas))
     if needed > spec.max_predictions:
-        raise SpecError(f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
-                        f"samples x pages); max_predictions is {spec.max_predictions}")
-    prepared = PreparedExperiment(spec=spec, personas={p.id: p for p in personas}, pages=pages,
-                                  segments={p.id: segment_buckets(p, spec.segments) for p in personas}, notes=notes,
-                                  allowed_hosts=allowed_hosts)
+        raise SpecError(
+            f"the spec needs up to {needed} predictions ({len(personas)} personas x {spec.samples_per_persona} "
+            f"samples x pages); max_predictions is {spec.max_predictions}"
+        )
+    prepared = PreparedExperiment(
+        spec=spec,
+        personas={p.id: p for p in personas},
+        pages=pages,
+        segments={p.id: segment_buckets(p, spec.segments) for p in personas},
+        notes=notes,
+        allowed_hosts=allowed_hosts,
+    )
     recall = Recall(memory, brains={})
     unique = {page.key: page for variant_pages in pages.values() for page in variant_pages}
     for persona in personas:

@@ -7,7 +7,7 @@ Samples enter in a canonical order and every seed comes from the spec, so the sa
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -58,8 +58,9 @@ def cost_document(prepared: PreparedExperiment, outcome: RunOutcome, estimate: d
     return cost
 
 
-def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, embed: Embed | None,
-                       estimate: dict | None = None) -> dict:
+def experiment_results(
+    prepared: PreparedExperiment, outcome: RunOutcome, *, embed: Embed | None, estimate: dict | None = None
+) -> dict:
     spec = prepared.spec
     samples: list[Sample] = outcome.samples
     analysis = analyse(samples, spec.variant_names, targets=spec.targets, seed=spec.seed)
@@ -81,15 +82,21 @@ def experiment_results(prepared: PreparedExperiment, outcome: RunOutcome, *, emb
 
 def featured_personas(flips: dict, themes: dict) -> list[str]:
     """The personas a report names: those who said a theme's quotes, then those who changed behaviour most."""
-    quoted = [pid for groups in (themes.get("variants") or {}).values() for summary in groups.values()
-              for theme in summary.get("themes") or [] for quote in theme.get("quotes") or []
-              for pid in quote["persona_ids"]]
+    quoted = [
+        pid
+        for groups in (themes.get("variants") or {}).values()
+        for summary in groups.values()
+        for theme in summary.get("themes") or []
+        for quote in theme.get("quotes") or []
+        for pid in quote["persona_ids"]
+    ]
     flipped = [row["persona_id"] for comparison in flips["comparisons"] for row in comparison["listed"]]
     return list(dict.fromkeys(quoted + flipped))
 
 
-def persona_cards(personas: dict[str, Persona], featured: list[str], first: int = FIRST_CARDS,
-                  cap: int = MAX_CARDS) -> dict[str, dict]:
+def persona_cards(
+    personas: dict[str, Persona], featured: list[str], first: int = FIRST_CARDS, cap: int = MAX_CARDS
+) -> dict[str, dict]:
     """Cards for the featured personas and the first ones by id, at most `cap`, in that order."""
     chosen = list(dict.fromkeys([pid for pid in featured if pid in personas] + sorted(personas)[:first]))[:cap]
     return {pid: persona_card(personas[pid]) for pid in chosen}
@@ -111,6 +118,8 @@ def task_document(spec: ExperimentSpec, samples: list[Sample]) -> dict | None:
     by_variant: dict[str, dict[str, list[bool | None]]] = {name: {} for name in spec.variant_names}
     for sample in samples:
         by_variant.setdefault(sample.variant, {}).setdefault(sample.persona_id, []).append(sample.task_reached)
-    return {"goal": spec.task.goal,
-            "success": spec.task.success.model_dump(exclude_none=True) if spec.task.success else None,
-            "variants": {name: task_success(spec.task.goal, runs) for name, runs in by_variant.items()}}
+    return {
+        "goal": spec.task.goal,
+        "success": spec.task.success.model_dump(exclude_none=True) if spec.task.success else None,
+        "variants": {name: task_success(spec.task.goal, runs) for name, runs in by_variant.items()},
+    }

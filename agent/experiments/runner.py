@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Protocol, cast
 
 from agent.brains.names import BrainName
 from agent.decision import Usage
+from agent.experiments.context import PersonaSource
 from agent.experiments.live import (
     LIVE_CONCURRENCY,
     chromium,
@@ -30,11 +32,8 @@ from agent.experiments.unit_loop import (
     run_unit_graph,
     run_unit_live,
 )
-from personas.persona import Persona
 from agent.graph import TwinGraph
-from typing import cast
-from collections.abc import Awaitable
-from agent.experiments.context import PersonaSource
+from personas.persona import Persona
 
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
 
@@ -61,6 +60,7 @@ class InProcessExecutor:
 
 # ---- the run -----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Progress:
     done: int
@@ -70,7 +70,7 @@ class Progress:
 
 @dataclass
 class RunOutcome:
-    samples: list[Sample]           # every sample of the experiment, resumed ones included, in a canonical order
+    samples: list[Sample]  # every sample of the experiment, resumed ones included, in a canonical order
     usage: Usage
     resumed: int
     wall_s: float
@@ -85,9 +85,15 @@ def canonical_order(samples: Iterable[Sample], variants: Sequence[str]) -> list[
 class _Sink:
     """Hands finished samples out in batches and reports progress; raises RunInterrupted when asked to stop."""
 
-    def __init__(self, total: int, resumed: int, on_samples: Callable[[list[Sample]], None] | None,
-                 on_progress: Callable[[Progress], None] | None, stop: threading.Event | None,
-                 flush_every: int = FLUSH_EVERY) -> None:
+    def __init__(
+        self,
+        total: int,
+        resumed: int,
+        on_samples: Callable[[list[Sample]], None] | None,
+        on_progress: Callable[[Progress], None] | None,
+        stop: threading.Event | None,
+        flush_every: int = FLUSH_EVERY,
+    ) -> None:
         self.total, self.resumed, self.done = total, resumed, resumed
         self.on_samples, self.on_progress, self.stop = on_samples, on_progress, stop
         self.flush_every = flush_every
@@ -168,8 +174,9 @@ def run_experiment(
         sink.flush_every = LIVE_CONCURRENCY
         usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
-    return RunOutcome(samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started,
-                      live_sights=sights)
+    return RunOutcome(
+        samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started, live_sights=sights
+    )
 
 
 def _embedded_of(graph: TwinGraph | None) -> SyncBrain:
@@ -178,19 +185,40 @@ def _embedded_of(graph: TwinGraph | None) -> SyncBrain:
     return cast(SyncBrain, graph.brain(BrainName.EMBEDDED))  # the embedded brain also decides synchronously
 
 
-async def _run_live(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
-                    stop: threading.Event | None, spent: Usage, sights: dict) -> Usage:
+async def _run_live(
+    prepared: PreparedExperiment,
+    graph: TwinGraph,
+    todo: list[WorkUnit],
+    sink: _Sink,
+    stop: threading.Event | None,
+    spent: Usage,
+    sights: dict,
+) -> Usage:
     """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
     async with chromium() as browser:
-        return await _run_through_graph(prepared, graph, todo, sink, stop, spent=spent,
-                                        work=lambda unit: run_unit_live(prepared, graph, browser, unit, sights),
-                                        concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY))
+        return await _run_through_graph(
+            prepared,
+            graph,
+            todo,
+            sink,
+            stop,
+            spent=spent,
+            work=lambda unit: run_unit_live(prepared, graph, browser, unit, sights),
+            concurrency=min(prepared.spec.concurrency, LIVE_CONCURRENCY),
+        )
 
 
-async def _run_through_graph(prepared: PreparedExperiment, graph: TwinGraph, todo: list[WorkUnit], sink: _Sink,
-                             stop: threading.Event | None, *, spent: Usage | None = None,
-                             work: Callable[[WorkUnit], Awaitable[tuple[Sample, Usage]]] | None = None,
-                             concurrency: int | None = None) -> Usage:
+async def _run_through_graph(
+    prepared: PreparedExperiment,
+    graph: TwinGraph,
+    todo: list[WorkUnit],
+    sink: _Sink,
+    stop: threading.Event | None,
+    *,
+    spent: Usage | None = None,
+    work: Callable[[WorkUnit], Awaitable[tuple[Sample, Usage]]] | None = None,
+    concurrency: int | None = None,
+) -> Usage:
     spec = prepared.spec
     semaphore = asyncio.Semaphore(concurrency or spec.concurrency)
     spent = spent or Usage()
@@ -206,8 +234,12 @@ async def _run_through_graph(prepared: PreparedExperiment, graph: TwinGraph, tod
             assert spent is not None  # set above
             spent = spent.add(usage)
             if spec.budget_usd is not None and spent.cost_usd > spec.budget_usd and not halt:
-                halt.append(BudgetExceeded(f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
-                                           f"after {sink.done + 1} of {sink.total} samples"))
+                halt.append(
+                    BudgetExceeded(
+                        f"spent ${spent.cost_usd:.4f}, over the budget of ${spec.budget_usd:g}, "
+                        f"after {sink.done + 1} of {sink.total} samples"
+                    )
+                )
             try:
                 sink.add(sample)
             except RunInterrupted as error:

@@ -5,7 +5,8 @@ Kept apart from the runner so the statistics, the themes and the report can be t
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -49,10 +50,21 @@ class ActedStep(Protocol):
     def rationale(self) -> str | None: ...
 
 
-def to_sample(steps: Sequence[ActedStep], *, variant: str, persona_id: str, instance: int, targets: list[str],
-              segments: dict[str, str], purchase: bool, leave: bool, fallbacks: int = 0,
-              task_reached: bool | None = None, task_step: int | None = None,
-              decisions: list[DecisionRecord] | None = None) -> Sample:
+def to_sample(
+    steps: Sequence[ActedStep],
+    *,
+    variant: str,
+    persona_id: str,
+    instance: int,
+    targets: list[str],
+    segments: dict[str, str],
+    purchase: bool,
+    leave: bool,
+    fallbacks: int = 0,
+    task_reached: bool | None = None,
+    task_step: int | None = None,
+    decisions: list[DecisionRecord] | None = None,
+) -> Sample:
     """A run's steps as a sample: the first action says what the twin did on arrival, the step that ended the
     visit says best why it bought or left; whether it bought or left is the caller's (pages or a live site)."""
     first, last = steps[0], steps[-1]

@@ -32,23 +32,32 @@ class PageSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    simplified_html: str | None = Field(None, description="OPeRA simplified HTML (elements carry name= semantic ids); "
-                                       "a page with no named element is refused, there being nothing a twin could do.",
-                                       json_schema_extra={"pattern": r"[nN][aA][mM][eE]\s*="})
+    simplified_html: str | None = Field(
+        None,
+        description="OPeRA simplified HTML (elements carry name= semantic ids); "
+        "a page with no named element is refused, there being nothing a twin could do.",
+        json_schema_extra={"pattern": r"[nN][aA][mM][eE]\s*="},
+    )
     html: str | None = Field(None, description="Raw HTML, simplified to the OPeRA form before twins read it.")
     path: str | None = Field(None, description="A file (simplified or raw HTML), relative to the spec file. CLI only.")
     url: str | None = Field(None, max_length=8192, description="Fetched once with httpx, then simplified.")
-    page_url: str | None = Field(None, max_length=8192, description="The address twins see for this page (a search URL "
-                                 "names the query); defaults to `url`.")
-    format: Literal["auto", "simplified", "raw"] = Field("auto", description="For path/url pages: auto-detects OPeRA "
-                                                         "simplified HTML by its name= ids.")
+    page_url: str | None = Field(
+        None,
+        max_length=8192,
+        description="The address twins see for this page (a search URL names the query); defaults to `url`.",
+    )
+    format: Literal["auto", "simplified", "raw"] = Field(
+        "auto", description="For path/url pages: auto-detects OPeRA simplified HTML by its name= ids."
+    )
 
     @model_validator(mode="after")
-    def _exactly_one_source(self) -> "PageSpec":
+    def _exactly_one_source(self) -> PageSpec:
         given = [k for k in ("simplified_html", "html", "path", "url") if getattr(self, k)]
         if len(given) != 1:
-            raise ValueError("a page needs exactly one of simplified_html, html, path or url"
-                             + (f" (got {', '.join(given)})" if given else " (got none)"))
+            raise ValueError(
+                "a page needs exactly one of simplified_html, html, path or url"
+                + (f" (got {', '.join(given)})" if given else " (got none)")
+            )
         if self.url and not re.match(r"^https?://", self.url, re.IGNORECASE):  # schemes are case-blind (RFC 3986)
             raise ValueError(f"page url must start with http:// or https:// (got {self.url[:80]!r})")
         return self
@@ -56,12 +65,16 @@ class PageSpec(BaseModel):
 
 def _page_shorthand_in_schema(schema: dict) -> None:
     """`page:` is read as `pages: [page]` before validation (below); the schema says so, so clients may send it."""
-    schema["properties"]["page"] = {**schema["properties"]["pages"]["items"],
-                                    "description": "One page: shorthand for `pages: [page]`."}
+    schema["properties"]["page"] = {
+        **schema["properties"]["pages"]["items"],
+        "description": "One page: shorthand for `pages: [page]`.",
+    }
     # and what the validator below holds a variant to: a page, pages or a live site, exactly one of them
-    page, pages, live = ({"required": ["page"], "properties": {"page": {"type": "object"}}},
-                         {"required": ["pages"], "properties": {"pages": {"type": "array", "minItems": 1}}},
-                         {"required": ["live_url"], "properties": {"live_url": {"type": "string"}}})
+    page, pages, live = (
+        {"required": ["page"], "properties": {"page": {"type": "object"}}},
+        {"required": ["pages"], "properties": {"pages": {"type": "array", "minItems": 1}}},
+        {"required": ["live_url"], "properties": {"live_url": {"type": "string"}}},
+    )
     schema["anyOf"] = [page, pages, live]
     schema["not"] = {"anyOf": [{"required": ["page", "pages"]}, {"allOf": [live, pages]}, {"allOf": [live, page]}]}
 
@@ -74,8 +87,9 @@ class VariantSpec(BaseModel):
 
     name: str = Field(..., description="Short name, e.g. A, B, control, banner.")
     pages: list[PageSpec] = Field(default_factory=list, max_length=MAX_PAGES_PER_VARIANT)
-    live_url: str | None = Field(None, max_length=4096, description="A live site twins browse step by step (http or "
-                                 "https), instead of pages.")
+    live_url: str | None = Field(
+        None, max_length=4096, description="A live site twins browse step by step (http or https), instead of pages."
+    )
     max_steps: int = Field(10, ge=1, le=MAX_LIVE_STEPS, description="Actions per twin at most on a live_url variant.")
     description: str | None = None
 
@@ -133,20 +147,35 @@ class ExperimentSpec(BaseModel):
     variants: list[VariantSpec] = Field(..., min_length=2, max_length=10)
     population: PopulationSpec = Field(default_factory=PopulationSpec)
     samples_per_persona: int = Field(1, ge=1, le=100, description="Seeded instances per persona (sampling mode).")
-    history: list[Step] = Field(default_factory=list, max_length=50,
-                                description="What every twin did before the first page (e.g. typed a query).")
+    history: list[Step] = Field(
+        default_factory=list,
+        max_length=50,
+        description="What every twin did before the first page (e.g. typed a query).",
+    )
     brain: KnownBrain = Field(BrainName.EMBEDDED, description="embedded (offline, default), llm, or a baseline.")
     model: str | None = Field(None, description="litellm model for brain=llm, e.g. openai/gpt-4.1-mini.")
-    task: Task | None = Field(None, description="What every twin came to do (a goal in words, or {goal, success}); "
-                              "with success criteria, the results say who reached it on each variant.")
-    targets: list[str] = Field(default_factory=list, max_length=50, description="Element names whose click rate is measured.")
+    task: Task | None = Field(
+        None,
+        description="What every twin came to do (a goal in words, or {goal, success}); "
+        "with success criteria, the results say who reached it on each variant.",
+    )
+    targets: list[str] = Field(
+        default_factory=list, max_length=50, description="Element names whose click rate is measured."
+    )
     segments: list[str] = Field(default_factory=list, max_length=10, description="Traits outcomes are broken down by.")
     seed: int = Field(0, ge=0, le=2**63 - 1)
-    budget_usd: float | None = Field(None, ge=0, le=10_000, description="Cap on the LLM spend; refused or stopped above it.")
+    budget_usd: float | None = Field(
+        None, ge=0, le=10_000, description="Cap on the LLM spend; refused or stopped above it."
+    )
     concurrency: int = Field(8, ge=1, le=256, description="LLM calls in flight.")
-    allow_fallback: bool = Field(False, description="brain=llm: run even when the provider fails its probe call "
-                                 "(decisions then come from the embedded fallback, counted in the results).")
-    max_predictions: int = Field(200_000, ge=1, le=1_000_000, description="Refuse specs that would need more predictions.")
+    allow_fallback: bool = Field(
+        False,
+        description="brain=llm: run even when the provider fails its probe call "
+        "(decisions then come from the embedded fallback, counted in the results).",
+    )
+    max_predictions: int = Field(
+        200_000, ge=1, le=1_000_000, description="Refuse specs that would need more predictions."
+    )
 
     @field_validator("variants")
     @classmethod
@@ -170,7 +199,7 @@ class ExperimentSpec(BaseModel):
         return [v.name for v in self.variants]
 
     @property
-    def live_variants(self) -> dict[str, "VariantSpec"]:
+    def live_variants(self) -> dict[str, VariantSpec]:
         return {v.name: v for v in self.variants if v.live}
 
     def predictions_needed(self, personas: int) -> int:
@@ -182,8 +211,10 @@ def parse_spec(data: object, source: str = "spec") -> ExperimentSpec:
     try:
         return ExperimentSpec.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}"
-                             for e in error.errors(include_url=False, include_input=False))
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}"
+            for e in error.errors(include_url=False, include_input=False)
+        )
         raise SpecError(f"{source}: invalid experiment spec: {problems}") from None
 
 

@@ -24,8 +24,10 @@ def read_mapping(path: Path, text: str) -> dict:
     if not isinstance(data, dict):
         line, column = _top_position(path, text)
         kind = "empty" if data is None else f"a {_kind(data)}"
-        raise SpecTextError(f"{path}:{line}:{column}: the document is {kind}; an experiment spec is a mapping "
-                            "(name:, variants:, population: ...).")
+        raise SpecTextError(
+            f"{path}:{line}:{column}: the document is {kind}; an experiment spec is a mapping "
+            "(name:, variants:, population: ...)."
+        )
     return data
 
 
@@ -68,10 +70,11 @@ def _top_position(path: Path, text: str) -> tuple[int, int]:
         if node is not None:
             return node.start_mark.line + 1, node.start_mark.column + 1
     stripped = text.lstrip()
-    before = text[:len(text) - len(stripped)]
+    before = text[: len(text) - len(stripped)]
     return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
 
 
 def _kind(data: object) -> str:
-    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(type(data),
-                                                                                             type(data).__name__)
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(data), type(data).__name__
+    )

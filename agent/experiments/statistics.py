@@ -33,9 +33,18 @@ class ExperimentInputError(ValueError):
     """The samples or settings cannot be analysed; the message says why."""
 
 
-def analyse(samples: list[Sample], variants: list[str], *, targets: Sequence[str] = (), alpha: float = 0.05,
-            n_bootstrap: int = 2000, seed: int = 0, top_elements: int = 10, correction: str = "holm",
-            min_segment_size: int = MIN_SEGMENT_SIZE) -> dict:
+def analyse(
+    samples: list[Sample],
+    variants: list[str],
+    *,
+    targets: Sequence[str] = (),
+    alpha: float = 0.05,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+    top_elements: int = 10,
+    correction: str = "holm",
+    min_segment_size: int = MIN_SEGMENT_SIZE,
+) -> dict:
     """Describe every variant, compare each with the first (the control), overall and within segment buckets.
 
     Returns a JSON-serialisable dict; every test result carries `p_value`, `p_adjusted` (across all tests of
@@ -49,15 +58,19 @@ def analyse(samples: list[Sample], variants: list[str], *, targets: Sequence[str
     control = variants[0]
 
     described = {v: _describe(v, by_variant[v], outcomes, boot, top_elements) for v in variants}
-    comparisons = [_compare(by_variant[control], by_variant[v], control, v, outcomes, boot, scope="all", with_distributions=True)
-                   for v in variants[1:]]
+    comparisons = [
+        _compare(by_variant[control], by_variant[v], control, v, outcomes, boot, scope="all", with_distributions=True)
+        for v in variants[1:]
+    ]
     segments, skipped = _segments(by_variant, variants, outcomes, boot, min_segment_size)
 
-    tests = [r for c in comparisons for r in _tests_of(c)] + [r for s in segments for c in s["comparisons"] for r in _tests_of(c)]
+    tests = [r for c in comparisons for r in _tests_of(c)] + [
+        r for s in segments for c in s["comparisons"] for r in _tests_of(c)
+    ]
     testable = [r for r in tests if r.get("p_value") is not None]
     if testable:
         reject, adjusted, _, _ = _multipletests([r["p_value"] for r in testable], alpha=alpha, method=correction)
-        for result, p_adj, rej in zip(testable, adjusted, reject):
+        for result, p_adj, rej in zip(testable, adjusted, reject, strict=True):
             result["p_adjusted"], result["significant"] = float(p_adj), bool(rej)
     for result in tests:
         result.setdefault("p_adjusted", None)
@@ -69,16 +82,29 @@ def analyse(samples: list[Sample], variants: list[str], *, targets: Sequence[str
         "comparisons": comparisons,
         "segments": segments,
         "segments_skipped": skipped,
-        "correction": {"method": correction, "alpha": alpha, "n_tests": len(testable),
-                       "family": "every p-value of the experiment: overall and segment comparisons, binary "
-                                 "outcomes and distributions"},
-        "settings": {"alpha": alpha, "confidence_level": 1 - alpha, "n_bootstrap": n_bootstrap, "seed": seed,
-                     "targets": targets, "top_elements": top_elements, "min_segment_size": min_segment_size,
-                     "exact_mcnemar_below": EXACT_MCNEMAR_BELOW, "min_expected_count": MIN_EXPECTED_COUNT},
+        "correction": {
+            "method": correction,
+            "alpha": alpha,
+            "n_tests": len(testable),
+            "family": "every p-value of the experiment: overall and segment comparisons, binary "
+            "outcomes and distributions",
+        },
+        "settings": {
+            "alpha": alpha,
+            "confidence_level": 1 - alpha,
+            "n_bootstrap": n_bootstrap,
+            "seed": seed,
+            "targets": targets,
+            "top_elements": top_elements,
+            "min_segment_size": min_segment_size,
+            "exact_mcnemar_below": EXACT_MCNEMAR_BELOW,
+            "min_expected_count": MIN_EXPECTED_COUNT,
+        },
     }
 
 
 # -- input -----------------------------------------------------------------------------------------------------
+
 
 def _multipletests(p_values: list[float], **options: Any) -> Any:  # statsmodels' tuple (it ships no types)
     """statsmodels' multipletests. Its Holm branch runs a full `gc.collect()` (0.3 s in a server holding a store
@@ -92,10 +118,19 @@ def _multipletests(p_values: list[float], **options: Any) -> Any:  # statsmodels
         gc.unfreeze()
 
 
-def _validate(samples: list[Sample], variants: list[str], targets: list[str], alpha: float, n_bootstrap: int,
-              top_elements: int, correction: str) -> dict[str, list[Sample]]:
+def _validate(
+    samples: list[Sample],
+    variants: list[str],
+    targets: list[str],
+    alpha: float,
+    n_bootstrap: int,
+    top_elements: int,
+    correction: str,
+) -> dict[str, list[Sample]]:
     if len(variants) < 2:
-        raise ExperimentInputError(f"an experiment needs at least two variants (a control and one other), got {len(variants)}")
+        raise ExperimentInputError(
+            f"an experiment needs at least two variants (a control and one other), got {len(variants)}"
+        )
     if len(set(variants)) != len(variants):
         raise ExperimentInputError(f"variant names must be unique, got {variants}")
     if not all(isinstance(t, str) and t for t in targets):
@@ -109,12 +144,16 @@ def _validate(samples: list[Sample], variants: list[str], targets: list[str], al
     try:
         _multipletests([0.5], method=correction)
     except ValueError:
-        raise ExperimentInputError(f"unknown multiple-testing correction {correction!r} (a statsmodels multipletests "
-                                   "method, e.g. 'holm', 'fdr_bh', 'bonferroni')") from None
+        raise ExperimentInputError(
+            f"unknown multiple-testing correction {correction!r} (a statsmodels multipletests "
+            "method, e.g. 'holm', 'fdr_bh', 'bonferroni')"
+        ) from None
     by_variant: dict[str, list[Sample]] = {v: [] for v in variants}
     for sample in samples:
         if sample.variant not in by_variant:
-            raise ExperimentInputError(f"a sample belongs to unknown variant {sample.variant!r}; the variants are {variants}")
+            raise ExperimentInputError(
+                f"a sample belongs to unknown variant {sample.variant!r}; the variants are {variants}"
+            )
         by_variant[sample.variant].append(sample)
     empty = [v for v, group in by_variant.items() if not group]
     if empty:
@@ -136,19 +175,23 @@ def _outcome_array(group: list[Sample], outcome: str) -> np.ndarray:
 
 # -- description -----------------------------------------------------------------------------------------------
 
+
 def _distribution(values: list[str], order: Sequence[str] = ()) -> dict:
     counts = Counter(values)
     keys = list(order) + sorted(k for k in counts if k not in order)
     total = len(values)
-    return {"n": total, "counts": {k: counts.get(k, 0) for k in keys},
-            "shares": {k: (counts.get(k, 0) / total if total else 0.0) for k in keys}}
+    return {
+        "n": total,
+        "counts": {k: counts.get(k, 0) for k in keys},
+        "shares": {k: (counts.get(k, 0) / total if total else 0.0) for k in keys},
+    }
 
 
 def _click_types(group: list[Sample]) -> list[str]:
     return [s.click_type for s in group if s.action_type == "click" and s.click_type]
 
 
-def _describe(variant: str, group: list[Sample], outcomes: list[str], boot: "_Bootstrap", top_elements: int) -> dict:
+def _describe(variant: str, group: list[Sample], outcomes: list[str], boot: _Bootstrap, top_elements: int) -> dict:
     n = len(group)
     elements = Counter(s.element for s in group if s.element)
     top = sorted(elements.items(), key=lambda kv: (-kv[1], kv[0]))[:top_elements]
@@ -156,18 +199,30 @@ def _describe(variant: str, group: list[Sample], outcomes: list[str], boot: "_Bo
     for outcome in outcomes:
         values = _outcome_array(group, outcome)
         low, high = boot.mean(values, f"rate|{variant}|{outcome}")
-        rates[outcome] = {"successes": int(values.sum()), "n": n, "rate": float(values.mean()), "ci_low": low, "ci_high": high}
-    return {"n": n, "n_personas": len({s.persona_id for s in group}),
-            "action_type": _distribution([s.action_type for s in group], ACTION_TYPES),
-            "click_type": _distribution(_click_types(group)),
-            "top_elements": [{"element": e, "count": c, "share": c / n} for e, c in top],
-            "rates": rates,
-            "mean_steps": float(np.mean([s.steps for s in group]))}
+        rates[outcome] = {
+            "successes": int(values.sum()),
+            "n": n,
+            "rate": float(values.mean()),
+            "ci_low": low,
+            "ci_high": high,
+        }
+    return {
+        "n": n,
+        "n_personas": len({s.persona_id for s in group}),
+        "action_type": _distribution([s.action_type for s in group], ACTION_TYPES),
+        "click_type": _distribution(_click_types(group)),
+        "top_elements": [{"element": e, "count": c, "share": c / n} for e, c in top],
+        "rates": rates,
+        "mean_steps": float(np.mean([s.steps for s in group])),
+    }
 
 
 # -- comparisons -----------------------------------------------------------------------------------------------
 
-def _pairing(control: list[Sample], treated: list[Sample], control_name: str, variant: str) -> tuple[bool, str, list[int]]:
+
+def _pairing(
+    control: list[Sample], treated: list[Sample], control_name: str, variant: str
+) -> tuple[bool, str, list[int]]:
     """Pairs twins by (persona_id, instance); returns (paired, why, index into `treated` for each control sample)."""
     keys_c = [(s.persona_id, s.instance) for s in control]
     keys_t = [(s.persona_id, s.instance) for s in treated]
@@ -178,11 +233,23 @@ def _pairing(control: list[Sample], treated: list[Sample], control_name: str, va
         only = len(set(keys_c) ^ set(keys_t))
         return False, f"{only} (persona_id, instance) pairs appear in only one variant: independent samples", []
     position = {k: i for i, k in enumerate(keys_t)}
-    return True, "every (persona_id, instance) appears once in both variants: paired samples", [position[k] for k in keys_c]
+    return (
+        True,
+        "every (persona_id, instance) appears once in both variants: paired samples",
+        [position[k] for k in keys_c],
+    )
 
 
-def _compare(control: list[Sample], treated: list[Sample], control_name: str, variant: str, outcomes: list[str],
-             boot: "_Bootstrap", scope: str, with_distributions: bool) -> dict:
+def _compare(
+    control: list[Sample],
+    treated: list[Sample],
+    control_name: str,
+    variant: str,
+    outcomes: list[str],
+    boot: _Bootstrap,
+    scope: str,
+    with_distributions: bool,
+) -> dict:
     paired, why, order = _pairing(control, treated, control_name, variant)
     if paired:
         treated = [treated[i] for i in order]
@@ -191,19 +258,47 @@ def _compare(control: list[Sample], treated: list[Sample], control_name: str, va
         a, b = _outcome_array(control, outcome), _outcome_array(treated, outcome)
         result = _paired_binary(a, b) if paired else _independent_binary(a, b)
         low, high = boot.difference(a, b, paired, f"diff|{scope}|{control_name}|{variant}|{outcome}")
-        result.update({"outcome": outcome, "scope": scope, "variant": variant, "control": control_name,
-                       "rate_control": float(a.mean()), "rate_variant": float(b.mean()),
-                       "difference": float(b.mean() - a.mean()), "difference_ci_low": low, "difference_ci_high": high,
-                       "cohens_h": _cohens_h(float(a.mean()), float(b.mean()))})
+        result.update(
+            {
+                "outcome": outcome,
+                "scope": scope,
+                "variant": variant,
+                "control": control_name,
+                "rate_control": float(a.mean()),
+                "rate_variant": float(b.mean()),
+                "difference": float(b.mean() - a.mean()),
+                "difference_ci_low": low,
+                "difference_ci_high": high,
+                "cohens_h": _cohens_h(float(a.mean()), float(b.mean())),
+            }
+        )
         results[outcome] = result
-    comparison = {"variant": variant, "control": control_name, "scope": scope, "paired": paired, "pairing": why,
-                  "n_control": len(control), "n_variant": len(treated), "outcomes": results}
+    comparison = {
+        "variant": variant,
+        "control": control_name,
+        "scope": scope,
+        "paired": paired,
+        "pairing": why,
+        "n_control": len(control),
+        "n_variant": len(treated),
+        "outcomes": results,
+    }
     if with_distributions:
         comparison["distributions"] = {
-            "action_type": _distribution_test([s.action_type for s in control], [s.action_type for s in treated],
-                                              ACTION_TYPES, paired, "action_type", scope, control_name, variant),
-            "click_type": _distribution_test(_click_types(control), _click_types(treated), (), paired, "click_type",
-                                             scope, control_name, variant)}
+            "action_type": _distribution_test(
+                [s.action_type for s in control],
+                [s.action_type for s in treated],
+                ACTION_TYPES,
+                paired,
+                "action_type",
+                scope,
+                control_name,
+                variant,
+            ),
+            "click_type": _distribution_test(
+                _click_types(control), _click_types(treated), (), paired, "click_type", scope, control_name, variant
+            ),
+        }
     return comparison
 
 
@@ -217,11 +312,15 @@ def _paired_binary(a: np.ndarray, b: np.ndarray) -> dict:
 
     result = mcnemar([[both, control_only], [variant_only, neither]], exact=exact, correction=True)
     shift = 0.5 if control_only == 0 or variant_only == 0 else 0.0
-    return {"test": "McNemar exact (binomial)" if exact else "McNemar chi-square (continuity-corrected)",
-            "statistic": _num(result.statistic), "p_value": float(result.pvalue),
-            "table": {"both": both, "control_only": control_only, "variant_only": variant_only, "neither": neither},
-            "odds_ratio": (variant_only + shift) / (control_only + shift),
-            "odds_ratio_kind": "paired: variant-only / control-only discordant pairs" + (" (+0.5 for a zero count)" if shift else "")}
+    return {
+        "test": "McNemar exact (binomial)" if exact else "McNemar chi-square (continuity-corrected)",
+        "statistic": _num(result.statistic),
+        "p_value": float(result.pvalue),
+        "table": {"both": both, "control_only": control_only, "variant_only": variant_only, "neither": neither},
+        "odds_ratio": (variant_only + shift) / (control_only + shift),
+        "odds_ratio_kind": "paired: variant-only / control-only discordant pairs"
+        + (" (+0.5 for a zero count)" if shift else ""),
+    }
 
 
 def _independent_binary(a: np.ndarray, b: np.ndarray) -> dict:
@@ -238,25 +337,52 @@ def _independent_binary(a: np.ndarray, b: np.ndarray) -> dict:
         test, statistic, p = "two-proportion z-test", _num(z), float(p)
     shift = 0.5 if (table == 0).any() else 0.0  # Haldane-Anscombe, so a zero cell gives a finite ratio
     odds = ((s_b + shift) * (n_a - s_a + shift)) / ((n_b - s_b + shift) * (s_a + shift))
-    return {"test": test, "statistic": statistic, "p_value": p,
-            "table": {"control_yes": s_a, "control_no": n_a - s_a, "variant_yes": s_b, "variant_no": n_b - s_b},
-            "odds_ratio": odds,
-            "odds_ratio_kind": "odds in variant / odds in control" + (" (+0.5 in every cell for a zero count)" if shift else "")}
+    return {
+        "test": test,
+        "statistic": statistic,
+        "p_value": p,
+        "table": {"control_yes": s_a, "control_no": n_a - s_a, "variant_yes": s_b, "variant_no": n_b - s_b},
+        "odds_ratio": odds,
+        "odds_ratio_kind": "odds in variant / odds in control"
+        + (" (+0.5 in every cell for a zero count)" if shift else ""),
+    }
 
 
-def _distribution_test(control: list[str], treated: list[str], order: Sequence[str], paired: bool, name: str,
-                       scope: str, control_name: str, variant: str) -> dict:
-    result: dict[str, Any] = {"distribution": name, "scope": scope, "variant": variant, "control": control_name, "test": "chi-square",
-              "p_value": None, "statistic": None, "dof": None, "cramers_v": None}
+def _distribution_test(
+    control: list[str],
+    treated: list[str],
+    order: Sequence[str],
+    paired: bool,
+    name: str,
+    scope: str,
+    control_name: str,
+    variant: str,
+) -> dict:
+    result: dict[str, Any] = {
+        "distribution": name,
+        "scope": scope,
+        "variant": variant,
+        "control": control_name,
+        "test": "chi-square",
+        "p_value": None,
+        "statistic": None,
+        "dof": None,
+        "cramers_v": None,
+    }
     c_counts, t_counts = Counter(control), Counter(treated)
-    columns = [k for k in list(order) + sorted((set(c_counts) | set(t_counts)) - set(order)) if c_counts[k] + t_counts[k] > 0]
+    columns = [
+        k for k in list(order) + sorted((set(c_counts) | set(t_counts)) - set(order)) if c_counts[k] + t_counts[k] > 0
+    ]
     result["categories"] = columns
     result["table"] = [[c_counts[k] for k in columns], [t_counts[k] for k in columns]]
     if not control or not treated:
         missing = control_name if not control else variant
         return result | {"applicable": False, "reason": f"{missing!r} has no {name.replace('_', ' ')} observations"}
     if len(columns) < 2:
-        return result | {"applicable": False, "reason": f"only one {name.replace('_', ' ')} observed ({columns[0]!r}) in both variants"}
+        return result | {
+            "applicable": False,
+            "reason": f"only one {name.replace('_', ' ')} observed ({columns[0]!r}) in both variants",
+        }
     table = np.array(result["table"])
     from scipy import stats
     from scipy.stats.contingency import association
@@ -266,31 +392,65 @@ def _distribution_test(control: list[str], treated: list[str], order: Sequence[s
     if expected.min() < MIN_EXPECTED_COUNT:
         notes.append(f"some expected counts are below {MIN_EXPECTED_COUNT}: the chi-square approximation is rough")
     if paired:
-        notes.append("the samples are paired but this test treats them as independent; when twins act alike in both "
-                     "variants (the usual case) that makes it conservative")
-    return result | {"applicable": True, "statistic": float(chi2), "p_value": float(p), "dof": int(dof),
-                     "cramers_v": float(association(table, method="cramer")), "notes": notes}
+        notes.append(
+            "the samples are paired but this test treats them as independent; when twins act alike in both "
+            "variants (the usual case) that makes it conservative"
+        )
+    return result | {
+        "applicable": True,
+        "statistic": float(chi2),
+        "p_value": float(p),
+        "dof": int(dof),
+        "cramers_v": float(association(table, method="cramer")),
+        "notes": notes,
+    }
 
 
-def _segments(by_variant: dict[str, list[Sample]], variants: list[str], outcomes: list[str], boot: _Bootstrap,
-              min_size: int) -> tuple[list[dict], list[dict]]:
+def _segments(
+    by_variant: dict[str, list[Sample]], variants: list[str], outcomes: list[str], boot: _Bootstrap, min_size: int
+) -> tuple[list[dict], list[dict]]:
     dimensions = sorted({d for group in by_variant.values() for s in group for d in s.segments})
     done, skipped = [], []
     for dimension in dimensions:
-        buckets = sorted({s.segments[dimension] for group in by_variant.values() for s in group if dimension in s.segments})
+        buckets = sorted(
+            {s.segments[dimension] for group in by_variant.values() for s in group if dimension in s.segments}
+        )
         for bucket in buckets:
             subset = {v: [s for s in by_variant[v] if s.segments.get(dimension) == bucket] for v in variants}
             sizes = {v: len(g) for v, g in subset.items()}
             small = [v for v, n in sizes.items() if n < min_size]
             if small:
-                skipped.append({"dimension": dimension, "bucket": bucket, "sizes": sizes,
-                                "reason": f"fewer than {min_size} samples in {', '.join(map(repr, small))}"})
+                skipped.append(
+                    {
+                        "dimension": dimension,
+                        "bucket": bucket,
+                        "sizes": sizes,
+                        "reason": f"fewer than {min_size} samples in {', '.join(map(repr, small))}",
+                    }
+                )
                 continue
             scope = f"{dimension}={bucket}"
-            done.append({"dimension": dimension, "bucket": bucket, "sizes": sizes,
-                         "rates": {v: {o: float(_outcome_array(g, o).mean()) for o in outcomes} for v, g in subset.items()},
-                         "comparisons": [_compare(subset[variants[0]], subset[v], variants[0], v, outcomes, boot, scope,
-                                                  with_distributions=False) for v in variants[1:]]})
+            done.append(
+                {
+                    "dimension": dimension,
+                    "bucket": bucket,
+                    "sizes": sizes,
+                    "rates": {v: {o: float(_outcome_array(g, o).mean()) for o in outcomes} for v, g in subset.items()},
+                    "comparisons": [
+                        _compare(
+                            subset[variants[0]],
+                            subset[v],
+                            variants[0],
+                            v,
+                            outcomes,
+                            boot,
+                            scope,
+                            with_distributions=False,
+                        )
+                        for v in variants[1:]
+                    ],
+                }
+            )
     return done, skipped
 
 
@@ -299,6 +459,7 @@ def _tests_of(comparison: dict) -> list[dict]:
 
 
 # -- effect sizes and intervals --------------------------------------------------------------------------------
+
 
 def _cohens_h(p_control: float, p_variant: float) -> float:
     """Cohen's h: the difference of arcsine-transformed proportions; 0.2 small, 0.5 medium, 0.8 large."""

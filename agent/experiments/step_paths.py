@@ -17,5 +17,7 @@ def step_paths(samples: list[Sample], variant_names: list[str]) -> dict[str, lis
     counts: dict[str, Counter[tuple[int, str]]] = {name: Counter() for name in variant_names}
     for sample in samples:
         counts.setdefault(sample.variant, Counter())[(sample.steps, outcome_group(sample))] += 1
-    return {name: [{"steps": steps, "ended": ended, "twins": n} for (steps, ended), n in sorted(counter.items())]
-            for name, counter in counts.items()}
+    return {
+        name: [{"steps": steps, "ended": ended, "twins": n} for (steps, ended), n in sorted(counter.items())]
+        for name, counter in counts.items()
+    }

@@ -31,10 +31,14 @@ def check_targets(spec: ExperimentSpec, names_by_variant: dict[str, set[str]]) -
         return []
     if spec.live_variants:
         live = ", ".join(f"'{n}'" for n in spec.live_variants)
-        where = ("the page variants' pages" if names_by_variant
-                 else "the pages known before the run (every variant is live)")
-        return [f"target '{t}' is on none of {where}; the live variant(s) {live} are browsed, so whether their pages "
-                "have it is known only at run time (a target no twin met reads as a 0% click rate)" for t in unknown]
+        where = (
+            "the page variants' pages" if names_by_variant else "the pages known before the run (every variant is live)"
+        )
+        return [
+            f"target '{t}' is on none of {where}; the live variant(s) {live} are browsed, so whether their pages "
+            "have it is known only at run time (a target no twin met reads as a 0% click rate)"
+            for t in unknown
+        ]
     variants = ", ".join(names_by_variant)
     raise SpecError("; ".join(_unknown_message(t, names, variants) for t in unknown))
 
@@ -44,8 +48,10 @@ def _unknown_message(target: str, names: set[str], variants: str) -> str:
     hint = f"closest: {', '.join(closest)}; " if closest else ""
     groups = sorted({name.split(".", 1)[0] for name in names})
     shown = ", ".join(groups[:15]) + (f" and {len(groups) - 15} more" if len(groups) > 15 else "")
-    return (f"target '{target}' names no element on the pages of variants {variants} (a target is an element "
-            f"name or a dotted prefix of one); {hint}available: {shown}")
+    return (
+        f"target '{target}' names no element on the pages of variants {variants} (a target is an element "
+        f"name or a dotted prefix of one); {hint}available: {shown}"
+    )
 
 
 def suggestions(target: str, names: Iterable[str]) -> list[str]:

@@ -32,8 +32,14 @@ def outcome_group(sample: Sample) -> str:
     return "bought" if sample.purchase else "left" if sample.leave else "other"
 
 
-def rationale_themes(samples: list[Sample], embed: Callable[[list[str]], np.ndarray], *, max_themes: int = 5,
-                     per_theme: int = 3, seed: int = 0) -> dict:
+def rationale_themes(
+    samples: list[Sample],
+    embed: Callable[[list[str]], np.ndarray],
+    *,
+    max_themes: int = 5,
+    per_theme: int = 3,
+    seed: int = 0,
+) -> dict:
     """{"variants": {variant: {group: {n, n_with_rationale, k, silhouette, themes: [...]}}}, "settings": {...}}."""
     if max_themes < 1 or per_theme < 1:
         raise ValueError(f"max_themes and per_theme must be at least 1, got {max_themes} and {per_theme}")
@@ -46,12 +52,22 @@ def rationale_themes(samples: list[Sample], embed: Callable[[list[str]], np.ndar
     variants: dict[str, dict] = {}
     for sample in samples:
         variants.setdefault(sample.variant, {g: [] for g in GROUPS})[outcome_group(sample)].append(sample)
-    result = {variant: {group: _themes_of(members, vectors, index, max_themes, per_theme, seed)
-                        for group, members in groups.items()}
-              for variant, groups in variants.items()}
-    return {"variants": result,
-            "settings": {"max_themes": max_themes, "per_theme": per_theme, "seed": seed, "method": "k-means on sentence "
-                         "embeddings, k by silhouette", "min_silhouette": MIN_SILHOUETTE}}
+    result = {
+        variant: {
+            group: _themes_of(members, vectors, index, max_themes, per_theme, seed) for group, members in groups.items()
+        }
+        for variant, groups in variants.items()
+    }
+    return {
+        "variants": result,
+        "settings": {
+            "max_themes": max_themes,
+            "per_theme": per_theme,
+            "seed": seed,
+            "method": "k-means on sentence embeddings, k by silhouette",
+            "min_silhouette": MIN_SILHOUETTE,
+        },
+    }
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -59,14 +75,21 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1, norms)
 
 
-def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int], max_themes: int, per_theme: int,
-               seed: int) -> dict:
+def _themes_of(
+    members: list[Sample], vectors: np.ndarray, index: dict[str, int], max_themes: int, per_theme: int, seed: int
+) -> dict:
     counts = Counter(s.rationale.strip() for s in members if s.rationale.strip())
     speakers: dict[str, set[str]] = {}
     for sample in members:
         speakers.setdefault(sample.rationale.strip(), set()).add(sample.persona_id)
     distinct = sorted(counts)
-    summary: dict[str, Any] = {"n": len(members), "n_with_rationale": sum(counts.values()), "k": 0, "silhouette": None, "themes": []}
+    summary: dict[str, Any] = {
+        "n": len(members),
+        "n_with_rationale": sum(counts.values()),
+        "k": 0,
+        "silhouette": None,
+        "themes": [],
+    }
     if not distinct:
         return summary
     points = vectors[[index[t] for t in distinct]]
@@ -82,11 +105,20 @@ def _themes_of(members: list[Sample], vectors: np.ndarray, index: dict[str, int]
         closest = members_idx[np.argsort(-(points[mask] @ centre), kind="stable")]
         representatives = [distinct[i] for i in closest[:per_theme]]
         size = int(weights[mask].sum())
-        quotes = [{"text": text, "times": counts[text], "persona_ids": sorted(speakers[text])[:SPEAKERS_LISTED]}
-                  for text in representatives]
-        themes.append({"size": size, "share": float(size / total), "label": _shorten(representatives[0]),
-                       "keywords": keywords.get(int(cluster), []), "representatives": representatives,
-                       "quotes": quotes})
+        quotes = [
+            {"text": text, "times": counts[text], "persona_ids": sorted(speakers[text])[:SPEAKERS_LISTED]}
+            for text in representatives
+        ]
+        themes.append(
+            {
+                "size": size,
+                "share": float(size / total),
+                "label": _shorten(representatives[0]),
+                "keywords": keywords.get(int(cluster), []),
+                "representatives": representatives,
+                "quotes": quotes,
+            }
+        )
     return summary | {"k": len(themes), "silhouette": silhouette, "themes": themes}
 
 
@@ -105,8 +137,11 @@ def _cluster(points: np.ndarray, weights: np.ndarray, max_themes: int, seed: int
         sizes = np.bincount(labels, weights=weights, minlength=k)
         if sizes.min() < min_size:  # a theme of one stray rationale is an anecdote, not a theme
             continue
-        score = float(silhouette_score(points, labels, metric="cosine", random_state=seed,
-                                       sample_size=min(len(points), SILHOUETTE_SAMPLE)))
+        score = float(
+            silhouette_score(
+                points, labels, metric="cosine", random_state=seed, sample_size=min(len(points), SILHOUETTE_SAMPLE)
+            )
+        )
         if best_score is None or score > best_score:
             best_labels, best_score = labels, score
     if best_score is None or best_score < MIN_SILHOUETTE:
@@ -127,10 +162,12 @@ def _distinctive_words(texts: list[str], weights: np.ndarray, labels: np.ndarray
     documents = np.vstack([weights[labels == c] @ term_counts[labels == c].toarray() for c in clusters])
     scores = TfidfTransformer(sublinear_tf=True).fit_transform(documents).toarray()
     vocabulary = counter.get_feature_names_out()
-    return {c: [str(vocabulary[j]) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
-            for c, row in zip(clusters, scores)}
+    return {
+        c: [str(vocabulary[j]) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
+        for c, row in zip(clusters, scores, strict=True)
+    }
 
 
 def _shorten(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1].rsplit(" ", 1)[0] + "…"

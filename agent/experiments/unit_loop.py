@@ -13,8 +13,9 @@ browses the site in headless Chromium instead (agent.experiments.live), with the
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Callable, Generator, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent.brains.base import Brain
 from agent.decide_step import decide_and_ground
@@ -32,7 +33,6 @@ from agent.step_driving import run_async, run_sync
 from agent.tasks import judge
 from personas.memory_types import Memory
 from personas.persona import Persona
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser
@@ -56,27 +56,64 @@ class Turn:
     page: ResolvedPage
 
 
-def _to_sample(prepared: PreparedExperiment, unit: WorkUnit, steps: list[Step], fallbacks: int = 0,
-               reached: int | None = None, decisions: list[DecisionRecord] | None = None) -> Sample:
+def _to_sample(
+    prepared: PreparedExperiment,
+    unit: WorkUnit,
+    steps: list[Step],
+    fallbacks: int = 0,
+    reached: int | None = None,
+    decisions: list[DecisionRecord] | None = None,
+) -> Sample:
     """`reached`: the number of actions after which a page met the task (None: never, or no judged task)."""
     judged = prepared.spec.task is not None and prepared.spec.task.success is not None
-    return to_sample(steps, variant=unit.variant, persona_id=unit.persona_id, instance=unit.instance,
-                     targets=prepared.spec.targets, segments=prepared.segments.get(unit.persona_id, {}),
-                     purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
-                     leave=any(s.action.type == "terminate" for s in steps), fallbacks=fallbacks,
-                     task_reached=(reached is not None) if judged else None, task_step=reached, decisions=decisions)
+    return to_sample(
+        steps,
+        variant=unit.variant,
+        persona_id=unit.persona_id,
+        instance=unit.instance,
+        targets=prepared.spec.targets,
+        segments=prepared.segments.get(unit.persona_id, {}),
+        purchase=any(s.action.type == "click" and s.click_type == "purchase" for s in steps),
+        leave=any(s.action.type == "terminate" for s in steps),
+        fallbacks=fallbacks,
+        task_reached=(reached is not None) if judged else None,
+        task_step=reached,
+        decisions=decisions,
+    )
 
 
-def _record(step: Step, number: int, page: ResolvedPage, persona: Persona, history: list[Step], details: dict,
-            memories: list[Memory], *, brain: str, model: str | None, fallback_reason: str | None,
-            seed: int | None) -> DecisionRecord:
+def _record(
+    step: Step,
+    number: int,
+    page: ResolvedPage,
+    persona: Persona,
+    history: list[Step],
+    details: dict,
+    memories: list[Memory],
+    *,
+    brain: str,
+    model: str | None,
+    fallback_reason: str | None,
+    seed: int | None,
+) -> DecisionRecord:
     """The decision export's record of one step (the page itself is stored once per run, from the spec's pages)."""
-    return DecisionRecord(step=number, url=page.url, page_sha256=page.sha256, page_type=page.observation.page_type,
-                          page_title=page.observation.title, action=step.action, click_type=step.click_type,
-                          rationale=step.rationale or "", memories=[MemoryRef.of(m) for m in memories],
-                          evidence=evidence_of(details, persona, history, page.observation.title), brain=brain,
-                          model=model, fallback_used=fallback_reason is not None, fallback_reason=fallback_reason,
-                          seed=seed)
+    return DecisionRecord(
+        step=number,
+        url=page.url,
+        page_sha256=page.sha256,
+        page_type=page.observation.page_type,
+        page_title=page.observation.title,
+        action=step.action,
+        click_type=step.click_type,
+        rationale=step.rationale or "",
+        memories=[MemoryRef.of(m) for m in memories],
+        evidence=evidence_of(details, persona, history, page.observation.title),
+        brain=brain,
+        model=model,
+        fallback_used=fallback_reason is not None,
+        fallback_reason=fallback_reason,
+        seed=seed,
+    )
 
 
 def _reaches_task(spec: ExperimentSpec, page: ResolvedPage, number: int) -> bool:
@@ -107,16 +144,35 @@ def unit_turns(prepared: PreparedExperiment, unit: WorkUnit) -> Generator[Turn, 
             break
         history = list(spec.history) + steps
         # built without re-validation: one per decision in bulk, from the checked spec and persona
-        given = PredictionInput.model_construct(persona_id=persona.id, history=history, brain=brain, model=spec.model,
-                                                options=unit_options(page_seed(seed, number)), task=spec.task)
+        given = PredictionInput.model_construct(
+            persona_id=persona.id,
+            history=history,
+            brain=brain,
+            model=spec.model,
+            options=unit_options(page_seed(seed, number)),
+            task=spec.task,
+        )
         prediction = yield Turn(given, ResolvedInput(persona=persona, observation=page.observation), page)
         usage = usage.add(prediction.usage)
         fallbacks += prediction.fallback_used
-        step = Step(action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type,
-                    url=page.url)
-        records.append(_record(step, len(steps) + 1, page, persona, history, prediction.details, prediction.memories,
-                               brain=prediction.brain, model=prediction.model, seed=given.options.seed,
-                               fallback_reason=prediction.fallback_reason))
+        step = Step(
+            action=prediction.action, rationale=prediction.rationale, click_type=prediction.click_type, url=page.url
+        )
+        records.append(
+            _record(
+                step,
+                len(steps) + 1,
+                page,
+                persona,
+                history,
+                prediction.details,
+                prediction.memories,
+                brain=prediction.brain,
+                model=prediction.model,
+                seed=given.options.seed,
+                fallback_reason=prediction.fallback_reason,
+            )
+        )
         steps.append(step)
         if _ends_visit(step):
             break
@@ -132,10 +188,17 @@ def bulk_prediction(prepared: PreparedExperiment, brain: SyncBrain) -> Callable[
         key = (turn.given.persona_id or "", turn.page.key)
         memories = prepared.memories.get(key, [])
         ctx = TwinContext.of(turn.given, turn.resolved, memories)
-        grounded = run_sync(decide_and_ground(brain, ctx, turn.given.options.max_retries),
-                            lambda ask: brain.decide_sync(ask.ctx))
-        return prediction_of(turn.given, turn.resolved, grounded, memories, key in prepared.memories and not memories,
-                             round((time.perf_counter() - started) * 1000, 2))
+        grounded = run_sync(
+            decide_and_ground(brain, ctx, turn.given.options.max_retries), lambda ask: brain.decide_sync(ask.ctx)
+        )
+        return prediction_of(
+            turn.given,
+            turn.resolved,
+            grounded,
+            memories,
+            key in prepared.memories and not memories,
+            round((time.perf_counter() - started) * 1000, 2),
+        )
 
     return predict
 
@@ -155,16 +218,23 @@ async def run_unit_graph(prepared: PreparedExperiment, graph: TwinGraph, unit: W
     return await run_async(unit_turns(prepared, unit), predict)
 
 
-async def run_unit_live(prepared: PreparedExperiment, graph: TwinGraph, browser: Browser, unit: WorkUnit,
-                        sights: dict | None = None) -> tuple[Sample, Usage]:
+async def run_unit_live(
+    prepared: PreparedExperiment, graph: TwinGraph, browser: Browser, unit: WorkUnit, sights: dict | None = None
+) -> tuple[Sample, Usage]:
     """The unit on a live variant: the twin browses live_url through the graph, seeded by its instance seed.
     `sights` collects what it was shown, by (variant, persona, instance)."""
     spec = prepared.spec
     variant = spec.live_variants[unit.variant]
     seed = instance_seed(spec.seed, unit.persona_id, unit.instance)
-    trace, usage, shown = await browse(browser, graph, prepared.personas[unit.persona_id], variant, spec, seed,
-                                       prepared.allowed_hosts)
+    trace, usage, shown = await browse(
+        browser, graph, prepared.personas[unit.persona_id], variant, spec, seed, prepared.allowed_hosts
+    )
     if sights is not None:
         sights[(unit.variant, unit.persona_id, unit.instance)] = shown
-    return trace_to_sample(trace, variant=unit.variant, instance=unit.instance, targets=spec.targets,
-                           segments=prepared.segments.get(unit.persona_id, {})), usage
+    return trace_to_sample(
+        trace,
+        variant=unit.variant,
+        instance=unit.instance,
+        targets=spec.targets,
+        segments=prepared.segments.get(unit.persona_id, {}),
+    ), usage

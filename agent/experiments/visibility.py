@@ -62,23 +62,29 @@ def sight_of(observation: Observation, brain: str, address: str | None = None) -
     """The sight of a page; `address` stands in for the page's own (a page variant's pages are compared by
     position, wherever they were read from)."""
     text = brain_input(observation, brain)
-    return Sight(address=address_of(observation.url) if address is None else address,
-                 digest=hashlib.sha256(text.encode()).hexdigest(), lines=readable_lines(observation, brain))
+    return Sight(
+        address=address_of(observation.url) if address is None else address,
+        digest=hashlib.sha256(text.encode()).hexdigest(),
+        lines=readable_lines(observation, brain),
+    )
 
 
 def readable_lines(observation: Observation, brain: str) -> tuple[str, ...]:
     """What a person would call the page's content, as the brain reads it: title, products, elements."""
     if brain not in (BrainName.EMBEDDED, BrainName.LLM):
         return ()
-    return (f"title: {observation.title}", *(f"product: {product_line(p)}" for p in observation.facts.products),
-            *(f"element: {c.text or c.name} ({c.click_type})" for c in observation.candidates))
+    return (
+        f"title: {observation.title}",
+        *(f"product: {product_line(p)}" for p in observation.facts.products),
+        *(f"element: {c.text or c.name} ({c.click_type})" for c in observation.candidates),
+    )
 
 
 def differences(control: list[Sight], variant: list[Sight]) -> tuple[int, list[dict]]:
     """(pages compared, every page shown at the same step and address whose input differs), in step order; the
     comparison stops where the runs part (their addresses differ) or the shorter one ends."""
     compared, found = 0, []
-    for step, (a, b) in enumerate(zip(control, variant), start=1):
+    for step, (a, b) in enumerate(zip(control, variant, strict=False), start=1):
         if a.address != b.address:
             break  # the runs parted without a page telling them apart (the site itself answered differently)
         compared += 1
@@ -86,8 +92,14 @@ def differences(control: list[Sight], variant: list[Sight]) -> tuple[int, list[d
             seen_a, seen_b = set(a.lines), set(b.lines)
             only_control = [line for line in a.lines if line not in seen_b]
             only_variant = [line for line in b.lines if line not in seen_a]
-            found.append({"step": step, "address": a.address, "control_only": only_control[:MAX_LINES],
-                          "variant_only": only_variant[:MAX_LINES]})
+            found.append(
+                {
+                    "step": step,
+                    "address": a.address,
+                    "control_only": only_control[:MAX_LINES],
+                    "variant_only": only_variant[:MAX_LINES],
+                }
+            )
     return compared, found
 
 
@@ -96,10 +108,15 @@ def visibility(pages: dict[str, list[ResolvedPage]], variant_names: list[str], b
     from control}. None when some variants are live and some are pages (when all are live, live_visibility
     compares what the twins were shown while they browsed)."""
     if any(name not in pages for name in variant_names):
-        return {"distinguishable": None, "brain": brain,
-                "note": "a live variant against a page variant: their pages cannot be compared step by step"}
-    runs = {name: [sight_of(page.observation, brain, address=f"page {i}") for i, page in enumerate(pages[name], 1)]
-            for name in variant_names}
+        return {
+            "distinguishable": None,
+            "brain": brain,
+            "note": "a live variant against a page variant: their pages cannot be compared step by step",
+        }
+    runs = {
+        name: [sight_of(page.observation, brain, address=f"page {i}") for i, page in enumerate(pages[name], 1)]
+        for name in variant_names
+    }
     control, *others = variant_names
     differing: dict[str, list[int]] = {}
     for name in others:
@@ -107,11 +124,19 @@ def visibility(pages: dict[str, list[ResolvedPage]], variant_names: list[str], b
         shorter, longer = sorted((len(runs[control]), len(runs[name])))
         differing[name] = [d["step"] for d in found] + list(range(shorter + 1, longer + 1))  # a page only one has
     same = [name for name, pages_differing in differing.items() if not pages_differing]
-    note = (f"variant(s) {', '.join(same)} give the {brain} brain exactly the same input as {control} on every page: "
-            "the twins cannot see the difference, so any difference in outcomes is noise" if same else
-            f"every variant differs from {control} in what the {brain} brain reads")
-    return {"distinguishable": not same, "brain": brain, "pages_differing": differing,
-            "indistinguishable_variants": same, "note": note}
+    note = (
+        f"variant(s) {', '.join(same)} give the {brain} brain exactly the same input as {control} on every page: "
+        "the twins cannot see the difference, so any difference in outcomes is noise"
+        if same
+        else f"every variant differs from {control} in what the {brain} brain reads"
+    )
+    return {
+        "distinguishable": not same,
+        "brain": brain,
+        "pages_differing": differing,
+        "indistinguishable_variants": same,
+        "note": note,
+    }
 
 
 def live_visibility(sights: dict[SightKey, list[Sight]], variant_names: list[str], brain: str) -> dict:
@@ -134,22 +159,38 @@ def live_visibility(sights: dict[SightKey, list[Sight]], variant_names: list[str
                 where[found[0]["address"]] = where.get(found[0]["address"], 0) + 1
                 if len(examples) < MAX_EXAMPLES:
                     examples.append({"persona_id": persona_id, "instance": instance, **found[0]})
-        per_variant[name] = {"pairs_compared": pairs, "pages_compared": pages, "pairs_seeing_a_difference": seeing,
-                             "visible": (seeing > 0) if pages else None,
-                             "first_difference_at": dict(sorted(where.items(), key=lambda kv: -kv[1])),
-                             "examples": examples}
+        per_variant[name] = {
+            "pairs_compared": pairs,
+            "pages_compared": pages,
+            "pairs_seeing_a_difference": seeing,
+            "visible": (seeing > 0) if pages else None,
+            "first_difference_at": dict(sorted(where.items(), key=lambda kv: -kv[1])),
+            "examples": examples,
+        }
     unseen = [n for n, v in per_variant.items() if v["visible"] is False]
     unknown = [n for n, v in per_variant.items() if v["visible"] is None]
     distinguishable = None if unknown else not unseen
     if unseen:
-        note = (f"variant(s) {', '.join(unseen)}: on every page the twins were shown at the same address as on "
-                f"{control}, the {brain} brain read exactly the same input, so the twins could not see the "
-                "difference and any difference in outcomes is noise")
+        note = (
+            f"variant(s) {', '.join(unseen)}: on every page the twins were shown at the same address as on "
+            f"{control}, the {brain} brain read exactly the same input, so the twins could not see the "
+            "difference and any difference in outcomes is noise"
+        )
     elif unknown:
-        note = (f"variant(s) {', '.join(unknown)}: no twin pair was shown a page at the same address on both "
-                "variants, so whether the twins could see the difference is not known")
+        note = (
+            f"variant(s) {', '.join(unknown)}: no twin pair was shown a page at the same address on both "
+            "variants, so whether the twins could see the difference is not known"
+        )
     else:
-        note = (f"every variant showed the twins something {control} did not, as the {brain} brain reads pages "
-                "(see first_difference_at and examples)")
-    return {"distinguishable": distinguishable, "brain": brain, "live": True, "variants": per_variant,
-            "indistinguishable_variants": unseen, "note": note}
+        note = (
+            f"every variant showed the twins something {control} did not, as the {brain} brain reads pages "
+            "(see first_difference_at and examples)"
+        )
+    return {
+        "distinguishable": distinguishable,
+        "brain": brain,
+        "live": True,
+        "variants": per_variant,
+        "indistinguishable_variants": unseen,
+        "note": note,
+    }

@@ -24,9 +24,17 @@ def _run_key(row: dict) -> tuple:
     return (row.get("variant"), row.get("instance"))
 
 
-def find_decision(rows: list[dict], persona_id: str, *, decision_id: str | None = None, variant: str | None = None,
-                  instance: int | None = None, step: int | None = None, question: str | None = None,
-                  embed: Embed | None = None) -> dict:
+def find_decision(
+    rows: list[dict],
+    persona_id: str,
+    *,
+    decision_id: str | None = None,
+    variant: str | None = None,
+    instance: int | None = None,
+    step: int | None = None,
+    question: str | None = None,
+    embed: Embed | None = None,
+) -> dict:
     """The export row meant; raises DecisionNotFound."""
     own = [row for row in rows if row.get("persona_id") == persona_id]
     if not own:
@@ -36,12 +44,17 @@ def find_decision(rows: list[dict], persona_id: str, *, decision_id: str | None 
             if row["decision_id"] == decision_id:
                 return row
         raise DecisionNotFound(f"no decision '{decision_id}' of persona '{persona_id}' in this run")
-    wanted = [row for row in own if (variant is None or row.get("variant") == variant)
-              and (instance is None or row.get("instance") == instance)]
+    wanted = [
+        row
+        for row in own
+        if (variant is None or row.get("variant") == variant) and (instance is None or row.get("instance") == instance)
+    ]
     if not wanted:
         variants = sorted({str(row.get("variant")) for row in own})
-        raise DecisionNotFound(f"persona '{persona_id}' has no decision with variant={variant!r}, instance={instance!r} "
-                               f"in this run (its variants: {', '.join(variants)})")
+        raise DecisionNotFound(
+            f"persona '{persona_id}' has no decision with variant={variant!r}, instance={instance!r} "
+            f"in this run (its variants: {', '.join(variants)})"
+        )
     by_run: dict[tuple, list[dict]] = {}
     for row in wanted:
         by_run.setdefault(_run_key(row), []).append(row)
@@ -53,8 +66,10 @@ def find_decision(rows: list[dict], persona_id: str, *, decision_id: str | None 
         else:
             candidates += [row for row in run_rows if row["step"] == step]
     if not candidates:
-        raise DecisionNotFound(f"persona '{persona_id}' took no step {step} there (its runs have "
-                               f"{max(len(r) for r in by_run.values())} step(s) at most)")
+        raise DecisionNotFound(
+            f"persona '{persona_id}' took no step {step} there (its runs have "
+            f"{max(len(r) for r in by_run.values())} step(s) at most)"
+        )
     candidates.sort(key=lambda row: (str(row.get("variant")), row.get("instance") or 0))
     if len(candidates) == 1 or not question or embed is None:
         return candidates[0]

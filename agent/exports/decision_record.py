@@ -44,7 +44,9 @@ class MemoryRef(BaseModel):
 
 
 class DriverReason(BaseModel):
-    driver: str = Field(..., description="History feature (prev1=review), persona feature (pref:impulsiveness) or page:<fact>.")
+    driver: str = Field(
+        ..., description="History feature (prev1=review), persona feature (pref:impulsiveness) or page:<fact>."
+    )
     kind: Literal["history", "persona", "page"]
     phrase: str = Field(..., description="The driver in the twin's words, as its rationale words it.")
 
@@ -54,25 +56,40 @@ class DecisionEvidence(BaseModel):
 
     label: str = Field(..., description="The label chosen: an OPeRA click type, input or terminate.")
     probability: float | None = Field(None, description="Its probability under the distribution the twin drew from.")
-    probabilities: dict[str, float] = Field(default_factory=dict, description="Label -> probability after the page terms.")
+    probabilities: dict[str, float] = Field(
+        default_factory=dict, description="Label -> probability after the page terms."
+    )
     drivers: list[str] = Field(default_factory=list, description="History features that pushed the label up most.")
     persona_drivers: list[str] = Field(default_factory=list, description="Persona features that did.")
-    page_drivers: list[dict] = Field(default_factory=list, description="Page facts weighed: kind, shift (log-odds of "
-                                     "buying), value, reference, trait.")
-    reasons: list[DriverReason] = Field(default_factory=list, description="Each driver in words (agent/behaviour/driver_words.py).")
+    page_drivers: list[dict] = Field(
+        default_factory=list,
+        description="Page facts weighed: kind, shift (log-odds of buying), value, reference, trait.",
+    )
+    reasons: list[DriverReason] = Field(
+        default_factory=list, description="Each driver in words (agent/behaviour/driver_words.py)."
+    )
 
 
-def evidence_of(details: dict, persona: Persona | None, history: Sequence[Step], page_title: str) -> DecisionEvidence | None:
+def evidence_of(
+    details: dict, persona: Persona | None, history: Sequence[Step], page_title: str
+) -> DecisionEvidence | None:
     """The evidence in a decision's details, with each driver in words; None when the brain gave no drivers."""
     label = details.get("label")
     if label is None:
         return None
-    reasons = [DriverReason.model_construct(driver=w.driver, kind=w.kind, phrase=w.phrase)  # typed already
-               for w in driver_words(details, persona, history, page_title)]
-    return DecisionEvidence(label=label, probability=details.get("probability"),
-                            probabilities=details.get("probabilities") or {}, drivers=list(details.get("drivers") or []),
-                            persona_drivers=list(details.get("persona_drivers") or []),
-                            page_drivers=list(details.get("page_drivers") or []), reasons=reasons)
+    reasons = [
+        DriverReason.model_construct(driver=w.driver, kind=w.kind, phrase=w.phrase)  # typed already
+        for w in driver_words(details, persona, history, page_title)
+    ]
+    return DecisionEvidence(
+        label=label,
+        probability=details.get("probability"),
+        probabilities=details.get("probabilities") or {},
+        drivers=list(details.get("drivers") or []),
+        persona_drivers=list(details.get("persona_drivers") or []),
+        page_drivers=list(details.get("page_drivers") or []),
+        reasons=reasons,
+    )
 
 
 class DecisionRecord(BaseModel):
@@ -93,5 +110,9 @@ class DecisionRecord(BaseModel):
     fallback_used: bool = False
     fallback_reason: str | None = None
     seed: int | None = None
-    page_html: str | None = Field(None, exclude=True, repr=False,
-                                  description="The page as the twin read it, carried only until the export stores it.")
+    page_html: str | None = Field(
+        None,
+        exclude=True,
+        repr=False,
+        description="The page as the twin read it, carried only until the export stores it.",
+    )

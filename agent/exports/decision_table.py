@@ -26,8 +26,15 @@ from personas.persona_card import card_traits, own_words, persona_card
 FORMAT_VERSION = 1
 
 _TEXTS = pa.list_(pa.string())
-_PAGE_DRIVER = pa.struct([("kind", pa.string()), ("shift", pa.float64()), ("value", pa.float64()),
-                          ("reference", pa.float64()), ("trait", pa.string())])
+_PAGE_DRIVER = pa.struct(
+    [
+        ("kind", pa.string()),
+        ("shift", pa.float64()),
+        ("value", pa.float64()),
+        ("reference", pa.float64()),
+        ("trait", pa.string()),
+    ]
+)
 _REASON = pa.struct([("driver", pa.string()), ("kind", pa.string()), ("phrase", pa.string())])
 
 
@@ -39,12 +46,18 @@ class Column:
 
 
 def _persona_columns() -> list[Column]:
-    columns = [Column(f"persona_{name}", pa.string(), "demographics, as answered") for name in Demographics.model_fields]
-    columns += [Column(f"persona_{name}", pa.bool_() if name == "prime" else pa.string(), "shopping habits, as answered")
-                for name in ShoppingHabits.model_fields]
+    columns = [
+        Column(f"persona_{name}", pa.string(), "demographics, as answered") for name in Demographics.model_fields
+    ]
+    columns += [
+        Column(f"persona_{name}", pa.bool_() if name == "prime" else pa.string(), "shopping habits, as answered")
+        for name in ShoppingHabits.model_fields
+    ]
     columns += [Column(f"big5_{trait}", pa.float64(), "Big Five trait on a 0..1 scale") for trait in BIG_FIVE_TRAITS]
-    columns += [Column(f"pref_{construct}", pa.int64(), "agreement 1..5 with the OPeRA shopping statement")
-                for construct in PREFERENCE_CONSTRUCTS]
+    columns += [
+        Column(f"pref_{construct}", pa.int64(), "agreement 1..5 with the OPeRA shopping statement")
+        for construct in PREFERENCE_CONSTRUCTS
+    ]
     return columns
 
 
@@ -80,8 +93,11 @@ COLUMNS: tuple[Column, ...] = (
     *(Column(f"p_{label}", pa.float64(), "embedded brain: probability of this label") for label in LABELS),
     Column("drivers", _TEXTS, "embedded brain: history features that pushed the label up most"),
     Column("persona_drivers", _TEXTS, "embedded brain: persona features that did"),
-    Column("page_drivers", pa.list_(_PAGE_DRIVER), "embedded brain: page facts weighed (kind, shift in log-odds of "
-           "buying, value, reference, trait)"),
+    Column(
+        "page_drivers",
+        pa.list_(_PAGE_DRIVER),
+        "embedded brain: page facts weighed (kind, shift in log-odds of buying, value, reference, trait)",
+    ),
     Column("reasons", pa.list_(_REASON), "embedded brain: each driver in the twin's words (driver, kind, phrase)"),
     Column("brain", pa.string(), "the brain whose decision it is (after any fallback)"),
     Column("model", pa.string(), "the model (behaviour-model, or the LLM)"),
@@ -90,8 +106,10 @@ COLUMNS: tuple[Column, ...] = (
     Column("seed", pa.int64(), "the decision's sampling seed"),
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
-SCHEMA = pa.schema([pa.field(c.name, c.type) for c in COLUMNS],
-                   metadata={"twinsim_export": "decisions", "format_version": str(FORMAT_VERSION)})
+SCHEMA = pa.schema(
+    [pa.field(c.name, c.type) for c in COLUMNS],
+    metadata={"twinsim_export": "decisions", "format_version": str(FORMAT_VERSION)},
+)
 
 
 def decision_id(persona_id: str, step: int, variant: str | None = None, instance: int | None = None) -> str:
@@ -111,8 +129,16 @@ def persona_columns(persona: Persona | None, persona_id: str) -> dict[str, objec
     return row
 
 
-def decision_row(record: DecisionRecord, *, run_id: str, run_kind: str, person: dict[str, object],
-                 variant: str | None, instance: int | None, last_step: bool) -> dict[str, object]:
+def decision_row(
+    record: DecisionRecord,
+    *,
+    run_id: str,
+    run_kind: str,
+    person: dict[str, object],
+    variant: str | None,
+    instance: int | None,
+    last_step: bool,
+) -> dict[str, object]:
     """One row: the run, the person (`persona_columns`), the page, the action, the memories, the evidence."""
     evidence = record.evidence
     probabilities = evidence.probabilities if evidence is not None else {}
@@ -143,8 +169,10 @@ def decision_row(record: DecisionRecord, *, run_id: str, run_kind: str, person: 
         **{f"p_{label}": probabilities.get(label) for label in LABELS},
         "drivers": evidence.drivers if evidence else [],
         "persona_drivers": evidence.persona_drivers if evidence else [],
-        "page_drivers": [{k: d.get(k) for k in ("kind", "shift", "value", "reference", "trait")}
-                         for d in (evidence.page_drivers if evidence else [])],
+        "page_drivers": [
+            {k: d.get(k) for k in ("kind", "shift", "value", "reference", "trait")}
+            for d in (evidence.page_drivers if evidence else [])
+        ],
         "reasons": [r.model_dump() for r in evidence.reasons] if evidence else [],
         "brain": record.brain,
         "model": record.model,

@@ -62,35 +62,45 @@ def _sample_key(sample: FinishedSample) -> tuple[str, str, int]:
 
 @dataclass(frozen=True)
 class ExportSummary:
-    path: Path        # decisions.parquet
+    path: Path  # decisions.parquet
     rows: int
     samples_without_rows: int  # resumed samples of a run from before the export existed
 
     def document(self) -> dict:
         """What results.json says of the export (file names only: where the run lives is the caller's)."""
-        return {"format_version": FORMAT_VERSION, "rows": self.rows, "files": [DECISIONS_JSONL, self.path.name, PAGES + "/"],
-                "samples_without_rows": self.samples_without_rows}
+        return {
+            "format_version": FORMAT_VERSION,
+            "rows": self.rows,
+            "files": [DECISIONS_JSONL, self.path.name, PAGES + "/"],
+            "samples_without_rows": self.samples_without_rows,
+        }
 
 
 class ExperimentExport:
     def __init__(self, directory: Path, prepared: PreparedRun, run_id: str, *, fresh: bool = False) -> None:
         """Raises agent.exports.run_export.ExportFormatError when the directory holds another export format."""
-        self.export = RunExport(directory, run_id=run_id, run_kind="experiment", personas=prepared.personas,
-                                fresh=fresh)
+        self.export = RunExport(
+            directory, run_id=run_id, run_kind="experiment", personas=prepared.personas, fresh=fresh
+        )
         for pages in prepared.pages.values():
             for page in pages:
                 self.export.store_page(page.simplified_html, page.sha256)
 
     def add(self, samples: Iterable[FinishedSample]) -> None:
         """The decisions of finished samples (hand these out before keeping the samples themselves)."""
-        self.export.append(row for sample in samples
-                           for row in self.export.rows(sample.decisions, persona_id=sample.persona_id,
-                                                       variant=sample.variant, instance=sample.instance))
+        self.export.append(
+            row
+            for sample in samples
+            for row in self.export.rows(
+                sample.decisions, persona_id=sample.persona_id, variant=sample.variant, instance=sample.instance
+            )
+        )
 
     def finish(self, samples: Iterable[FinishedSample]) -> ExportSummary:
         """decisions.parquet with the rows of these samples (the run's, in full) and nothing else."""
         wanted = {_sample_key(s) for s in samples}
         rows = self.export.finish(keep=lambda row: (row["variant"], row["persona_id"], row["instance"]) in wanted)
         have = {(row["variant"], row["persona_id"], row["instance"]) for row in rows}
-        return ExportSummary(path=self.export.directory / DECISIONS_PARQUET, rows=len(rows),
-                             samples_without_rows=len(wanted - have))
+        return ExportSummary(
+            path=self.export.directory / DECISIONS_PARQUET, rows=len(rows), samples_without_rows=len(wanted - have)
+        )

@@ -8,7 +8,8 @@
 A row written twice (a unit that ran again after a stop before its sample was kept) is read once: the last
 copy wins; and `finish` rewrites decisions.jsonl with exactly the rows of decisions.parquet, so after a kill -9
 and a resume both files hold each decision once. A line cut short by a stop is dropped when the export is opened
-again, so the next row starts on a line of its own instead of being glued to it. Rows of another export format are never mixed in: opening such a directory to add to it raises
+again, so the next row starts on a line of its own instead of being glued to it. Rows of another export format are
+never mixed in: opening such a directory to add to it raises
 ExportFormatError, which says what it holds and what to do.
 """
 
@@ -62,11 +63,17 @@ def read_rows(directory: Path, persona_id: str | None = None) -> list[dict]:
                 row = json.loads(line)
             except ValueError:
                 continue  # a line cut short by a stop: its unit ran again
-            if not isinstance(row, dict) or "decision_id" not in row or (persona_id is not None and row.get("persona_id") != persona_id):
+            if (
+                not isinstance(row, dict)
+                or "decision_id" not in row
+                or (persona_id is not None and row.get("persona_id") != persona_id)
+            ):
                 continue
             if row.get("format_version") != FORMAT_VERSION:
-                raise ExportFormatError(f"{path} holds decisions of export format {row.get('format_version')}; this "
-                                        f"version reads and writes format {FORMAT_VERSION} only")
+                raise ExportFormatError(
+                    f"{path} holds decisions of export format {row.get('format_version')}; this "
+                    f"version reads and writes format {FORMAT_VERSION} only"
+                )
             rows.pop(row["decision_id"], None)
             rows[row["decision_id"]] = row
     return list(rows.values())
@@ -88,8 +95,9 @@ def stored_page_html(directory: Path, sha256: str) -> str | None:
 class RunExport:
     """Writes one run's export. `personas` gives each row who the twin is (persona_id -> Persona)."""
 
-    def __init__(self, directory: Path, *, run_id: str, run_kind: str, personas: Mapping[str, Persona],
-                 fresh: bool = False) -> None:
+    def __init__(
+        self, directory: Path, *, run_id: str, run_kind: str, personas: Mapping[str, Persona], fresh: bool = False
+    ) -> None:
         self.directory = Path(directory)
         self.run_id, self.run_kind = run_id, run_kind
         self.personas = personas
@@ -137,9 +145,11 @@ class RunExport:
                 except (ValueError, AttributeError):
                     continue
                 if version != FORMAT_VERSION:
-                    raise ExportFormatError(f"{self.jsonl} holds decisions of export format {version}; this version "
-                                            f"writes format {FORMAT_VERSION} and will not mix the two: start the "
-                                            "run afresh, or in another directory")
+                    raise ExportFormatError(
+                        f"{self.jsonl} holds decisions of export format {version}; this version "
+                        f"writes format {FORMAT_VERSION} and will not mix the two: start the "
+                        "run afresh, or in another directory"
+                    )
                 return
 
     def store_page(self, html: str, sha256: str | None = None) -> str:
@@ -158,16 +168,25 @@ class RunExport:
             self._people[persona_id] = persona_columns(self.personas.get(persona_id), persona_id)
         return self._people[persona_id]
 
-    def rows(self, records: list[DecisionRecord], *, persona_id: str, variant: str | None = None,
-             instance: int | None = None) -> list[dict]:
+    def rows(
+        self, records: list[DecisionRecord], *, persona_id: str, variant: str | None = None, instance: int | None = None
+    ) -> list[dict]:
         """The rows of one twin run's decisions; pages carried by a record are stored on the way."""
         rows = []
         for position, record in enumerate(records):
             if record.page_html is not None:
                 self.store_page(record.page_html, record.page_sha256)
-            rows.append(decision_row(record, run_id=self.run_id, run_kind=self.run_kind,
-                                     person=self._person(persona_id), variant=variant, instance=instance,
-                                     last_step=position == len(records) - 1))
+            rows.append(
+                decision_row(
+                    record,
+                    run_id=self.run_id,
+                    run_kind=self.run_kind,
+                    person=self._person(persona_id),
+                    variant=variant,
+                    instance=instance,
+                    last_step=position == len(records) - 1,
+                )
+            )
         return rows
 
     def append(self, rows: Iterable[dict]) -> None:

@@ -23,9 +23,9 @@ from agent.page.candidate import Candidate
 
 StructuredOutput = Literal["auto", "llama_cpp", "json_schema", "off"]
 STRUCTURED_OUTPUTS: tuple[str, ...] = ("auto", "llama_cpp", "json_schema", "off")
-MAX_RATIONALE_CHARS = 300   # a small model can otherwise write until max_tokens inside the string
+MAX_RATIONALE_CHARS = 300  # a small model can otherwise write until max_tokens inside the string
 MAX_TYPED_CHARS = 80
-MAX_SELECT_BRANCHES = 24    # one branch per drop-down (its options as the enum); more would bloat the grammar
+MAX_SELECT_BRANCHES = 24  # one branch per drop-down (its options as the enum); more would bloat the grammar
 
 
 def resolve_structured_output(setting: StructuredOutput, model: str, api_base: str | None) -> str:
@@ -38,7 +38,7 @@ def resolve_structured_output(setting: StructuredOutput, model: str, api_base: s
         from agent.llm.offline_litellm import load_litellm
 
         return "json_schema" if load_litellm().supports_response_schema(model=model) else "off"
-    except Exception:  # an unmapped model: litellm cannot say, so no schema
+    except Exception:  # noqa: BLE001 - an unmapped model: litellm cannot say, so no schema
         return "off"
 
 
@@ -59,8 +59,12 @@ def answer_schema(shown: Sequence[Candidate], choices: ChoiceSet | None) -> dict
         branches.append(_action("click", {key: {"enum": clickable}}))
     fields = ref([c for c in shown if c.kind == "input"])
     if fields:
-        branches.append(_action("input", {key: {"enum": fields},
-                                          "text": {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS}}))
+        branches.append(
+            _action(
+                "input",
+                {key: {"enum": fields}, "text": {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS}},
+            )
+        )
     selects = [c for c in shown if c.kind != "input" and c.takes_text][:MAX_SELECT_BRANCHES]
     for select in selects:
         element = ref([select])
@@ -79,8 +83,12 @@ def answer_schema(shown: Sequence[Candidate], choices: ChoiceSet | None) -> dict
 
 
 def _action(kind: str, fields: dict) -> dict:
-    return {"type": "object", "properties": {"type": {"const": kind}, **fields},
-            "required": ["type", *fields], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"type": {"const": kind}, **fields},
+        "required": ["type", *fields],
+        "additionalProperties": False,
+    }
 
 
 def response_format(form: str, schema: dict) -> dict | None:

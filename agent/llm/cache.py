@@ -27,8 +27,13 @@ class CachedResponse:
     cost_usd: float = 0.0
 
 
-def cache_key(model: str, messages: list[dict], temperature: float | None, seed: int | None = None,
-              response_format: dict | None = None) -> str:
+def cache_key(
+    model: str,
+    messages: list[dict],
+    temperature: float | None,
+    seed: int | None = None,
+    response_format: dict | None = None,
+) -> str:
     """A stable sha256 over the request's meaning; dict order and whitespace do not matter. A schema-constrained
     request is another request (its answer differs), so the response format is part of the key when there is one."""
     extra = {"response_format": response_format} if response_format is not None else {}
@@ -56,7 +61,8 @@ class ResponseCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at REAL NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at REAL NOT "
+                "NULL)"
             )
             self._db.commit()
 

@@ -25,8 +25,9 @@ from agent.page.observation import Observation
 from agent.predict_options import GroundingStrategy
 
 # "3", "[3]", "#3", "(3)", "choice 3", "mark 3", "element 3", "option 3"
-_NUMBER = re.compile(r"^\s*(?:(?:choice|mark|element|option|box|number)\s*)?[\[(#]?\s*(\d{1,4})\s*[\])]?\s*\.?\s*$",
-                     re.IGNORECASE)
+_NUMBER = re.compile(
+    r"^\s*(?:(?:choice|mark|element|option|box|number)\s*)?[\[(#]?\s*(\d{1,4})\s*[\])]?\s*\.?\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,11 @@ class ChoiceSet:
         if match is None:
             if self.listed and action.name in observation.by_name:
                 return action, None, None
-            return action, (f"'{action.name}' is not the number of a choice; answer with one of the numbers "
-                            f"{self.valid_text()}"), None
+            return (
+                action,
+                (f"'{action.name}' is not the number of a choice; answer with one of the numbers {self.valid_text()}"),
+                None,
+            )
         number = int(match.group(1))
         candidate = self.numbers.get(number)
         if candidate is None:
@@ -78,14 +82,15 @@ def number_ranges(numbers: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def number_choices(shown: Sequence[Candidate], strategy: GroundingStrategy,
-                   image_size: tuple[int, int] | None) -> tuple[ChoiceSet | None, str | None]:
+def number_choices(
+    shown: Sequence[Candidate], strategy: GroundingStrategy, image_size: tuple[int, int] | None
+) -> tuple[ChoiceSet | None, str | None]:
     """The choices for `shown` (the elements the prompt shows, in order) under `strategy`, and a note when the
     strategy had to give way: set-of-marks needs a screenshot the model sees and elements with boxes in it;
     without them the numbered list is used instead. None for the names strategy."""
     if strategy == "names":
         return None, None
-    numbered = {i: candidate for i, candidate in enumerate(shown, start=1)}
+    numbered = dict(enumerate(shown, start=1))
     if strategy == "textual_choices":
         return ChoiceSet("textual_choices", numbered, listed=True, marked=False), None
     if image_size is None:
@@ -97,4 +102,4 @@ def number_choices(shown: Sequence[Candidate], strategy: GroundingStrategy,
         return ChoiceSet("textual_choices", numbered, listed=True, marked=False), note
     if strategy == "both":
         return ChoiceSet("both", numbered, listed=True, marked=True), None
-    return ChoiceSet("set_of_marks", {i: c for i, c in enumerate(boxed, start=1)}, listed=False, marked=True), None
+    return ChoiceSet("set_of_marks", dict(enumerate(boxed, start=1)), listed=False, marked=True), None

@@ -15,8 +15,8 @@ import asyncio
 import os
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
@@ -48,16 +48,16 @@ class Completion:
     usage: Usage
     cached: bool = False
     attempts: int = 0
-    latency_s: float = 0.0     # wall time of the call, retries and waits included (0 for a cache hit)
+    latency_s: float = 0.0  # wall time of the call, retries and waits included (0 for a cache hit)
 
 
 @dataclass
 class LLMTotals:
     """Running totals for a client: what a run cost and how often the cache saved a call."""
 
-    calls: int = 0             # answered provider calls (billed)
-    attempts: int = 0          # HTTP attempts, retries included
-    failures: int = 0          # calls that failed for good
+    calls: int = 0  # answered provider calls (billed)
+    attempts: int = 0  # HTTP attempts, retries included
+    failures: int = 0  # calls that failed for good
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -109,7 +109,7 @@ def _call_cost(response: object) -> float:
     """litellm's price for this response from its bundled map; unknown models (local servers) cost 0."""
     try:
         return float(load_litellm().completion_cost(completion_response=response) or 0.0)
-    except Exception:  # ModelNotMappedError and friends: cost lookup must never fail a prediction
+    except Exception:  # noqa: BLE001 - ModelNotMappedError and friends: cost lookup must never fail a prediction
         return 0.0
 
 
@@ -121,10 +121,10 @@ class LLMClient:
     api_base: str | None = None
     api_key: str | None = field(default=None, repr=False)
     timeout_s: float = 60.0
-    retries: int = 2                # extra attempts after the first, on transient failures only
+    retries: int = 2  # extra attempts after the first, on transient failures only
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 8.0
-    concurrency: int = 8            # requests in flight at once, per event loop
+    concurrency: int = 8  # requests in flight at once, per event loop
     max_tokens: int | None = 1024
     cache: ResponseCache | None = None
     extra_params: dict = field(default_factory=dict)
@@ -139,7 +139,9 @@ class LLMClient:
         if self.timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
         # One semaphore per event loop: asyncio primitives bind to the loop that first waits on them.
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def complete(
         self,
@@ -180,20 +182,25 @@ class LLMClient:
             self.totals.attempts += 1
             async with self._semaphore():
                 # A hard deadline over litellm's own timeout, so a stuck transport cannot hang a twin.
-                return await asyncio.wait_for(self._acompletion(model, messages, temperature, seed, response_format, max_tokens),
-                                              self.timeout_s + 1.0)
+                return await asyncio.wait_for(
+                    self._acompletion(model, messages, temperature, seed, response_format, max_tokens),
+                    self.timeout_s + 1.0,
+                )
 
         try:
             retrying = AsyncRetrying(
                 stop=stop_after_attempt(self.retries + 1),
-                wait=wait_exponential(multiplier=self.backoff_initial_s, max=self.backoff_max_s) + wait_random(0, self.backoff_initial_s),
+                wait=wait_exponential(multiplier=self.backoff_initial_s, max=self.backoff_max_s)
+                + wait_random(0, self.backoff_initial_s),
                 retry=retry_if_exception(is_retryable),
                 reraise=True,
             )
             response: object = await retrying(attempt)
         except Exception as exc:
             self.totals.failures += 1
-            raise LLMCallError(describe_failure(exc, attempts, self.timeout_s), attempts=attempts, retryable=is_retryable(exc)) from exc
+            raise LLMCallError(
+                describe_failure(exc, attempts, self.timeout_s), attempts=attempts, retryable=is_retryable(exc)
+            ) from exc
 
         completion = self._to_completion(response, model, attempts, time.perf_counter() - started)
         if key is not None and self.cache is not None and (cacheable is None or cacheable(completion.text)):
@@ -216,26 +223,39 @@ class LLMClient:
             semaphore = self._semaphores[loop] = asyncio.Semaphore(self.concurrency)
         return semaphore
 
-    async def _acompletion(self, model: str, messages: list[dict], temperature: float | None, seed: int | None,
-                           response_format: dict | None = None, max_tokens: int | None = None) -> object:
+    async def _acompletion(
+        self,
+        model: str,
+        messages: list[dict],
+        temperature: float | None,
+        seed: int | None,
+        response_format: dict | None = None,
+        max_tokens: int | None = None,
+    ) -> object:
         params: dict = {
             "model": model,
             "messages": messages,
             "timeout": self.timeout_s,
-            "max_retries": 0,   # retries are ours (tenacity); the OpenAI SDK would otherwise add its own
+            "max_retries": 0,  # retries are ours (tenacity); the OpenAI SDK would otherwise add its own
             "num_retries": 0,
             "drop_params": True,  # providers without seed/temperature support ignore them instead of failing
         }
         if self.api_base:
             params["api_base"] = self.api_base
-        api_key = self.api_key or (_PLACEHOLDER_KEY if self.api_base and model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY") else None)
+        api_key = self.api_key or (
+            _PLACEHOLDER_KEY
+            if self.api_base and model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY")
+            else None
+        )
         if api_key:
             params["api_key"] = api_key
         if temperature is not None:
             params["temperature"] = temperature
         if seed is not None:
             params["seed"] = seed
-        limit = min(t for t in (self.max_tokens, max_tokens) if t is not None) if (self.max_tokens or max_tokens) else None
+        limit = (
+            min(t for t in (self.max_tokens, max_tokens) if t is not None) if (self.max_tokens or max_tokens) else None
+        )
         if limit is not None:
             params["max_tokens"] = limit
         if response_format is not None:

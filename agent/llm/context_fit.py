@@ -33,8 +33,15 @@ class BuiltPrompt:
     shown: list[Candidate]
 
 
-async def fit_prompt(compose: Callable[[int], Awaitable[BuiltPrompt]], counter: TokenCounter | None, *,
-                     context_tokens: int, answer_tokens: int, budget: int, elements_on_page: int) -> BuiltPrompt:
+async def fit_prompt(
+    compose: Callable[[int], Awaitable[BuiltPrompt]],
+    counter: TokenCounter | None,
+    *,
+    context_tokens: int,
+    answer_tokens: int,
+    budget: int,
+    elements_on_page: int,
+) -> BuiltPrompt:
     """compose(element_budget) -> the prompt; the largest budget (<= `budget`) whose prompt leaves `answer_tokens`
     of the context free. The prompt's details gain "context": its measured size and what was cut."""
     limit = context_tokens - answer_tokens
@@ -46,20 +53,25 @@ async def fit_prompt(compose: Callable[[int], Awaitable[BuiltPrompt]], counter: 
         text_estimate = estimate_tokens(messages_text(built.messages))
         measured = counted if counted is not None else text_estimate + MESSAGE_OVERHEAD_TOKENS * len(built.messages)
         built.details["context"] = {
-            "prompt_tokens": measured, "context_tokens": context_tokens, "answer_tokens_kept": answer_tokens,
+            "prompt_tokens": measured,
+            "context_tokens": context_tokens,
+            "answer_tokens_kept": answer_tokens,
             "counted_by": "the model server's tokenizer" if counted is not None else "estimate (characters / 4)",
-            "elements_shown": len(built.shown), "elements_on_page": elements_on_page,
+            "elements_shown": len(built.shown),
+            "elements_on_page": elements_on_page,
         }
         if measured <= limit:
             return built
         if not built.shown:
             break
         shown_estimate = sum(estimate_tokens(candidate_line(c)) + 1 for c in built.shown)
-        ratio = measured / max(1, text_estimate)         # the model's tokens per estimated token
+        ratio = measured / max(1, text_estimate)  # the model's tokens per estimated token
         smaller = int(shown_estimate - (measured - limit) / ratio) - 16
         budget = max(0, min(smaller, budget - 16))
     shown = len(built.shown) if built is not None else 0
-    raise PromptTooLong(f"the prompt needs {measured} tokens but the model's context holds {context_tokens} "
-                        f"({answer_tokens} kept for the answer), even with the page's element list cut to {shown} "
-                        f"of {elements_on_page} elements; start the server with a larger context "
-                        f"(twinsim llm serve --context N) and set TWINSIM_LLM_CONTEXT_TOKENS to it")
+    raise PromptTooLong(
+        f"the prompt needs {measured} tokens but the model's context holds {context_tokens} "
+        f"({answer_tokens} kept for the answer), even with the page's element list cut to {shown} "
+        f"of {elements_on_page} elements; start the server with a larger context "
+        f"(twinsim llm serve --context N) and set TWINSIM_LLM_CONTEXT_TOKENS to it"
+    )

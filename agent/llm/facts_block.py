@@ -20,7 +20,9 @@ def product_line(product: ProductFacts) -> str:
     if product.price is not None:
         price = format_money(product.price, product.currency)
         if product.list_price and product.discount:
-            price += f" (list {format_money(product.list_price, product.currency)}, {round(100 * product.discount)}% off)"
+            price += (
+                f" (list {format_money(product.list_price, product.currency)}, {round(100 * product.discount)}% off)"
+            )
         parts.append(price)
     if product.rating is not None or product.review_count is not None:
         stars = f"{product.rating:.1f} stars" if product.rating is not None else "no rating"

@@ -12,10 +12,26 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_ANGLE_LOOKALIKES = str.maketrans({
-    "‹": "<", "›": ">", "〈": "<", "〉": ">", "⟨": "<", "⟩": ">", "❮": "<", "❯": ">", "˂": "<", "˃": ">",
-    "ᐸ": "<", "ᐳ": ">", "《": "<", "》": ">", "«": "<", "»": ">",
-})
+_ANGLE_LOOKALIKES = str.maketrans(
+    {
+        "‹": "<",
+        "›": ">",
+        "〈": "<",
+        "〉": ">",
+        "⟨": "<",
+        "⟩": ">",
+        "❮": "<",
+        "❯": ">",
+        "˂": "<",
+        "˃": ">",
+        "ᐸ": "<",
+        "ᐳ": ">",
+        "《": "<",
+        "》": ">",
+        "«": "<",
+        "»": ">",
+    }
+)
 _DELIMITER_RUNS = re.compile(r"<{3,}|>{3,}")
 _WHITESPACE = re.compile(r"\s+")
 

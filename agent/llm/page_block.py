@@ -19,7 +19,7 @@ from agent.page.observation import Observation
 PAGE_OPEN = fence_open("PAGE")
 PAGE_CLOSE = fence_close("PAGE")
 DEFAULT_CANDIDATE_TOKEN_BUDGET = 6_000
-DEFAULT_SECTION_HEAD = 8          # the first N candidates of each page section are kept before others
+DEFAULT_SECTION_HEAD = 8  # the first N candidates of each page section are kept before others
 MAX_PAGE_TEXT_CHARS = 1_200
 MAX_CANDIDATE_TEXT_CHARS = 120
 MAX_OPTIONS_CHARS = 400
@@ -35,9 +35,14 @@ PAGE_FREE_TEXT = (
 )
 
 
-def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_CANDIDATE_TOKEN_BUDGET,
-               ranking_query: str | None = None, *, shown: tuple[list[Candidate], bool] | None = None,
-               choices: ChoiceSet | None = None) -> str:
+def page_block(
+    observation: Observation,
+    candidate_token_budget: int = DEFAULT_CANDIDATE_TOKEN_BUDGET,
+    ranking_query: str | None = None,
+    *,
+    shown: tuple[list[Candidate], bool] | None = None,
+    choices: ChoiceSet | None = None,
+) -> str:
     """The page inside the delimiters, or the page-free instruction when there is no page. With a ranking query
     (the task and the last steps), elements that overflow the budget are dropped least relevant first.
 
@@ -66,8 +71,10 @@ def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_C
         lines.append("Elements you can act on, numbered (choice | name | action | click type | text | price):")
         lines += [f"[{number}] {candidate_line(c)}" for number, c in choices.numbers.items()]
     else:
-        lines.append(f"The elements you can act on are marked on the screenshot with numbered boxes "
-                     f"({len(choices.numbers)} of them, numbered {choices.valid_text()}).")
+        lines.append(
+            f"The elements you can act on are marked on the screenshot with numbered boxes "
+            f"({len(choices.numbers)} of them, numbered {choices.valid_text()})."
+        )
     hidden = len(observation.candidates) - len(kept)
     if hidden:
         lines.append(f"({hidden} more elements not shown{', the least relevant to the task' if ranked else ''})")
@@ -77,9 +84,17 @@ def page_block(observation: Observation, candidate_token_budget: int = DEFAULT_C
 
 def candidate_line(candidate: Candidate) -> str:
     if candidate.kind != "input" and candidate.takes_text:  # a drop-down: its options are what can be typed
-        verb, text, limit = "select", "options: " + "; ".join(neutralise(o) for o in candidate.options), MAX_OPTIONS_CHARS
+        verb, text, limit = (
+            "select",
+            "options: " + "; ".join(neutralise(o) for o in candidate.options),
+            MAX_OPTIONS_CHARS,
+        )
     else:
-        verb, text, limit = ("input" if candidate.kind == "input" else "click"), neutralise(candidate.text), MAX_CANDIDATE_TEXT_CHARS
+        verb, text, limit = (
+            ("input" if candidate.kind == "input" else "click"),
+            neutralise(candidate.text),
+            MAX_CANDIDATE_TEXT_CHARS,
+        )
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     price = f"${candidate.price:,.2f}" if candidate.price is not None else ""
@@ -88,8 +103,10 @@ def candidate_line(candidate: Candidate) -> str:
 
 # --- trimming the page to a token budget -----------------------------------------------------------
 
-def choose_candidates(observation: Observation, token_budget: int,
-                      ranking_query: str | None) -> tuple[list[Candidate], bool]:
+
+def choose_candidates(
+    observation: Observation, token_budget: int, ranking_query: str | None
+) -> tuple[list[Candidate], bool]:
     """The elements shown, in document order, and whether they were chosen by relevance to the task. All of
     them when they fit; else by rank against the query (agent/candidate_ranking.py) when there is one, else by
     the section-by-section trimming below."""

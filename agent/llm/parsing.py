@@ -20,12 +20,31 @@ _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _CODE_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _ACTION_CALL = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _TYPE_ALIASES = {
-    "click": "click", "tap": "click", "press": "click", "select": "click",
-    "input": "input", "type": "input", "fill": "input", "enter": "input",
-    "terminate": "terminate", "stop": "terminate", "end": "terminate", "exit": "terminate",
-    "leave": "terminate", "quit": "terminate", "finish": "terminate",
+    "click": "click",
+    "tap": "click",
+    "press": "click",
+    "select": "click",
+    "input": "input",
+    "type": "input",
+    "fill": "input",
+    "enter": "input",
+    "terminate": "terminate",
+    "stop": "terminate",
+    "end": "terminate",
+    "exit": "terminate",
+    "leave": "terminate",
+    "quit": "terminate",
+    "finish": "terminate",
 }
-_NAME_KEYS = ("name", "element", "semantic_id", "target", "id", "choice", "mark")  # choice / mark: a number (agent/llm/choices.py)
+_NAME_KEYS = (
+    "name",
+    "element",
+    "semantic_id",
+    "target",
+    "id",
+    "choice",
+    "mark",
+)  # choice / mark: a number (agent/llm/choices.py)
 _TEXT_KEYS = ("text", "value", "input_text", "query")
 _RATIONALE_KEYS = ("rationale", "reasoning", "reason", "thought", "thoughts", "explanation")
 
@@ -150,7 +169,10 @@ def _decision_from_object(obj: dict) -> tuple[str, Action]:
 
 def _action_from_dict(raw: dict) -> Action:
     name = next((_name_text(raw[k]) for k in _NAME_KEYS if _name_text(raw.get(k))), None)
-    text = next((raw[k] for k in _TEXT_KEYS if isinstance(raw.get(k), (str, int, float)) and not isinstance(raw.get(k), bool)), None)
+    text = next(
+        (raw[k] for k in _TEXT_KEYS if isinstance(raw.get(k), (str, int, float)) and not isinstance(raw.get(k), bool)),
+        None,
+    )
     declared = raw.get("type")
     verb_keys = [k for k in raw if isinstance(k, str) and k.lower() in _TYPE_ALIASES and k.lower() != "type"]
     if declared is None and len(verb_keys) == 1 and isinstance(raw[verb_keys[0]], str):
@@ -176,7 +198,9 @@ def _name_text(value: object) -> str | None:
 def _action_from_string(raw: str) -> Action:
     match = _ACTION_CALL.match(raw)
     if not match:
-        raise ValueError(f"cannot read action {raw[:80]!r}; expected e.g. click(name), input(name, \"text\") or terminate")
+        raise ValueError(
+            f'cannot read action {raw[:80]!r}; expected e.g. click(name), input(name, "text") or terminate'
+        )
     kind = _TYPE_ALIASES.get(match.group(1).lower())
     if kind is None:
         raise ValueError(f"unknown action type {match.group(1)!r}; expected click, input or terminate")

@@ -17,7 +17,7 @@ async def probe_provider(llm: LLMClient, model: str) -> str | None:
         await llm.complete(model, PROBE_MESSAGES, temperature=0.0)
     except LLMCallError as error:
         return str(error)
-    except Exception as error:  # a provider misconfiguration litellm reports in its own way
+    except Exception as error:  # noqa: BLE001 - a provider misconfiguration litellm reports in its own way
         return f"{type(error).__name__}: {error}"
     return None
 

@@ -28,12 +28,16 @@ class ProviderLock:
         if self.api_base:
             return None  # litellm sends every call to the configured base
         if self.configured_model is None:
-            return (f"model '{model}' refused: this service calls no LLM provider unless its operator configures "
-                    "one (TWINSIM_LLM_MODEL, TWINSIM_LLM_API_BASE)")
+            return (
+                f"model '{model}' refused: this service calls no LLM provider unless its operator configures "
+                "one (TWINSIM_LLM_MODEL, TWINSIM_LLM_API_BASE)"
+            )
         if model == self.configured_model:
             return None
         mine, theirs = provider_of(self.configured_model), provider_of(model)
         if mine is not None and theirs == mine:
             return None
-        return (f"model '{model}' refused: it would call provider '{theirs or model}', not this service's "
-                f"configured provider '{mine or self.configured_model}' (TWINSIM_LLM_MODEL, TWINSIM_LLM_API_BASE)")
+        return (
+            f"model '{model}' refused: it would call provider '{theirs or model}', not this service's "
+            f"configured provider '{mine or self.configured_model}' (TWINSIM_LLM_MODEL, TWINSIM_LLM_API_BASE)"
+        )

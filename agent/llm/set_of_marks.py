@@ -19,8 +19,16 @@ if TYPE_CHECKING:  # Pillow is imported where marks are drawn
 from agent.screenshots import Screenshot
 
 # Saturated colours that rarely occur on shop pages, each dark enough for white digits.
-PALETTE: tuple[tuple[int, int, int], ...] = ((230, 25, 75), (0, 130, 200), (60, 150, 40), (145, 30, 180),
-                                            (245, 110, 20), (0, 128, 128), (170, 110, 40), (128, 0, 0))
+PALETTE: tuple[tuple[int, int, int], ...] = (
+    (230, 25, 75),
+    (0, 130, 200),
+    (60, 150, 40),
+    (145, 30, 180),
+    (245, 110, 20),
+    (0, 128, 128),
+    (170, 110, 40),
+    (128, 0, 0),
+)
 OUTLINE_PX = 3
 TAG_FONT_PX = 14
 

@@ -33,7 +33,7 @@ class TokenCounter:
     def __init__(self, api_base: str, timeout_s: float = 10.0) -> None:
         self.root = api_base.rstrip("/").removesuffix("/v1")
         self.timeout_s = timeout_s
-        self.route: str | None = None      # learnt on first use; "" when the server has no tokenizer route
+        self.route: str | None = None  # learnt on first use; "" when the server has no tokenizer route
 
     async def count(self, text: str, model: str | None = None) -> int | None:
         async with httpx.AsyncClient(timeout=self.timeout_s) as http:
@@ -41,12 +41,15 @@ class TokenCounter:
             if self.route == "":
                 return None
             for route in routes:
-                body = {"input": text, **({"model": model} if model else {})} if route.startswith("/extras") \
+                body = (
+                    {"input": text, **({"model": model} if model else {})}
+                    if route.startswith("/extras")
                     else {"content": text}
+                )
                 try:
                     response = await http.post(self.root + route, json=body)
                 except httpx.HTTPError:
-                    return None            # the call itself will report an unreachable server
+                    return None  # the call itself will report an unreachable server
                 count = _count_in(response, route)
                 if count is None:
                     continue

@@ -29,8 +29,10 @@ def shows_screenshot(model: str, policy: VisionPolicy) -> tuple[bool, str | None
         return False, "vision is off (vision: never)"
     if policy == "always" or model_takes_images(model):
         return True, None
-    return False, (f"{model} is not known to litellm to take images; set vision: always "
-                   "(TWINSIM_LLM_VISION=always, --vision always) to send it anyway")
+    return False, (
+        f"{model} is not known to litellm to take images; set vision: always "
+        "(TWINSIM_LLM_VISION=always, --vision always) to send it anyway"
+    )
 
 
 def image_part(screenshot: Screenshot) -> dict:
@@ -43,8 +45,14 @@ def with_image(messages: list[dict], screenshot: Screenshot, caption: str) -> li
     added = False
     for message in messages:
         if not added and message.get("role") == "user" and isinstance(message.get("content"), str):
-            message = {**message, "content": [{"type": "text", "text": message["content"]},
-                                              {"type": "text", "text": caption}, image_part(screenshot)]}
+            message = {
+                **message,
+                "content": [
+                    {"type": "text", "text": message["content"]},
+                    {"type": "text", "text": caption},
+                    image_part(screenshot),
+                ],
+            }
             added = True
         out.append(message)
     return out

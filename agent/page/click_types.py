@@ -28,7 +28,9 @@ CLICK_TYPES: tuple[str, ...] = (
     "filter",
 )
 
-_PURCHASE = re.compile(r"(add_to_cart|add_to_basket|add_to_bag|add_to_trolley|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)")
+_PURCHASE = re.compile(
+    r"(add_to_cart|add_to_basket|add_to_bag|add_to_trolley|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)"
+)
 # The same controls in the other languages of the shops in the data, as slugs (accents folded): add to cart, buy,
 # checkout. Whole words only: "kaufen" buys, "weiter_einkaufen" (continue shopping) does not.
 _PURCHASE_ELSEWHERE = re.compile(
@@ -40,26 +42,57 @@ _PURCHASE_ELSEWHERE = re.compile(
     r"adicionar_ao_carrinho|finalizar|dodaj_do_koszyka|do_koszyka|kup(?:_teraz)?|"
     r"lagg_i_varukorgen|kop(?:_nu)?|till_kassan|laeg_i_kurv|kob|legg_i_handlekurv|kjop|lisaa_ostoskoriin|osta|"
     r"(?:vlozit_|pridat_)?do_kosika|koupit|kupit|(?:dodaj_)?v_kosarico|kupi|kosarba|kosarba_teszem|"
-    r"sepete_ekle|satin_al|adauga_in_cos|cumpara)(?:_\d+)?$")
-_PURCHASE_TEXTS = ("add to cart", "add to basket", "add to bag", "buy now", "proceed to checkout",
-                   "в корзину", "купить", "оформить заказ", "у кошик", "купити", "sepete ekle", "カートに入れる",
-                   "購入", "加入购物车", "立即购买", "أضف إلى السلة", "اشتر الآن", "הוסף לסל", "στο καλάθι",
-                   "αγορά", "do košíku", "do koszyka", "kosárba", "în coș")
+    r"sepete_ekle|satin_al|adauga_in_cos|cumpara)(?:_\d+)?$"
+)
+_PURCHASE_TEXTS = (
+    "add to cart",
+    "add to basket",
+    "add to bag",
+    "buy now",
+    "proceed to checkout",
+    "в корзину",
+    "купить",
+    "оформить заказ",
+    "у кошик",
+    "купити",
+    "sepete ekle",
+    "カートに入れる",
+    "購入",
+    "加入购物车",
+    "立即购买",
+    "أضف إلى السلة",
+    "اشتر الآن",
+    "הוסף לסל",
+    "στο καλάθι",
+    "αγορά",
+    "do košíku",
+    "do koszyka",
+    "kosárba",
+    "în coș",
+)
 # Any shop: a "view cart" link in the page itself, not in its header or navigation (the generic simplifier's
 # landmarks), is the panel an add-to-cart opens, as Amazon's cart side sheet is; the cart link in the header is
 # the shop's nav bar cart button (OPeRA's nav_bar.cart_button).
 _SITE_FRAME = frozenset({"header", "nav", "footer"})
-_GO_TO_CART = re.compile(r"^(?:view|go_to|see|show|open)_(?:your_|my_)?(?:cart|basket|bag|trolley)$|"
-                         r"^(?:zum_warenkorb|voir_(?:le_|mon_)?panier|ver_(?:el_)?carrito|vai_al_carrello|"
-                         r"naar_winkelwagen|do_koszyka_przejdz)$")
+_GO_TO_CART = re.compile(
+    r"^(?:view|go_to|see|show|open)_(?:your_|my_)?(?:cart|basket|bag|trolley)$|"
+    r"^(?:zum_warenkorb|voir_(?:le_|mon_)?panier|ver_(?:el_)?carrito|vai_al_carrello|"
+    r"naar_winkelwagen|do_koszyka_przejdz)$"
+)
 _SEARCH_LAST = re.compile(r"(?:search|search_submit|submit_search)(?:_\d+)?")  # "search_2": a second "Search"
-_CARTS = (r"(?:cart|basket|bag|trolley|warenkorb|panier|carrito|cesta|carrello|winkelwagen|winkelmand|mandje|koszyk|"
-          r"varukorg|kurv|handlekurv|ostoskori|kosik|kosarica|kosar|sepet|sepetim|carrinho|cos)")
-_CART_LINK = re.compile(rf"^(?:(?:view|go_to|see|show|open|zum|voir|ver|vai_al)_)?(?:your_|my_|mein_|mon_|mi_|il_)?"
-                        rf"(?:shopping_)?{_CARTS}(?:_\d+)?$")
+_CARTS = (
+    r"(?:cart|basket|bag|trolley|warenkorb|panier|carrito|cesta|carrello|winkelwagen|winkelmand|mandje|koszyk|"
+    r"varukorg|kurv|handlekurv|ostoskori|kosik|kosarica|kosar|sepet|sepetim|carrinho|cos)"
+)
+_CART_LINK = re.compile(
+    rf"^(?:(?:view|go_to|see|show|open|zum|voir|ver|vai_al)_)?(?:your_|my_|mein_|mon_|mi_|il_)?"
+    rf"(?:shopping_)?{_CARTS}(?:_\d+)?$"
+)
 _WRITING = re.compile(r"(?:^|_)(?:write|leave|save|submit|post|rate)(?:_|$)")
 _PRODUCT_LINK = re.compile(r"^(product_(name|image|title|detail|link|price)|title|title_link|image|item_link)$")
-_PAGE_RELATED = re.compile(r"(pagination|next_page|previous_page|prev_page|carousel|see_more|show_more|page_\d+|^page$|see_all)")
+_PAGE_RELATED = re.compile(
+    r"(pagination|next_page|previous_page|prev_page|carousel|see_more|show_more|page_\d+|^page$|see_all)"
+)
 _FILTER = re.compile(r"(^refinements|^filter|\.filter|sort_by|^sort)")
 _REVIEW = re.compile(r"(review|rating|stars|^acr|customer_photos)")
 
@@ -71,28 +104,59 @@ _CHECKOUT_STEP = re.compile(
     r"preview|checkout|order|summary|confirmation|next_step)|(?:go|proceed)_to_(?:shipping|delivery|payment|billing|"
     r"review|preview|checkout|order|summary)|"
     r"review_(?:your_|my_)?order|use_this_address|ship_to_this_address|deliver_to_this_address|pay|pay_now|"
-    r"confirm|confirm_and_pay)(?:_\d+)?$")
+    r"confirm|confirm_and_pay)(?:_\d+)?$"
+)
 
 # (predicate on (name, parts, last), click type), first match wins.
 _RULES: tuple[tuple[Callable[[str, list[str], str], bool], str], ...] = (
     (lambda n, p, last: "suggested_term" in n or "suggestion" in n, "suggested_term"),
-    (lambda n, p, last: "search_input" in n or "search_button" in n or "search_box" in n
-     or bool(_SEARCH_LAST.fullmatch(last)) or n.startswith("nav_bar.search"), "search"),
-    (lambda n, p, last: n.startswith("cart_side_bar")
-     or bool(_GO_TO_CART.match(last)) and p[0] not in _SITE_FRAME, "cart_side_bar"),
-    (lambda n, p, last: p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all")
-     or "select_all" in n or "deselect_all" in n, "cart_page_select"),
-    (lambda n, p, last: bool(_PURCHASE.search(last)) or n in ("check_out", "checkout")
-     or bool(_PURCHASE_ELSEWHERE.search(last)) and p[0] not in _SITE_FRAME, "purchase"),
+    (
+        lambda n, p, last: (
+            "search_input" in n
+            or "search_button" in n
+            or "search_box" in n
+            or bool(_SEARCH_LAST.fullmatch(last))
+            or n.startswith("nav_bar.search")
+        ),
+        "search",
+    ),
+    (
+        lambda n, p, last: n.startswith("cart_side_bar") or (bool(_GO_TO_CART.match(last)) and p[0] not in _SITE_FRAME),
+        "cart_side_bar",
+    ),
+    (
+        lambda n, p, last: (
+            (p[0] == "active_item_list" and last in ("checkbox", "select", "select_all", "deselect_all"))
+            or "select_all" in n
+            or "deselect_all" in n
+        ),
+        "cart_page_select",
+    ),
+    (
+        lambda n, p, last: (
+            bool(_PURCHASE.search(last))
+            or n in ("check_out", "checkout")
+            or (bool(_PURCHASE_ELSEWHERE.search(last)) and p[0] not in _SITE_FRAME)
+        ),
+        "purchase",
+    ),
     (lambda n, p, last: bool(_PRODUCT_LINK.match(last)), "product_link"),
     (lambda n, p, last: "review" in n and bool(_WRITING.search(last)), "other"),  # writing one is not reading them
     (lambda n, p, last: p[0].startswith("review") or bool(_REVIEW.search(p[0])) or "review" in n, "review"),
-    (lambda n, p, last: p[0].startswith("product_option") or "button_list" in n or "drop_down_list." in n
-     or "variation" in n or "twister" in n, "product_option"),
+    (
+        lambda n, p, last: (
+            p[0].startswith("product_option")
+            or "button_list" in n
+            or "drop_down_list." in n
+            or "variation" in n
+            or "twister" in n
+        ),
+        "product_option",
+    ),
     (lambda n, p, last: "quantity" in n, "quantity"),
     (lambda n, p, last: bool(_FILTER.search(n)), "filter"),
     (lambda n, p, last: bool(_PAGE_RELATED.search(n)), "page_related"),
-    (lambda n, p, last: p[0] == "nav_bar" or p[0] in _SITE_FRAME and bool(_CART_LINK.match(last)), "nav_bar"),
+    (lambda n, p, last: p[0] == "nav_bar" or (p[0] in _SITE_FRAME and bool(_CART_LINK.match(last))), "nav_bar"),
     (lambda n, p, last: bool(_REVIEW.search(n)), "review"),
 )
 

@@ -22,7 +22,7 @@ def is_text_input(node: LexborNode) -> bool:
     """A field the person types into (text inputs, text areas, search boxes, combo boxes)."""
     tag = node.tag
     role = (node.attributes.get("role") or "").lower()
-    if tag == "textarea" or role in ("searchbox", "textbox", "combobox") and tag != "select":
+    if tag == "textarea" or (role in ("searchbox", "textbox", "combobox") and tag != "select"):
         return True
     if tag == "input":
         return (node.attributes.get("type") or "text").lower() not in _NON_TEXT_INPUTS
@@ -45,6 +45,8 @@ def select_options(node: LexborNode, limit: int = 50) -> tuple[str, ...]:
     """The visible texts of a <select>'s options, in order (empty for anything else)."""
     if node.tag != "select":
         return ()
-    texts = (fold(option.text(deep=True, separator=" ")) or fold(option.attributes.get("value"))
-             for option in node.css("option"))
+    texts = (
+        fold(option.text(deep=True, separator=" ")) or fold(option.attributes.get("value"))
+        for option in node.css("option")
+    )
     return tuple(dict.fromkeys(t[:_MAX_TEXT] for t in texts if t))[:limit]

@@ -65,10 +65,17 @@ def to_usd(amount: float, currency: str) -> UsdAmount | None:
         raise ValueError(f"amount must be a finite number, got {amount!r}")
     code = currency.strip().upper()
     if code == BASE:
-        return UsdAmount(usd=float(amount), amount=float(amount), currency=BASE, per_usd=1.0, date=rate_date(),
-                         source=None)
+        return UsdAmount(
+            usd=float(amount), amount=float(amount), currency=BASE, per_usd=1.0, date=rate_date(), source=None
+        )
     rate = _table()["rates"].get(code)
     if rate is None:
         return None
-    return UsdAmount(usd=amount / rate["per_usd"], amount=float(amount), currency=code, per_usd=rate["per_usd"],
-                     date=rate["date"], source=rate["source"])
+    return UsdAmount(
+        usd=amount / rate["per_usd"],
+        amount=float(amount),
+        currency=code,
+        per_usd=rate["per_usd"],
+        date=rate["date"],
+        source=rate["source"],
+    )

@@ -16,52 +16,93 @@ from agent.page.money import Money, find_money
 
 # Just before a struck-through amount: "List Price:", "Was", "Typical price", "RRP", "UVP", "statt", "au lieu de",
 # "prix conseillé", "antes", "prima", "было", "Compare at", "Reg".
-_LIST_LABEL = re.compile(r"(?:\b(?:list price|list|was|typical price|typical|rrp|uvp|statt|compare at|reg\.?|"
-                         r"regular price|au lieu de|prix conseillé|avant|antes|precio anterior|prima|prezzo consigliato|"
-                         r"van|adviesprijs|cena regularna|förr|før|ord\.? pris|было|старая цена)|ovp)\s*:?\s*$")
+_LIST_LABEL = re.compile(
+    r"(?:\b(?:list price|list|was|typical price|typical|rrp|uvp|statt|compare at|reg\.?|"
+    r"regular price|au lieu de|prix conseillé|avant|antes|precio anterior|prima|prezzo consigliato|"
+    r"van|adviesprijs|cena regularna|förr|før|ord\.? pris|было|старая цена)|ovp)\s*:?\s*$"
+)
 # Just before the amount to pay: "Price:", "Now", "Your price", "Preis", "Prix", "Precio", "Prezzo", "Prijs", "Cena",
 # "Цена", "Pris", "Hinta".
-_PAY_LABEL = re.compile(r"\b(?:price|now|preis|jetzt|nur|prix|precio|ahora|prezzo|prijs|nu|cena|pris|hinta|preço|"
-                        r"цена|сейчас)\s*:?\s*$")
+_PAY_LABEL = re.compile(
+    r"\b(?:price|now|preis|jetzt|nur|prix|precio|ahora|prezzo|prijs|nu|cena|pris|hinta|preço|"
+    r"цена|сейчас)\s*:?\s*$"
+)
 _RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
-_COUNT = re.compile(r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?",
-                    re.IGNORECASE)
+_COUNT = re.compile(
+    r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?", re.IGNORECASE
+)
 _COUNT_BEFORE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:global\s+)?(?:customer\s+)?$")  # before "ratings"
 _COUNT_WORDS = ("rating", "review")
 _COUNT_AFTER_STARS = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*\)")
 # Patterns searched in lower-cased text start with a literal: Python's re then skips ahead fast.
-_FREE_DELIVERY = re.compile(r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|kostenlose[rn]?\s+(?:versand|lieferung)|"
-                            r"versandkostenfrei|gratis\s+(?:versand|verzending|levering)|livraison\s+(?:gratuite|offerte)|"
-                            r"envío\s+gratis|spedizione\s+gratuita|bezpłatna\s+dostawa|darmowa\s+dostawa|"
-                            r"бесплатная\s+доставка|fri\s+frakt|gratis\s+fragt|ilmainen\s+toimitus|frete\s+grátis")
-_DELIVERY_AFTER_FEE = re.compile(r"\s+(?:delivery|shipping|versand|lieferung|livraison|envío|spedizione|verzending|"
-                                 r"dostawa|доставка|frakt|fragt)\b")
+_FREE_DELIVERY = re.compile(
+    r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|kostenlose[rn]?\s+(?:versand|lieferung)|"
+    r"versandkostenfrei|gratis\s+(?:versand|verzending|levering)|livraison\s+(?:gratuite|offerte)|"
+    r"envío\s+gratis|spedizione\s+gratuita|bezpłatna\s+dostawa|darmowa\s+dostawa|"
+    r"бесплатная\s+доставка|fri\s+frakt|gratis\s+fragt|ilmainen\s+toimitus|frete\s+grátis"
+)
+_DELIVERY_AFTER_FEE = re.compile(
+    r"\s+(?:delivery|shipping|versand|lieferung|livraison|envío|spedizione|verzending|"
+    r"dostawa|доставка|frakt|fragt)\b"
+)
 _DAYS_BEFORE = re.compile(r"\b(?:in|within)\s+(\d{1,2})(?:\s*-\s*\d{1,2})?\s+(?:business\s+)?$")  # before "day"
 _WORD_DAYS = (("today", 0), ("tomorrow", 1), ("overnight", 1))
-_DELIVERY_WORDS = ("delivery", "shipping", "arrives", "get it", "versand", "lieferung", "livraison", "envío", "spedizione",
-                   "verzending", "levering", "dostawa", "доставка", "frakt", "fragt", "toimitus", "frete")
+_DELIVERY_WORDS = (
+    "delivery",
+    "shipping",
+    "arrives",
+    "get it",
+    "versand",
+    "lieferung",
+    "livraison",
+    "envío",
+    "spedizione",
+    "verzending",
+    "levering",
+    "dostawa",
+    "доставка",
+    "frakt",
+    "fragt",
+    "toimitus",
+    "frete",
+)
 _WINDOW = 120  # characters around the delivery words that can hold the promise
 # "Unavailable" on its own is a stock line too (it is what some shop platforms print for no stock), unless it is
 # about something else: "delivery unavailable", "some sizes unavailable", "unavailable in your area".
-_UNAVAILABLE = re.compile(r"\b(?:(?:currently|temporarily|item|product|is) unavailable|(?:temporarily )?out of stock|"
-                          r"sold out|no longer available|not available|"
-                          r"(?<!delivery )(?<!shipping )(?<!pickup )(?<!sizes )(?<!colors )(?<!colours )(?<!options )"
-                          r"(?<!styles )unavailable(?!\s+(?:to|for|in|at|on|with|from|during|until|online)\b))\b",
-                          re.IGNORECASE)
+_UNAVAILABLE = re.compile(
+    r"\b(?:(?:currently|temporarily|item|product|is) unavailable|(?:temporarily )?out of stock|"
+    r"sold out|no longer available|not available|"
+    r"(?<!delivery )(?<!shipping )(?<!pickup )(?<!sizes )(?<!colors )(?<!colours )(?<!options )"
+    r"(?<!styles )unavailable(?!\s+(?:to|for|in|at|on|with|from|during|until|online)\b))\b",
+    re.IGNORECASE,
+)
 _LOW_STOCK = re.compile(r"\bonly\s+(\d+)\s+left\s+in\s+stock\b", re.IGNORECASE)
 # A bare "Available" is a stock line too ("$22.00 Available"), unless it says when or how ("available soon",
 # "available for pre-order") or denies it (read as unavailable above).
-_IN_STOCK = re.compile(r"\bin stock\b|\bships (?:same day|today)\b|\bready to ship\b|"
-                       r"(?<!not )(?<!no longer )\bavailable\b(?!\s+(?:soon|from|on|to|for|in|at|after|until|only)\b)",
-                       re.IGNORECASE)
+_IN_STOCK = re.compile(
+    r"\bin stock\b|\bships (?:same day|today)\b|\bready to ship\b|"
+    r"(?<!not )(?<!no longer )\bavailable\b(?!\s+(?:soon|from|on|to|for|in|at|after|until|only)\b)",
+    re.IGNORECASE,
+)
 _SPONSORED = re.compile(r"\bsponsored\b", re.IGNORECASE)
 # (badge, words one of which it needs, its pattern): the words are a cheap test before the pattern.
 _BADGES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("best_seller", ("seller",), re.compile(r"\bbest\s?seller\b", re.IGNORECASE)),
-    ("amazons_choice", ("choice", "overall pick"), re.compile(r"\bamazon'?s\s+choice\b|\boverall pick\b", re.IGNORECASE)),
+    (
+        "amazons_choice",
+        ("choice", "overall pick"),
+        re.compile(r"\bamazon'?s\s+choice\b|\boverall pick\b", re.IGNORECASE),
+    ),
     ("limited_time_deal", ("deal",), re.compile(r"\blimited[\s-]time deal\b", re.IGNORECASE)),
-    ("deal", ("deal",), re.compile(r"\b(?:lightning deal|deal of the day|today'?s deal|prime (?:day|big deal days?) deal|"
-                        r"(?<!limited time )(?<!limited-time )deal)\b", re.IGNORECASE)),
+    (
+        "deal",
+        ("deal",),
+        re.compile(
+            r"\b(?:lightning deal|deal of the day|today'?s deal|prime (?:day|big deal days?) deal|"
+            r"(?<!limited time )(?<!limited-time )deal)\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("coupon", ("coupon",), re.compile(r"\bcoupon\b", re.IGNORECASE)),
 )
 
@@ -80,7 +121,7 @@ def first_price(text: str, hint: str | None = None) -> Money | None:
 def list_price(text: str, hint: str | None = None) -> Money | None:
     """The struck price a shop labels "List Price:", "Was:", "Typical price", "RRP", "UVP", "statt" ..."""
     for money in find_money(text, hint):
-        if _LIST_LABEL.search(text[max(0, money.start - 20):money.start].lower()):
+        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()):
             return money
     return None
 
@@ -124,7 +165,7 @@ def delivery(text: str) -> tuple[bool | None, float | None, int | None]:
     if not found:
         return None, None, None
     start = max(0, min(found) - _WINDOW // 3)
-    low = low[start:max(i for i in (low.rfind(word) for word in _DELIVERY_WORDS)) + _WINDOW]
+    low = low[start : max(i for i in (low.rfind(word) for word in _DELIVERY_WORDS)) + _WINDOW]
     free_match = _FREE_DELIVERY.search(low)
     paid = next((m for m in find_money(low) if _DELIVERY_AFTER_FEE.match(low, m.end)), None)
     free: bool | None = None
@@ -159,8 +200,9 @@ def _soonest_day(low: str) -> int | None:
 def availability(text: str) -> tuple[Availability | None, int | None]:
     """("unavailable" | "low_stock" | "in_stock" | None, items left) from the stock line."""
     low = text.lower()
-    if ("unavailable" in low or "out of stock" in low or "sold out" in low or "no longer" in low or "not avail" in low) \
-            and _UNAVAILABLE.search(text):
+    if (
+        "unavailable" in low or "out of stock" in low or "sold out" in low or "no longer" in low or "not avail" in low
+    ) and _UNAVAILABLE.search(text):
         return "unavailable", None
     left = _LOW_STOCK.search(text) if "left in stock" in low else None
     if left:
@@ -185,7 +227,8 @@ _UNAVAILABLE_ELSEWHERE = re.compile(
     r"stokta yok|tükendi|nedostupn|vyprodáno|není skladem|nie je (?:na )?sklad|vypredan|ni na zalogi|"
     r"nav noliktavā|nėra sandėlyje|nincs (?:raktáron|készleten)|stoc epuizat|nu este în stoc|nije dostupno|"
     r"εξαντλήθηκε|μη διαθέσιμο|"
-    r"在庫切れ|売り切れ|缺货|无货|غير متوفر|نفدت")
+    r"在庫切れ|売り切れ|缺货|无货|غير متوفر|نفدت"
+)
 _IN_STOCK_ELSEWHERE = re.compile(
     r"auf lager|(?:sofort )?lieferbar|verfügbar|vorrätig|"
     r"en stock|disponible|"
@@ -198,7 +241,8 @@ _IN_STOCK_ELSEWHERE = re.compile(
     r"i lager|på lager|på lager|varastossa|"
     r"stokta|skladem|skladom|na sklade|na zalogi|dobavljivo|disponibilità immediata|ir noliktavā|yra sandėlyje|"
     r"raktáron|készleten|în stoc|na stanju|dostupno|διαθέσιμο|"
-    r"在庫あり|有货|现货|متوفر|متاح")
+    r"在庫あり|有货|现货|متوفر|متاح"
+)
 
 
 def _other_language_stock(low: str) -> Availability | None:
@@ -221,8 +265,10 @@ def badges(text: str) -> tuple[str, ...]:
     return tuple(badge for badge, keys, pattern in _BADGES if any(k in low for k in keys) and pattern.search(text))
 
 
-_BRAND = re.compile(r"\bvisit the (.{1,60}?) store\b|\bbrand:\s*(.{1,60}?)(?=\s{2}|\s*$|\s+(?:visit|[0-5](?:\.\d)? out of)\b)",
-                    re.IGNORECASE)
+_BRAND = re.compile(
+    r"\bvisit the (.{1,60}?) store\b|\bbrand:\s*(.{1,60}?)(?=\s{2}|\s*$|\s+(?:visit|[0-5](?:\.\d)? out of)\b)",
+    re.IGNORECASE,
+)
 _AD_LABEL = re.compile(r"^\s*sponsored\s+ad\s*[-–:]\s*", re.IGNORECASE)
 
 
@@ -241,14 +287,15 @@ def brand(text: str) -> str | None:
 
 
 def without_ad_label(title: str) -> str:
-    """"Sponsored Ad - PEAK High Top ..." -> "PEAK High Top ..." (search results put the label in the image alt)."""
+    """ "Sponsored Ad - PEAK High Top ..." -> "PEAK High Top ..." (search results put the label in the image alt)."""
     return _AD_LABEL.sub("", title)
 
 
 def labelled_price(text: str, hint: str | None = None) -> Money | None:
-    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99", "Preis: 29,95 €")."""
+    """The first price a page labels as the price ("Price: $165.95", "Your price $12", "Now $9.99",
+    "Preis: 29,95 €")."""
     for money in find_money(text, hint):
-        if _PAY_LABEL.search(text[max(0, money.start - 16):money.start].lower()):
+        if _PAY_LABEL.search(text[max(0, money.start - 16) : money.start].lower()):
             return money
     return None
 
@@ -256,14 +303,14 @@ def labelled_price(text: str, hint: str | None = None) -> Money | None:
 def leading_price(text: str, hint: str | None = None) -> Money | None:
     """The amount `text` starts with ("$64.00 In stock" -> 64.0, "1.299,00 € inkl. MwSt" -> 1299.0), else None."""
     found = find_money(text[:40], hint)
-    return found[0] if found and not text[:found[0].start].strip() else None
+    return found[0] if found and not text[: found[0].start].strip() else None
 
 
 def price_to_pay(text: str, hint: str | None = None, skip: re.Pattern[str] | None = None) -> Money | None:
     """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99), nor, with
     `skip`, followed by words it matches."""
     for money in find_money(text, hint):
-        if _LIST_LABEL.search(text[max(0, money.start - 20):money.start].lower()):
+        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()):
             continue
         if skip is not None and skip.match(text, money.end):
             continue

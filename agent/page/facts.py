@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -32,8 +33,17 @@ from agent.page.product_reading import COUNT_PARTS, common_facts
 
 # --- reading the facts from a parsed page -----------------------------------------------------------------
 
-_TITLE_PARTS = ("product_name", "product_title", "product_detail", "product_link", "title_link", "item_link",
-                "title", "product_image", "image")
+_TITLE_PARTS = (
+    "product_name",
+    "product_title",
+    "product_detail",
+    "product_link",
+    "title_link",
+    "item_link",
+    "title",
+    "product_image",
+    "image",
+)
 _MAX_OWN_BUTTONS = 3
 _FRAME_SECTIONS = frozenset({"nav_bar", "header", "footer", "cart_side_bar"})
 _CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
@@ -42,8 +52,14 @@ _CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
 _ORDER_FORM = re.compile(r"concludi_l_ordine|ordine|commande|pedido|bestellung|afrekenen|zamowienie|kasse|order_form")
 
 
-def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[str, Candidate],
-               page_type: str, page_title: str = "", url: str | None = None) -> PageFacts:
+def read_facts(
+    tree: LexborHTMLParser,
+    named: list[LexborNode],
+    by_name: dict[str, Candidate],
+    page_type: str,
+    page_title: str = "",
+    url: str | None = None,
+) -> PageFacts:
     """The facts of a parsed page. `named` is every `[name]` element in document order.
 
     Consumes `tree`: other products' blocks are removed once read, so on a product page what is left is the
@@ -75,24 +91,30 @@ def read_facts(tree: LexborHTMLParser, named: list[LexborNode], by_name: dict[st
     page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
     if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
-    options = sum(1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option"))
+    options = sum(
+        1 for c in by_name.values() if c.click_type == "product_option" and c.name.startswith("product_option")
+    )
     focus: int | None = None
     own_buy = tuple(name for name in page_buy if _buys_one_product(name))
     declared = declared_type == "product"  # the page says it is about one product
     heading = fold(h1.text(deep=True, separator=" ")) if (h1 := tree.css_first("h1")) is not None else ""
     titled = _card_titled(products, heading)  # a card titled as the page: the page's product beside others
-    a_list = (a_list or bool(own_buy) and not _one_products_buttons(own_buy)) and titled is None
-    says_so = page_type == "product" or page_type == "other" and declared_type != "listing" \
-        and (declared or _one_products_buttons(own_buy) and not a_list)
-    if says_so or page_type == "other" and heading and not a_list:  # any shop's product page
+    a_list = (a_list or (bool(own_buy) and not _one_products_buttons(own_buy))) and titled is None
+    says_so = page_type == "product" or (
+        page_type == "other"
+        and declared_type != "listing"
+        and (declared or (_one_products_buttons(own_buy) and not a_list))
+    )
+    if says_so or (page_type == "other" and heading and not a_list):  # any shop's product page
         remove_blocks([g.node for g in groups] + sections)
         own = own_product(tree, by_name, own_buy, options, page_title, wide=bool(says_so))
         card = titled if own.price is None else None
         if card is not None:  # the page's own product, laid out as a card: its price and stock are the card's
             own = merge_card(own, products.pop(card))
         if says_so:
-            shown = own.price is not None or own.buy_names or own.rating is not None or own.option_count \
-                or own.availability  # else no product is shown (an error page, a bot check at a product URL)
+            shown = (
+                own.price is not None or own.buy_names or own.rating is not None or own.option_count or own.availability
+            )  # else no product is shown (an error page, a bot check at a product URL)
         else:  # no buy button: a product page says its own price and stock (sold out), a listing does not
             shown = own.price is not None and own.availability is not None
         if shown:
@@ -117,8 +139,18 @@ def _card_titled(products: list[ProductFacts], heading: str) -> int | None:
     wanted = heading.casefold()
     if len(wanted) < 4:
         return None
-    return next((i for i, p in enumerate(products) if p.title and (p.title.casefold() == wanted
-                 or len(p.title) >= 0.8 * len(wanted) and wanted.startswith(p.title.casefold()))), None)
+    return next(
+        (
+            i
+            for i, p in enumerate(products)
+            if p.title
+            and (
+                p.title.casefold() == wanted
+                or (len(p.title) >= 0.8 * len(wanted) and wanted.startswith(p.title.casefold()))
+            )
+        ),
+        None,
+    )
 
 
 def _page_currency(products: list[ProductFacts], focus: int | None, hint: str | None) -> str | None:
@@ -132,26 +164,37 @@ def _page_currency(products: list[ProductFacts], focus: int | None, hint: str | 
 def _buys_one_product(name: str) -> bool:
     """A purchase element for the page's product: not a cart checkout, not an order form's, not in the page's
     header or footer."""
-    return name.partition(".")[0] not in _FRAME_SECTIONS and not _CHECKOUT.search(name.rpartition(".")[2]) \
+    return (
+        name.partition(".")[0] not in _FRAME_SECTIONS
+        and not _CHECKOUT.search(name.rpartition(".")[2])
         and not _ORDER_FORM.search(name)
+    )
 
 
 def _one_products_buttons(buy: tuple[str, ...]) -> bool:
     """The buy buttons of one product (add to cart, buy now, subscribe: a few, in one part of the page), not the
     buttons of a list whose products the page does not set apart."""
     parts = sorted({name.rpartition(".")[0] for name in buy}, key=len)  # where each button stands
-    return 0 < len(buy) <= _MAX_OWN_BUTTONS and all(inner.startswith(outer) for outer, inner in zip(parts, parts[1:]))
+    return 0 < len(buy) <= _MAX_OWN_BUTTONS and all(inner.startswith(outer) for outer, inner in pairwise(parts))
 
 
 def _saved_for_later(product: ProductFacts) -> bool:
     return product.name is not None and "saved" in product.name.split(".", 1)[0]
 
 
-_MARKED = ("[aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, .basisPrice, "
-           ".product-price, .product-rating-count")
-_MARK_CLASSES = (("product-brand", "brand"), ("product-delivery", "delivery"), ("product-list-price", "struck"),
-                 ("a-text-price", "struck"), ("basisPrice", "struck"), ("product-price", "price"),
-                 ("product-rating-count", "count"))
+_MARKED = (
+    "[aria-label], img[alt], .product-brand, .product-delivery, .product-list-price, .a-text-price, .basisPrice, "
+    ".product-price, .product-rating-count"
+)
+_MARK_CLASSES = (
+    ("product-brand", "brand"),
+    ("product-delivery", "delivery"),
+    ("product-list-price", "struck"),
+    ("a-text-price", "struck"),
+    ("basisPrice", "struck"),
+    ("product-price", "price"),
+    ("product-rating-count", "count"),
+)
 
 
 @dataclass(slots=True)
@@ -186,17 +229,33 @@ def _group_facts(group: ProductBlock, marks: _Marks, by_name: dict[str, Candidat
     labels = fold(" ".join(marks.labels))
     candidates = [by_name[n] for n in marks.names if n in by_name]
     link = _title_candidate(group, by_name)
-    price = next((found for c in candidates if c.name.endswith(".product_price") and c.price is not None
-                  and (found := fact_texts.first_price(c.text, hint)) is not None), None)
+    price = next(
+        (
+            found
+            for c in candidates
+            if c.name.endswith(".product_price")
+            and c.price is not None
+            and (found := fact_texts.first_price(c.text, hint)) is not None
+        ),
+        None,
+    )
     if price is None:
         price = fact_texts.first_price(marks.text("price"), hint)
-    count = next((counted for c in candidates if c.name.rpartition(".")[2] in COUNT_PARTS
-                  and (counted := fact_texts.review_count(c.text, bare=True)) is not None), None)
+    count = next(
+        (
+            counted
+            for c in candidates
+            if c.name.rpartition(".")[2] in COUNT_PARTS
+            and (counted := fact_texts.review_count(c.text, bare=True)) is not None
+        ),
+        None,
+    )
     if count is None:
         count = fact_texts.review_count(marks.text("count"), bare=True)
     struck = marks.text("struck")
     return common_facts(
-        text=text, labels=labels,
+        text=text,
+        labels=labels,
         title=_title_from(link.text if link else "", node),
         name=link.name if link else None,
         brand=marks.text("brand") or fact_texts.brand(text),
@@ -227,5 +286,3 @@ def _title_from(link_text: str, node: LexborNode) -> str:
         image = node if node.tag == "img" else node.css_first("img[alt]")
         title = fold(image.attributes.get("alt") if image is not None else "")
     return fact_texts.without_ad_label(title)[:200]
-
-

@@ -15,24 +15,24 @@ class ProductFacts:
     """One product in view. None means the page does not say."""
 
     title: str
-    name: str | None = None               # the candidate that opens it (a product link); None for the page's own product
+    name: str | None = None  # the candidate that opens it (a product link); None for the page's own product
     brand: str | None = None
     price: float | None = None
-    list_price: float | None = None       # the struck-through "List Price" / "Was" price, when shown
-    rating: float | None = None           # stars out of 5
-    review_count: int | None = None       # 0 when the page says there are no reviews
+    list_price: float | None = None  # the struck-through "List Price" / "Was" price, when shown
+    rating: float | None = None  # stars out of 5
+    review_count: int | None = None  # 0 when the page says there are no reviews
     delivery_free: bool | None = None
-    delivery_fee: float | None = None     # dollars, when a paid delivery is shown
-    delivery_days: int | None = None      # days until it arrives when the page says it relatively (today 0, tomorrow 1)
+    delivery_fee: float | None = None  # dollars, when a paid delivery is shown
+    delivery_days: int | None = None  # days until it arrives when the page says it relatively (today 0, tomorrow 1)
     availability: Availability | None = None
-    stock_left: int | None = None         # "Only 3 left in stock" -> 3
+    stock_left: int | None = None  # "Only 3 left in stock" -> 3
     sponsored: bool = False
-    badges: tuple[str, ...] = ()          # best_seller, amazons_choice, limited_time_deal, deal, coupon
-    option_count: int = 0                 # choices offered for this product (size, colour ...)
-    buy_names: tuple[str, ...] = ()       # candidates that buy it (add to cart, buy now)
-    currency: str | None = None           # ISO 4217 code of price, list price and delivery fee; None when not shown
+    badges: tuple[str, ...] = ()  # best_seller, amazons_choice, limited_time_deal, deal, coupon
+    option_count: int = 0  # choices offered for this product (size, colour ...)
+    buy_names: tuple[str, ...] = ()  # candidates that buy it (add to cart, buy now)
+    currency: str | None = None  # ISO 4217 code of price, list price and delivery fee; None when not shown
     sources: tuple[tuple[str, str], ...] = ()  # (fact, where it was read): structured_data, meta or visible
-    disagreements: tuple[str, ...] = ()   # where the page shows one value and declares another
+    disagreements: tuple[str, ...] = ()  # where the page shows one value and declares another
 
     def source_of(self, fact: str) -> str | None:
         """Where `fact` was read: "structured_data" (JSON-LD, microdata, RDFa), "meta" (OpenGraph) or "visible"."""
@@ -52,12 +52,12 @@ class PageFacts:
 
     products: tuple[ProductFacts, ...] = ()
     focus: int | None = None
-    option_count: int = 0                 # option choices on the page (product_options.*)
-    reviews_shown: bool = False           # the page shows ratings or reviews for some product
+    option_count: int = 0  # option choices on the page (product_options.*)
+    reviews_shown: bool = False  # the page shows ratings or reviews for some product
     search_box: bool = False
-    can_buy: bool = False                 # some purchase element for a product that is not unavailable
+    can_buy: bool = False  # some purchase element for a product that is not unavailable
     notes: tuple[str, ...] = field(default=())  # what could not be read, and where readings disagree, for audits
-    currency: str | None = None           # the page's currency: its product's, else the one most of its prices are in
+    currency: str | None = None  # the page's currency: its product's, else the one most of its prices are in
 
     @property
     def focus_product(self) -> ProductFacts | None:

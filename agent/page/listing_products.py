@@ -26,10 +26,14 @@ _FRAME = frozenset({"header", "nav", "nav_bar", "footer", "breadcrumbs", "refine
 _MIN_TITLE = 6
 _AFTER = 300  # characters after a title that hold its price
 # Amounts that are not the price to pay: a saving, a fee, a unit price, a threshold ("free over £50").
-_NOT_THE_PRICE_AFTER = re.compile(r"\s*(?:/|per\b|each\b|a month|/mo|shipping|delivery|versand|livraison|off\b)",
-                                  re.IGNORECASE)
-_NOT_THE_PRICE_BEFORE = re.compile(r"(?:save|saving|you save|sparen|économisez|ahorra|risparmi|over|ab|from orders|"
-                                   r"spend|was|list|rrp|uvp|statt|reg\.?)\s*:?\s*$", re.IGNORECASE)
+_NOT_THE_PRICE_AFTER = re.compile(
+    r"\s*(?:/|per\b|each\b|a month|/mo|shipping|delivery|versand|livraison|off\b)", re.IGNORECASE
+)
+_NOT_THE_PRICE_BEFORE = re.compile(
+    r"(?:save|saving|you save|sparen|économisez|ahorra|risparmi|over|ab|from orders|"
+    r"spend|was|list|rrp|uvp|statt|reg\.?)\s*:?\s*$",
+    re.IGNORECASE,
+)
 
 
 def flat_listing(tree: LexborHTMLParser, by_name: dict[str, Candidate], hint: str | None) -> list[ProductFacts]:
@@ -102,9 +106,22 @@ class _Reader:
             text = fold(" ".join(self.texts))[:_AFTER]
             price = _price(text, self.hint)
             if price is not None:
-                self.products.append(common_facts(
-                    text=text, labels="", title=title[:200], name=name, brand=None, price=price, list_price=None,
-                    review_count=None, option_count=0, buy_names=tuple(self.buys), delivery_text=text, stock_text=text))
+                self.products.append(
+                    common_facts(
+                        text=text,
+                        labels="",
+                        title=title[:200],
+                        name=name,
+                        brand=None,
+                        price=price,
+                        list_price=None,
+                        review_count=None,
+                        option_count=0,
+                        buy_names=tuple(self.buys),
+                        delivery_text=text,
+                        stock_text=text,
+                    )
+                )
         self.run, self.texts, self.buys, self.priced, self.card_buy = [], [], [], False, None
 
 
@@ -112,8 +129,11 @@ def _chosen_title(run: list[tuple[str, str]]) -> tuple[str, str]:
     """The product's own title among the links before its price: not one whose words another link already holds
     (its author or brand, a shorter copy of the title), the last one shown twice (image and title links), else
     the last one."""
-    kept = [(name, text) for i, (name, text) in enumerate(run)
-            if not any(_words(text) <= _words(other) and text != other for _, other in run[:i])]
+    kept = [
+        (name, text)
+        for i, (name, text) in enumerate(run)
+        if not any(_words(text) <= _words(other) and text != other for _, other in run[:i])
+    ]
     kept = kept or run
     texts = [text for _, text in run]
     twice = [item for item in kept if texts.count(item[1]) >= 2]
@@ -134,8 +154,13 @@ def _reads_as_title(text: str) -> bool:
 
 def _is_title(candidate: Candidate) -> bool:
     text = candidate.text
-    return (candidate.click_type in _TITLE_TYPES and len(text) >= _MIN_TITLE and any(ch.isalpha() for ch in text)
-            and candidate.name.partition(".")[0] not in _FRAME and not find_money(text))
+    return (
+        candidate.click_type in _TITLE_TYPES
+        and len(text) >= _MIN_TITLE
+        and any(ch.isalpha() for ch in text)
+        and candidate.name.partition(".")[0] not in _FRAME
+        and not find_money(text)
+    )
 
 
 def _inside_link(node: LexborNode) -> bool:
@@ -152,11 +177,17 @@ def _inside_link(node: LexborNode) -> bool:
 def _price(text: str, hint: str | None) -> Money | None:
     """The first amount that is no saving, fee, unit price or labelled list price; of a higher and a lower amount
     side by side ("$7.99$7.19") or shown with a saving ("$224.99 $174.99 You save $50.00"), the lower."""
-    found = [money for money in find_money(text, hint)
-             if not _NOT_THE_PRICE_BEFORE.search(text[max(0, money.start - 20):money.start])
-             and not _NOT_THE_PRICE_AFTER.match(text, money.end)]
-    if len(found) >= 2 and found[1].amount < found[0].amount \
-            and (_SAVING.search(text) or not text[found[0].end:found[1].start].strip()):
+    found = [
+        money
+        for money in find_money(text, hint)
+        if not _NOT_THE_PRICE_BEFORE.search(text[max(0, money.start - 20) : money.start])
+        and not _NOT_THE_PRICE_AFTER.match(text, money.end)
+    ]
+    if (
+        len(found) >= 2
+        and found[1].amount < found[0].amount
+        and (_SAVING.search(text) or not text[found[0].end : found[1].start].strip())
+    ):
         return found[1]  # a was-price beside the price, or a saving said
     return found[0] if found else None
 

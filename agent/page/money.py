@@ -21,18 +21,114 @@ from price_parser import Price
 
 # Signs and words shops print, longest first where one starts another ("R$" before "$", "руб." before "р.").
 _SIGNS: dict[str, str | None] = {
-    "US$": "USD", "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD", "NZ$": "NZD", "HK$": "HKD", "S$": "SGD",
-    "R$": "BRL", "MX$": "MXN", "$": None, "€": "EUR", "£": "GBP", "¥": "JPY", "￥": "JPY", "₹": "INR", "₽": "RUB",
-    "₴": "UAH", "₸": "KZT", "₺": "TRY", "₩": "KRW", "₫": "VND", "₪": "ILS", "₱": "PHP", "฿": "THB", "₦": "NGN",
-    "zł": "PLN", "Kč": "CZK", "Ft": "HUF", "lei": "RON", "лв": "BGN", "kn": "HRK", "kr": None, "Rs.": "INR",
-    "Rs": "INR", "руб.": "RUB", "руб": "RUB", "р.": "RUB", "грн": "UAH", "тг": "KZT", "د.إ": "AED", "ر.س": "SAR",
-    "S/": "PEN", "RM": "MYR", "Rp": "IDR", "CHF": "CHF", "Fr.": "CHF", "TL": "TRY",
+    "US$": "USD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
+    "S$": "SGD",
+    "R$": "BRL",
+    "MX$": "MXN",
+    "$": None,
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "￥": "JPY",
+    "₹": "INR",
+    "₽": "RUB",
+    "₴": "UAH",
+    "₸": "KZT",
+    "₺": "TRY",
+    "₩": "KRW",
+    "₫": "VND",
+    "₪": "ILS",
+    "₱": "PHP",
+    "฿": "THB",
+    "₦": "NGN",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Ft": "HUF",
+    "lei": "RON",
+    "лв": "BGN",
+    "kn": "HRK",
+    "kr": None,
+    "Rs.": "INR",
+    "Rs": "INR",
+    "руб.": "RUB",
+    "руб": "RUB",
+    "р.": "RUB",
+    "грн": "UAH",
+    "тг": "KZT",
+    "د.إ": "AED",
+    "ر.س": "SAR",
+    "S/": "PEN",
+    "RM": "MYR",
+    "Rp": "IDR",
+    "CHF": "CHF",
+    "Fr.": "CHF",
+    "TL": "TRY",
 }
 # ISO codes shops print beside amounts. Written in capitals and standing alone, they are not words of the text.
-_CODES = ("USD", "EUR", "GBP", "AED", "SAR", "QAR", "KWD", "BHD", "OMR", "JOD", "EGP", "INR", "RUB", "UAH", "KZT",
-          "BYN", "PLN", "CZK", "HUF", "RON", "BGN", "HRK", "SEK", "NOK", "DKK", "ISK", "CHF", "TRY", "JPY", "CNY",
-          "RMB", "KRW", "HKD", "TWD", "SGD", "MYR", "IDR", "THB", "VND", "PHP", "AUD", "NZD", "CAD", "MXN", "BRL",
-          "ARS", "CLP", "COP", "PEN", "ZAR", "NGN", "KES", "ILS", "PKR", "BDT", "LKR")
+_CODES = (
+    "USD",
+    "EUR",
+    "GBP",
+    "AED",
+    "SAR",
+    "QAR",
+    "KWD",
+    "BHD",
+    "OMR",
+    "JOD",
+    "EGP",
+    "INR",
+    "RUB",
+    "UAH",
+    "KZT",
+    "BYN",
+    "PLN",
+    "CZK",
+    "HUF",
+    "RON",
+    "BGN",
+    "HRK",
+    "SEK",
+    "NOK",
+    "DKK",
+    "ISK",
+    "CHF",
+    "TRY",
+    "JPY",
+    "CNY",
+    "RMB",
+    "KRW",
+    "HKD",
+    "TWD",
+    "SGD",
+    "MYR",
+    "IDR",
+    "THB",
+    "VND",
+    "PHP",
+    "AUD",
+    "NZD",
+    "CAD",
+    "MXN",
+    "BRL",
+    "ARS",
+    "CLP",
+    "COP",
+    "PEN",
+    "ZAR",
+    "NGN",
+    "KES",
+    "ILS",
+    "PKR",
+    "BDT",
+    "LKR",
+)
 _KR = {"SEK", "NOK", "DKK", "ISK"}
 _DOLLARS = {"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN", "TWD", "ARS", "CLP", "COP"}
 _YEN = {"JPY", "CNY"}
@@ -47,7 +143,9 @@ _MARK = rf"(?:{_SIGN_RE}|(?<![^\W\d_])(?:{'|'.join(_CODES)}|{_WORD_SIGNS})(?![^\
 _AMOUNT_PARTS = r"(?:[.,]\d{1,2}(?!\d)|,-)?"
 _AMOUNT_AFTER_SIGN = rf"\d{{1,3}}(?:[.,'\u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
 _AMOUNT_BEFORE_SIGN = rf"\d{{1,3}}(?:[.,' \u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
-_MONEY = re.compile(rf"(?P<before>{_MARK})\s?(?P<a1>{_AMOUNT_AFTER_SIGN})|(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})")
+_MONEY = re.compile(
+    rf"(?P<before>{_MARK})\s?(?P<a1>{_AMOUNT_AFTER_SIGN})|(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})"
+)
 _MARK_CHARS = frozenset("$€£¥￥₹₽₴₸₺₩₫₪₱฿₦") | frozenset("zKFlлkRr.руSCTдгт")
 
 
@@ -84,9 +182,24 @@ def currency_code(sign: str | None, hint: str | None = None) -> str | None:
 
 # Country-code domains of places whose currency sign is shared ("$", "kr", "¥"): a bare sign on such a shop is its
 # own country's money unless the page declares otherwise.
-_HOST_CURRENCY = {"ca": "CAD", "au": "AUD", "nz": "NZD", "hk": "HKD", "sg": "SGD", "mx": "MXN", "tw": "TWD",
-                  "ar": "ARS", "cl": "CLP", "co": "COP", "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK",
-                  "jp": "JPY", "cn": "CNY"}
+_HOST_CURRENCY = {
+    "ca": "CAD",
+    "au": "AUD",
+    "nz": "NZD",
+    "hk": "HKD",
+    "sg": "SGD",
+    "mx": "MXN",
+    "tw": "TWD",
+    "ar": "ARS",
+    "cl": "CLP",
+    "co": "COP",
+    "se": "SEK",
+    "no": "NOK",
+    "dk": "DKK",
+    "is": "ISK",
+    "jp": "JPY",
+    "cn": "CNY",
+}
 
 
 def host_currency(url: str | None) -> str | None:
@@ -99,7 +212,9 @@ def host_currency(url: str | None) -> str | None:
 
 def might_hold_money(text: str) -> bool:
     """A cheap first test: some digit and some currency mark character or capital code."""
-    return any(ch.isdigit() for ch in text) and (any(ch in _MARK_CHARS for ch in text) or any(c in text for c in _CODES))
+    return any(ch.isdigit() for ch in text) and (
+        any(ch in _MARK_CHARS for ch in text) or any(c in text for c in _CODES)
+    )
 
 
 def find_money(text: str, hint: str | None = None) -> list[Money]:
@@ -112,8 +227,11 @@ def find_money(text: str, hint: str | None = None) -> list[Money]:
         amount = _amount(digits)
         if amount is None:
             continue
-        found.append(Money(amount, currency_code(match.group("before") or match.group("after"), hint),
-                           match.start(), match.end()))
+        found.append(
+            Money(
+                amount, currency_code(match.group("before") or match.group("after"), hint), match.start(), match.end()
+            )
+        )
     return found
 
 

@@ -11,8 +11,8 @@ role, text, options and bounding box. Without a candidate list, the interactive 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -30,13 +30,48 @@ NODE_ID_ATTRIBUTE = "backend_node_id"  # Mind2Web's id for every element of its 
 _NODE_PAGE = re.compile(r"<[a-zA-Z][^>]*\sbackend_node_id\s*=", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 _INTERACTIVE_TAGS = frozenset({"a", "button", "input", "select", "textarea", "option", "summary", "label"})
-_INTERACTIVE_ROLES = frozenset({"button", "link", "radio", "checkbox", "searchbox", "option", "tab", "menuitem",
-                                "combobox", "textbox", "switch", "menuitemradio", "menuitemcheckbox", "slider"})
-_IMPLICIT_ROLES = {"a": "link", "button": "button", "select": "combobox", "textarea": "textbox", "option": "option",
-                   "summary": "button", "img": "img", "li": "listitem", "label": "label", "h1": "heading",
-                   "h2": "heading", "h3": "heading"}
-_INPUT_ROLES = {"checkbox": "checkbox", "radio": "radio", "submit": "button", "button": "button", "reset": "button",
-                "image": "button", "search": "searchbox", "range": "slider"}
+_INTERACTIVE_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "radio",
+        "checkbox",
+        "searchbox",
+        "option",
+        "tab",
+        "menuitem",
+        "combobox",
+        "textbox",
+        "switch",
+        "menuitemradio",
+        "menuitemcheckbox",
+        "slider",
+    }
+)
+_IMPLICIT_ROLES = {
+    "a": "link",
+    "button": "button",
+    "select": "combobox",
+    "textarea": "textbox",
+    "option": "option",
+    "summary": "button",
+    "img": "img",
+    "li": "listitem",
+    "label": "label",
+    "h1": "heading",
+    "h2": "heading",
+    "h3": "heading",
+}
+_INPUT_ROLES = {
+    "checkbox": "checkbox",
+    "radio": "radio",
+    "submit": "button",
+    "button": "button",
+    "reset": "button",
+    "image": "button",
+    "search": "searchbox",
+    "range": "slider",
+}
 _TEXT_KEYS = ("aria_label", "aria-label", "title", "value", "placeholder", "alt", "name", "text")
 SLUG_CHARS = 30
 _PAGE_TEXT = 2000
@@ -98,8 +133,11 @@ def _is_interactive(node: LexborNode) -> bool:
     attributes = node.attributes
     if node.tag == "input" and (attributes.get("type") or "").lower() == "hidden":
         return False
-    return (node.tag in _INTERACTIVE_TAGS or (attributes.get("role") or "").lower() in _INTERACTIVE_ROLES
-            or "onclick" in attributes)
+    return (
+        node.tag in _INTERACTIVE_TAGS
+        or (attributes.get("role") or "").lower() in _INTERACTIVE_ROLES
+        or "onclick" in attributes
+    )
 
 
 def candidate_name(text: str, tag: str, node_id: str) -> str:
@@ -115,20 +153,39 @@ def _candidate(node: LexborNode | None, listed: NodeCandidate, position: int) ->
         text = _text_from_attributes(attributes) or (element_label(node) if node is not None else "")
     else:
         text = (element_label(node) if node is not None else "") or _text_from_attributes(attributes)
-    typed = is_text_input(node) if node is not None else tag in ("textarea",) or (
-        tag == "input" and (attributes.get("type") or "text").lower() in ("text", "search", "email", "tel", "url", ""))
+    typed = (
+        is_text_input(node)
+        if node is not None
+        else tag in ("textarea",)
+        or (
+            tag == "input"
+            and (attributes.get("type") or "text").lower() in ("text", "search", "email", "tel", "url", "")
+        )
+    )
     kind: CandidateKind = "input" if typed else "clickable"
     base = slugify(text, SLUG_CHARS) or tag
     click_type = ("search" if "search" in base else "other") if kind == "input" else infer_click_type(base, tag, text)
-    return Candidate(name=candidate_name(text, tag, listed.node_id), kind=kind, tag=tag, text=text,
-                     click_type=click_type, position=position,
-                     price=parse_price(text) if "$" in text else None,
-                     options=select_options(node) if node is not None else (), node_id=listed.node_id,
-                     role=_role(tag, attributes), bbox=parse_bbox(attributes.get("bounding_box_rect")))
+    return Candidate(
+        name=candidate_name(text, tag, listed.node_id),
+        kind=kind,
+        tag=tag,
+        text=text,
+        click_type=click_type,
+        position=position,
+        price=parse_price(text) if "$" in text else None,
+        options=select_options(node) if node is not None else (),
+        node_id=listed.node_id,
+        role=_role(tag, attributes),
+        bbox=parse_bbox(attributes.get("bounding_box_rect")),
+    )
 
 
-def parse_node_page(html: str, url: str | None = None, candidates: Sequence[NodeCandidate] | None = None,
-                    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+def parse_node_page(
+    html: str,
+    url: str | None = None,
+    candidates: Sequence[NodeCandidate] | None = None,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+) -> Observation:
     """The page as a twin reads it. With `candidates` (a benchmark row's), exactly those, in the page's document
     order (ones the page does not hold follow, in the list's order); without, every interactive element that has
     an id. A page beyond `limits` raises PageTooComplex before it is parsed."""
@@ -154,8 +211,14 @@ def parse_node_page(html: str, url: str | None = None, candidates: Sequence[Node
     page_text = _fold(body.text(deep=True, separator=" ")) if body is not None else ""
     title_node = tree.css_first("title") or tree.css_first("h1")
     title = _fold(title_node.text()) if title_node is not None else ""
-    return Observation(url=url, page_type=page_type(url, list(by_name)), title=title[:200],
-                       candidates=tuple(built), by_name=by_name, text=page_text[:_PAGE_TEXT])
+    return Observation(
+        url=url,
+        page_type=page_type(url, list(by_name)),
+        title=title[:200],
+        candidates=tuple(built),
+        by_name=by_name,
+        text=page_text[:_PAGE_TEXT],
+    )
 
 
 def node_candidates(raw: Sequence[object]) -> list[NodeCandidate]:
@@ -164,11 +227,17 @@ def node_candidates(raw: Sequence[object]) -> list[NodeCandidate]:
     out: list[NodeCandidate] = []
     for index, item in enumerate(raw):
         item = json_object(item, f"candidate {index}")
-        attributes = json_object(item.get("attributes") or {}, f"candidate {index}: attributes", verb="are",
-                                 blank_is_empty=True)
+        attributes = json_object(
+            item.get("attributes") or {}, f"candidate {index}: attributes", verb="are", blank_is_empty=True
+        )
         node_id = item.get("backend_node_id") or attributes.get("backend_node_id")
         if node_id is None or not str(node_id).strip():
             raise ValueError(f"candidate {index} has no backend_node_id")
-        out.append(NodeCandidate(str(node_id).strip(), str(item["tag"]) if item.get("tag") else None,
-                                 {str(k): v for k, v in attributes.items() if isinstance(v, str)}))
+        out.append(
+            NodeCandidate(
+                str(node_id).strip(),
+                str(item["tag"]) if item.get("tag") else None,
+                {str(k): v for k, v in attributes.items() if isinstance(v, str)},
+            )
+        )
     return out

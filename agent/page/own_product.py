@@ -23,8 +23,10 @@ from agent.page.money import Money, parse_amount
 from agent.page.product_reading import COUNT_PARTS, common_facts
 
 # Parts of a product page that are about the shop, not the product on sale.
-_NOT_THE_PRODUCT = ("[name=nav_bar], [role=navigation], nav, header, footer, [name=breadcrumbs], "
-                    "[name=refinements], [name=cart_side_bar]")
+_NOT_THE_PRODUCT = (
+    "[name=nav_bar], [role=navigation], nav, header, footer, [name=breadcrumbs], "
+    "[name=refinements], [name=cart_side_bar]"
+)
 _REVIEW_BODIES = "div.review, [data-hook=review]"
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
@@ -40,8 +42,14 @@ def declared_currency(tree: LexborHTMLParser) -> str | None:
     return (meta.attributes.get("data-currency") or None) if meta is not None else None
 
 
-def own_product(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy: tuple[str, ...], options: int,
-                page_title: str, wide: bool = True) -> ProductFacts:
+def own_product(
+    tree: LexborHTMLParser,
+    by_name: dict[str, Candidate],
+    page_buy: tuple[str, ...],
+    options: int,
+    page_title: str,
+    wide: bool = True,
+) -> ProductFacts:
     """The product a product page is about: what the page declares, then the page once other products, navigation
     and reviews are gone. With `wide` (the page says it is a product page: its address, a buy button, a
     declaration) the price under the title may stand a few lines below it; else it must come right after it."""
@@ -49,12 +57,18 @@ def own_product(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy:
         node.decompose()
     declared = _declared(tree.css_first(".product-meta"))
     hint = declared.get("currency")
-    labels = " ".join(fold(n.attributes.get("aria-label") or n.attributes.get("title") or "")
-                      for n in tree.css("[name^=reviews], #acrPopover, .product-rating"))
+    labels = " ".join(
+        fold(n.attributes.get("aria-label") or n.attributes.get("title") or "")
+        for n in tree.css("[name^=reviews], #acrPopover, .product-rating")
+    )
     labels += " " + " ".join(_text_of(tree, s) for s in ("[name='reviews.star_rating']", ".product-rating"))
     count = _count_of(tree, [c for name, c in by_name.items() if name in COUNT_PARTS])
-    title = (_text_of(tree, "#productTitle, [name=product_title], .product-title") or _text_of(tree, "h1")
-             or declared.get("name") or _strip_store(page_title))
+    title = (
+        _text_of(tree, "#productTitle, [name=product_title], .product-title")
+        or _text_of(tree, "h1")
+        or declared.get("name")
+        or _strip_store(page_title)
+    )
     byline = _text_of(tree, "[name=brand_store], .product-byline, #bylineInfo")
     price = fact_texts.first_price(_text_of(tree, "[name=product_price], .product-price, .priceToPay"), hint)
     for node in reversed(tree.css(_REVIEW_BODIES)):
@@ -72,14 +86,31 @@ def own_product(tree: LexborHTMLParser, by_name: dict[str, Candidate], page_buy:
         delivery = buybox if fact_texts.delivery(buybox)[0] is not None else text
     struck = _text_of(tree, ".product-list-price, .a-text-price, .basisPrice")
     shown = common_facts(
-        text=text, labels=labels, title=title[:200], name=None,
+        text=text,
+        labels=labels,
+        title=title[:200],
+        name=None,
         list_price=fact_texts.first_price(struck, hint) if struck else fact_texts.list_price(text, hint),
         brand=fact_texts.brand(byline) or byline or fact_texts.brand(text) or declared.get("brand"),
-        price=next((p for p in (price, fact_texts.first_price(buybox, hint), fact_texts.labelled_price(text, hint),
-                                _price_under_title(text, title, hint, _AFTER_TITLE if wide else _RIGHT_AFTER))
-                    if p is not None), None),
+        price=next(
+            (
+                p
+                for p in (
+                    price,
+                    fact_texts.first_price(buybox, hint),
+                    fact_texts.labelled_price(text, hint),
+                    _price_under_title(text, title, hint, _AFTER_TITLE if wide else _RIGHT_AFTER),
+                )
+                if p is not None
+            ),
+            None,
+        ),
         review_count=count,
-        option_count=options, buy_names=page_buy, delivery_text=delivery, stock_text=stock)
+        option_count=options,
+        buy_names=page_buy,
+        delivery_text=delivery,
+        stock_text=stock,
+    )
     return replace(_with_declared(shown, declared), sponsored=False)  # ads on a product page are for other products
 
 
@@ -124,8 +155,10 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
         changes.update(price=price, currency=currency)
         sources["price"] = where
         if shown.price is not None and (abs(shown.price - price) > 0.005 or shown.currency != currency):
-            disagree.append(f"price: {source} says {price:.2f} {currency or ''}, the page shows "
-                            f"{shown.price:.2f} {shown.currency or ''}")
+            disagree.append(
+                f"price: {source} says {price:.2f} {currency or ''}, the page shows "
+                f"{shown.price:.2f} {shown.currency or ''}"
+            )
         if shown.list_price is not None and (shown.currency != currency or shown.list_price <= price):
             changes["list_price"] = None  # struck through beside another price, or not above this one
     stock = declared.get("availability")
@@ -152,7 +185,7 @@ def _price_under_title(text: str, title: str, hint: str | None, within: int) -> 
         if at < 0:
             return None
         start = at + len(title)
-        if (found := fact_texts.price_to_pay(text[start:start + within], hint, skip=_REWARD)) is not None:
+        if (found := fact_texts.price_to_pay(text[start : start + within], hint, skip=_REWARD)) is not None:
             return found
         at = text.find(title, start)
     return None
@@ -182,5 +215,5 @@ def _text_of(scope: LexborNode | LexborHTMLParser | None, selector: str) -> str:
 def _strip_store(title: str) -> str:
     for prefix in _STORE_PREFIXES:
         if title.startswith(prefix):
-            return title[len(prefix):].strip()
+            return title[len(prefix) :].strip()
     return title

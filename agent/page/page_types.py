@@ -13,8 +13,9 @@ priced products). The behaviour model only uses the kinds it can tell apart (`pa
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 from urllib.parse import urlparse
 
 PageType = Literal["search_results", "product", "cart", "checkout", "home", "other", "none"]
@@ -32,7 +33,9 @@ def page_type(url: str | None, names: Sequence[str] = ()) -> PageType:
         return "cart"
     if "/dp/" in path or "/gp/product" in path or any(n.startswith(("buybox", "product_options")) for n in names):
         return "product"
-    if path.startswith("/s") and ("k=" in query or path.startswith("/s/")) or any(n.startswith("search_results") for n in names):
+    if (path.startswith("/s") and ("k=" in query or path.startswith("/s/"))) or any(
+        n.startswith("search_results") for n in names
+    ):
         return "search_results"
     if url and path in ("", "/"):
         return "home"
@@ -53,8 +56,9 @@ class Shown:
     listed: int = 0
 
 
-def classify_page(url: str | None, names: Sequence[str] = (), declared: str | None = None,
-                  shown: Shown | None = None) -> PageType:
+def classify_page(
+    url: str | None, names: Sequence[str] = (), declared: str | None = None, shown: Shown | None = None
+) -> PageType:
     """The page type, by the rules in order: Amazon's URLs and OPeRA's names, the platforms' URL shapes, the page's
     declared product or list (`declared`: "product" or "listing"), then what it shows."""
     kind = page_type(url, names)
@@ -70,15 +74,35 @@ def classify_page(url: str | None, names: Sequence[str] = (), declared: str | No
 # URL shapes of the common shop platforms and shop-neutral words, checked in this order: (page type, pattern on the
 # lower-cased path and query). Magento's cart lives under /checkout/cart, so carts come before checkouts.
 _URL_SHAPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
-    ("cart", re.compile(r"(?:^|/)(?:cart|basket|bag|trolley|warenkorb|panier|carrito|carrello|winkelwagen|koszyk)"
-                        r"(?:/|$|\.|\?)|/checkout/cart(?:/|$)|cart-show|controller=cart\b|/cart\.php")),
+    (
+        "cart",
+        re.compile(
+            r"(?:^|/)(?:cart|basket|bag|trolley|warenkorb|panier|carrito|carrello|winkelwagen|koszyk)"
+            r"(?:/|$|\.|\?)|/checkout/cart(?:/|$)|cart-show|controller=cart\b|/cart\.php"
+        ),
+    ),
     ("checkout", re.compile(r"checkout|/checkouts/|controller=order\b|/kasse(?:/|$)|/commande(?:/|$)|/onepage")),
-    ("search_results", re.compile(r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$)|search-show|"
-                                  r"controller=search\b|(?:^|[?&])(?:q|k|query|search|keyword|keywords|text)=")),
-    ("product", re.compile(r"(?:^|/)(?:product|products|p|dp|item|items|itm)/(?!show\.|list|index|search|all\b)|"
-                           r"product-show|controller=product\b|/prod/")),
-    ("search_results", re.compile(r"(?:^|/)(?:collections|product-category|category|categories|shop|"
-                                  r"kategorie|categorie|categoria)(?:/|$|\?)|controller=category\b")),
+    (
+        "search_results",
+        re.compile(
+            r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$)|search-show|"
+            r"controller=search\b|(?:^|[?&])(?:q|k|query|search|keyword|keywords|text)="
+        ),
+    ),
+    (
+        "product",
+        re.compile(
+            r"(?:^|/)(?:product|products|p|dp|item|items|itm)/(?!show\.|list|index|search|all\b)|"
+            r"product-show|controller=product\b|/prod/"
+        ),
+    ),
+    (
+        "search_results",
+        re.compile(
+            r"(?:^|/)(?:collections|product-category|category|categories|shop|"
+            r"kategorie|categorie|categoria)(?:/|$|\?)|controller=category\b"
+        ),
+    ),
 )
 
 
@@ -108,11 +132,13 @@ def shown_page_type(one_product: bool, priced_products: int) -> PageType:
 # An order confirmation, on any shop: the page a shop shows once an order is placed.
 _CONFIRMATION_PATH = re.compile(
     r"thank[-_]?you|order[-_]?(?:confirmation|confirmed|received|complete|completed|placed|success)|"
-    r"(?:^|/)confirmation(?:/|$|\.)|checkout/(?:[^/]+/)?(?:success|complete|completed|done)(?:/|$|\.)")
+    r"(?:^|/)confirmation(?:/|$|\.)|checkout/(?:[^/]+/)?(?:success|complete|completed|done)(?:/|$|\.)"
+)
 _CONFIRMATION_TEXT = re.compile(
     r"thank(?:s| you) for (?:your|the) (?:order|purchase)|your order (?:has been|was|is) (?:placed|received|"
     r"confirmed|complete)|order (?:confirmed|placed|received)\b|your order number is|"
-    r"order (?:number|no\.?|#)\s*(?:is\s*)?[:#]?\s*#?[a-z]*\d")
+    r"order (?:number|no\.?|#)\s*(?:is\s*)?[:#]?\s*#?[a-z]*\d"
+)
 _CONFIRMED = re.compile(r"confirm|placed|received|complete")
 _THANKS = re.compile(r"thank(?:s| you)")
 _YOUR_ORDER = re.compile(r"\byour order\b|\border (?:number|no\.?|#)")
@@ -121,7 +147,8 @@ _YOUR_ORDER = re.compile(r"\byour order\b|\border (?:number|no\.?|#)")
 def is_order_confirmation(url: str | None, title: str = "", text: str = "") -> bool:
     """The page a shop shows once an order is placed, in shop-neutral words: its address (thank-you,
     order-confirmation, order-received, checkout/success), a title that confirms an order (or thanks, on a page about
-    an order), or text that says the order was placed or gives its number. A checkout's step list ("5. Confirmation") is not enough."""
+    an order), or text that says the order was placed or gives its number. A checkout's step list ("5. Confirmation")
+    is not enough."""
     path = urlparse(url).path.lower() if url else ""
     if _CONFIRMATION_PATH.search(path):
         return True

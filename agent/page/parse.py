@@ -26,8 +26,23 @@ from agent.page.page_types import Shown, classify_page
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
 _INTERACTIVE_TAGS = frozenset({"input", "textarea", "select", "button", "a", "li", "option", "summary", "label", "img"})
-_INTERACTIVE_ROLES = frozenset({"button", "link", "radio", "checkbox", "searchbox", "option", "tab", "menuitem",
-                                "combobox", "textbox", "switch", "menuitemradio", "menuitemcheckbox"})
+_INTERACTIVE_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "radio",
+        "checkbox",
+        "searchbox",
+        "option",
+        "tab",
+        "menuitem",
+        "combobox",
+        "textbox",
+        "switch",
+        "menuitemradio",
+        "menuitemcheckbox",
+    }
+)
 _PAGE_TEXT = 2000
 
 
@@ -63,8 +78,9 @@ def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
     return ""
 
 
-def parse_page(simplified_html: str | None, url: str | None = None,
-               limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+def parse_page(
+    simplified_html: str | None, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS
+) -> Observation:
     """Parse OPeRA simplified HTML. Broken HTML still parses; None or "" gives a page with no candidates.
     A page beyond `limits` (depth, elements) raises PageTooComplex before it is parsed. A page whose elements
     carry their own ids instead of OPeRA names (Mind2Web's cleaned_html) is read by agent/page/node_pages.py."""
@@ -90,10 +106,18 @@ def parse_page(simplified_html: str | None, url: str | None = None,
             click_type = "search" if "search" in name.lower() else "other"
         else:
             click_type = infer_click_type(name, node.tag, text)
-        candidate = Candidate(name=name, kind=kind, tag=node.tag or "", text=text, click_type=click_type,
-                              position=len(candidates), price=parse_price(text) if "$" in text else None,
-                              options=select_options(node), role=(node.attributes.get("role") or None),
-                              input_type=(node.attributes.get("type") or "").lower() if kind == "input" else "")
+        candidate = Candidate(
+            name=name,
+            kind=kind,
+            tag=node.tag or "",
+            text=text,
+            click_type=click_type,
+            position=len(candidates),
+            price=parse_price(text) if "$" in text else None,
+            options=select_options(node),
+            role=(node.attributes.get("role") or None),
+            input_type=(node.attributes.get("type") or "").lower() if kind == "input" else "",
+        )
         candidates.append(candidate)
         by_name[name] = candidate
     body = tree.body
@@ -102,8 +126,10 @@ def parse_page(simplified_html: str | None, url: str | None = None,
     declared = meta.attributes.get("data-page-type") if meta is not None else None
     page_type = classify_page(url, list(by_name), declared)
     if page_type == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
-        candidates = [replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
-                      for c in candidates]
+        candidates = [
+            replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
+            for c in candidates
+        ]
         by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
     facts = read_facts(tree, named, by_name, page_type, title, url)  # last: it removes the blocks it has read

@@ -14,8 +14,9 @@ from selectolax.lexbor import LexborNode
 
 # The last part of a name that opens a product: OPeRA's `search_results.<slug>.product_name`,
 # `4_stars_and_above.<slug>.product_title`, `active_item_list.<slug>.product_detail`, ...
-LINK_PARTS = frozenset({"product_name", "product_title", "product_image", "product_detail", "product_link",
-                        "title_link", "item_link"})
+LINK_PARTS = frozenset(
+    {"product_name", "product_title", "product_image", "product_detail", "product_link", "title_link", "item_link"}
+)
 # A card's own title or image link from the generic simplifier (`main.blue_mug.title`): a product when priced.
 CARD_PARTS = frozenset({"title", "image"})
 
@@ -25,10 +26,10 @@ class ProductBlock:
     """One product's block: the named container of a search result, or the product link itself."""
 
     node: LexborNode
-    head: str                       # the name prefix its links share, e.g. "search_results.<slug>"
+    head: str  # the name prefix its links share, e.g. "search_results.<slug>"
     links: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)  # every name under its links' prefixes, inside the block or not
-    card: bool = False              # found by a generic card's title: a product only if it shows a price
+    card: bool = False  # found by a generic card's title: a product only if it shows a price
 
 
 def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[ProductBlock], list[LexborNode]]:
@@ -37,19 +38,19 @@ def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[Prod
     `names` are the `name`s of `named`, in the same order. Links sharing a prefix are one product; a link
     inside another product's block (a "4 stars and above" title inside a search result) belongs to that block.
     """
-    name_of = {node.mem_id: name for node, name in zip(named, names)}
+    name_of = {node.mem_id: name for node, name in zip(named, names, strict=True)}
     groups: list[ProductBlock] = []
     sections: dict[int, LexborNode] = {}
     by_head: dict[str, ProductBlock] = {}
     by_node: dict[int, ProductBlock] = {}
     under: dict[str, list[str]] = {}
     node_of: dict[str, LexborNode] = {}
-    for node, name in zip(named, names):
+    for node, name in zip(named, names, strict=True):
         head, _, last = name.rpartition(".")
         if head:
             under.setdefault(head, []).append(name)
             node_of.setdefault(name, node)
-        if not head or last not in LINK_PARTS and last not in CARD_PARTS:
+        if not head or (last not in LINK_PARTS and last not in CARD_PARTS):
             continue
         group = by_head.get(head)
         if group is None:
@@ -74,8 +75,12 @@ def product_blocks(named: list[LexborNode], names: list[str]) -> tuple[list[Prod
         group.parts.extend(with_forms[head] if group.card and head == group.head else under[head])
     for index, group in enumerate(groups):
         if name_of.get(group.node.mem_id, "") in ("", *group.links):
-            _widen(group, node_of, groups[index - 1] if index else None,
-                   groups[index + 1] if index + 1 < len(groups) else None)
+            _widen(
+                group,
+                node_of,
+                groups[index - 1] if index else None,
+                groups[index + 1] if index + 1 < len(groups) else None,
+            )
     return groups, list(sections.values())
 
 
@@ -87,12 +92,14 @@ def _card_form_parts(heads: set[str], names: list[str]) -> dict[str, list[str]]:
         head = name.rpartition(".")[0]
         if head in found:
             found[head].append(name)
-        elif head.endswith(".form") and (card := head[:-len(".form")]) in found:
+        elif head.endswith(".form") and (card := head[: -len(".form")]) in found:
             found[card].append(name)
     return found
 
 
-def _widen(group: ProductBlock, node_of: dict[str, LexborNode], before: ProductBlock | None, after: ProductBlock | None) -> None:
+def _widen(
+    group: ProductBlock, node_of: dict[str, LexborNode], before: ProductBlock | None, after: ProductBlock | None
+) -> None:
     """A product named only by its parts (`main.<slug>.title`, `.add_to_cart` from the generic simplifier) reads
     its price and stars from the smallest element holding all its parts, unless that also holds a neighbour."""
     chain: list[LexborNode] = []
@@ -123,7 +130,7 @@ def _widen(group: ProductBlock, node_of: dict[str, LexborNode], before: ProductB
 
 def _same_product(owner_name: str, head: str) -> bool:
     """`search_results.x` holds `search_results.x.product_name` and `4_stars_and_above.x.product_title`."""
-    return owner_name == head or "." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2]
+    return owner_name == head or ("." in owner_name and owner_name.rpartition(".")[2] == head.rpartition(".")[2])
 
 
 def _named_ancestor(node: LexborNode, name_of: dict[int, str]) -> LexborNode | None:

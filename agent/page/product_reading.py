@@ -11,9 +11,21 @@ from agent.page.money import Money
 COUNT_PARTS = frozenset({"reviews", "review_count", "ratings", "rating_count"})
 
 
-def common_facts(*, text: str, labels: str, title: str, name: str | None, brand: str | None,
-                 price: Money | None, list_price: Money | None, review_count: int | None, option_count: int,
-                 buy_names: tuple[str, ...], delivery_text: str, stock_text: str) -> ProductFacts:
+def common_facts(
+    *,
+    text: str,
+    labels: str,
+    title: str,
+    name: str | None,
+    brand: str | None,
+    price: Money | None,
+    list_price: Money | None,
+    review_count: int | None,
+    option_count: int,
+    buy_names: tuple[str, ...],
+    delivery_text: str,
+    stock_text: str,
+) -> ProductFacts:
     """Facts read the same way for every product: from its block's text, labels and marked elements. A list price
     in another currency than the price is not a list price of it."""
     shown = text + " " + labels
@@ -28,9 +40,22 @@ def common_facts(*, text: str, labels: str, title: str, name: str | None, brand:
         list_price = None
     sources = tuple((fact, "visible") for fact, value in (("price", price), ("availability", availability)) if value)
     return ProductFacts(
-        title=title, name=name, brand=brand, price=price.amount if price else None,
+        title=title,
+        name=name,
+        brand=brand,
+        price=price.amount if price else None,
         list_price=list_price.amount if list_price else None,
-        rating=fact_texts.rating(labels) or fact_texts.rating(text), review_count=review_count,
-        delivery_free=free, delivery_fee=fee, delivery_days=days, availability=availability, stock_left=left,
-        sponsored=fact_texts.sponsored(shown), badges=fact_texts.badges(shown),
-        option_count=option_count, buy_names=buy_names, currency=currency, sources=sources)
+        rating=fact_texts.rating(labels) or fact_texts.rating(text),
+        review_count=review_count,
+        delivery_free=free,
+        delivery_fee=fee,
+        delivery_days=days,
+        availability=availability,
+        stock_left=left,
+        sponsored=fact_texts.sponsored(shown),
+        badges=fact_texts.badges(shown),
+        option_count=option_count,
+        buy_names=buy_names,
+        currency=currency,
+        sources=sources,
+    )

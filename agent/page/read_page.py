@@ -33,13 +33,21 @@ def looks_simplified(html: str) -> bool:
     return ' name="' in html and "data-asin" not in html
 
 
-def read_page(html: str, *, url: str | None = None, simplified: bool | None = None, label: str = "the page",
-              max_bytes: int = DEFAULT_MAX_PAGE_BYTES, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> ReadPage:
+def read_page(
+    html: str,
+    *,
+    url: str | None = None,
+    simplified: bool | None = None,
+    label: str = "the page",
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+) -> ReadPage:
     """Simplify (unless `simplified`, or when None unless it looks simplified) and parse, within the limits.
     Pages over the limits are refused before they are parsed.
 
     The same page comes again and again (a population on one page, a user polling one page): the last
-    `PAGE_CACHE_SIZE` pages read are kept (within `PAGE_CACHE_BYTES`), so a page is parsed once per content and URL, and the one
+    `PAGE_CACHE_SIZE` pages read are kept (within `PAGE_CACHE_BYTES`), so a page is parsed once per content and URL,
+    and the one
     Observation object that comes back lets the brain's own per-page index (keyed by that object) hit too."""
     if len(html.encode()) > max_bytes:
         raise PageRefused(f"{label} is over {max_bytes} bytes")
@@ -66,8 +74,9 @@ class _SimplifiedTooLarge(ValueError):
 
 
 @byte_bounded_cache(PAGE_CACHE_SIZE, PAGE_CACHE_BYTES, _read_page_bytes)
-def _read_page_cached(html: str, url: str | None, simplified: bool | None, max_bytes: int,
-                      limits: PageShapeLimits) -> ReadPage:
+def _read_page_cached(
+    html: str, url: str | None, simplified: bool | None, max_bytes: int, limits: PageShapeLimits
+) -> ReadPage:
     if NODE_ID_ATTRIBUTE in html and looks_like_node_page(html):
         simplified = True  # its elements carry their own ids (Mind2Web): parse_page reads them as they are
     elif simplified is None:
@@ -83,7 +92,13 @@ def _read_page_cached(html: str, url: str | None, simplified: bool | None, max_b
     return ReadPage(html, parse_page(html, url=url, limits=limits))
 
 
-def observe_page(html: str, *, url: str | None = None, simplified: bool | None = None, label: str = "the page",
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-                 limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> Observation:
+def observe_page(
+    html: str,
+    *,
+    url: str | None = None,
+    simplified: bool | None = None,
+    label: str = "the page",
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+) -> Observation:
     return read_page(html, url=url, simplified=simplified, label=label, max_bytes=max_bytes, limits=limits).observation

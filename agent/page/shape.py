@@ -22,8 +22,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-DEFAULT_MAX_DEPTH = 256          # real shop pages nest 20-60 deep (Amazon product pages about 40)
-DEFAULT_MAX_ELEMENTS = 200_000   # a large Amazon search page has about 15,000 elements
+DEFAULT_MAX_DEPTH = 256  # real shop pages nest 20-60 deep (Amazon product pages about 40)
+DEFAULT_MAX_ELEMENTS = 200_000  # a large Amazon search page has about 15,000 elements
 DEFAULT_MAX_ELEMENT_ATTRIBUTES = 1_000  # the real pages of corpus/ and product-pages/ have at most ~700 on one
 DEFAULT_MAX_ATTRIBUTES = 100_000  # and at most ~19,000 in all
 
@@ -45,19 +45,29 @@ class PageTooComplex(ValueError):
 
 _TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>", re.S)
 _ATTRIBUTE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?""")
-_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())  # noqa: SIM905 - a list of words reads best as words
 # Their content is text to the parser, never tags (noscript is not here: a parser may read its content as markup)
-_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())  # noqa: SIM905 - a list of words reads best as words
 _FOREIGN = frozenset(("svg", "math"))
-_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())  # noqa: SIM905 - a list of words reads best as words
 _BLOCKS_CLOSING_P = frozenset(
-    "address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer form "
-    "h1 h2 h3 h4 h5 h6 header hgroup hr main menu nav ol p pre section table ul li dd dt".split())
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer form "  # noqa: SIM905 - a list of words reads best as words
+    "h1 h2 h3 h4 h5 h6 header hgroup hr main menu nav ol p pre section table ul li dd dt".split()
+)
 _IMPLIED_END = {  # a start tag of the key ends open elements of these names on top of the stack
-    "li": {"li"}, "dt": {"dt", "dd"}, "dd": {"dt", "dd"}, "option": {"option"}, "optgroup": {"option", "optgroup"},
-    "tr": {"tr", "td", "th"}, "td": {"td", "th"}, "th": {"td", "th"},
-    "thead": {"tr", "td", "th", "tbody", "thead", "tfoot"}, "tbody": {"tr", "td", "th", "tbody", "thead", "tfoot"},
-    "tfoot": {"tr", "td", "th", "tbody", "thead", "tfoot"}, "rb": {"rb", "rt", "rp"}, "rt": {"rb", "rt", "rp"},
+    "li": {"li"},
+    "dt": {"dt", "dd"},
+    "dd": {"dt", "dd"},
+    "option": {"option"},
+    "optgroup": {"option", "optgroup"},
+    "tr": {"tr", "td", "th"},
+    "td": {"td", "th"},
+    "th": {"td", "th"},
+    "thead": {"tr", "td", "th", "tbody", "thead", "tfoot"},
+    "tbody": {"tr", "td", "th", "tbody", "thead", "tfoot"},
+    "tfoot": {"tr", "td", "th", "tbody", "thead", "tfoot"},
+    "rb": {"rb", "rt", "rp"},
+    "rt": {"rb", "rt", "rp"},
     "rp": {"rb", "rt", "rp"},
 }
 
@@ -96,23 +106,33 @@ def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LI
             continue
         elements += 1
         if elements > limits.max_elements:
-            raise PageTooComplex(f"the page has more than {limits.max_elements} elements "
-                                 f"(TWINSIM_MAX_PAGE_ELEMENTS); no shop page needs that many")
+            raise PageTooComplex(
+                f"the page has more than {limits.max_elements} elements "
+                f"(TWINSIM_MAX_PAGE_ELEMENTS); no shop page needs that many"
+            )
         if match.end(2) < match.end() - 1:  # the tag has more than its name: count its attributes
             if match.end() - match.end(2) > _COUNT_EXACTLY_FROM:
-                here = _count_attributes(html, match.end(2), match.end() - 1 - len(self_closing),
-                                         limits.max_element_attributes)
+                here = _count_attributes(
+                    html, match.end(2), match.end() - 1 - len(self_closing), limits.max_element_attributes
+                )
             else:  # a short tag holds too few attributes to cost much: its values are counted, in C
                 here = html.count("=", match.end(2), match.end())
             attributes += here
             if here > limits.max_element_attributes:
-                raise PageTooComplex(f"a <{name}> element has more than {limits.max_element_attributes} attributes "
-                                     "(TWINSIM_MAX_ELEMENT_ATTRIBUTES); parse time grows with their square")
+                raise PageTooComplex(
+                    f"a <{name}> element has more than {limits.max_element_attributes} attributes "
+                    "(TWINSIM_MAX_ELEMENT_ATTRIBUTES); parse time grows with their square"
+                )
             if attributes > limits.max_attributes:
-                raise PageTooComplex(f"the page has more than {limits.max_attributes} attributes "
-                                     "(TWINSIM_MAX_PAGE_ATTRIBUTES); no shop page needs that many")
-        if name in _VOID or (self_closing and open_names["svg"] + open_names["math"] > 0) or \
-                (self_closing and name in _FOREIGN):
+                raise PageTooComplex(
+                    f"the page has more than {limits.max_attributes} attributes "
+                    "(TWINSIM_MAX_PAGE_ATTRIBUTES); no shop page needs that many"
+                )
+        if (
+            name in _VOID
+            or (self_closing and open_names["svg"] + open_names["math"] > 0)
+            or (self_closing and name in _FOREIGN)
+        ):
             continue
         ends = _IMPLIED_END.get(name, set()) | ({"p"} if name in _BLOCKS_CLOSING_P else set())
         while stack and stack[-1] in ends:
@@ -124,8 +144,10 @@ def check_page_shape(html: str | None, limits: PageShapeLimits = DEFAULT_PAGE_LI
         stack.append(name)
         open_names[name] += 1
         if len(stack) + carried.total() > limits.max_depth:
-            raise PageTooComplex(f"the page nests elements more than {limits.max_depth} deep "
-                                 f"(TWINSIM_MAX_PAGE_DEPTH); no shop page nests that deep")
+            raise PageTooComplex(
+                f"the page nests elements more than {limits.max_depth} deep "
+                f"(TWINSIM_MAX_PAGE_DEPTH); no shop page nests that deep"
+            )
 
 
 # A tag shorter than this holds at most ~128 attributes (each a name and a space), whose parse cost is small:

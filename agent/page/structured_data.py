@@ -13,26 +13,62 @@ A page that declares a list of products (an ItemList, or several priced products
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.page.money import currency_code, parse_amount
 
-_PRODUCT_TYPES = frozenset({"product", "productgroup", "productmodel", "individualproduct", "someproducts", "book",
-                            "vehicle", "car", "offer"})
+_PRODUCT_TYPES = frozenset(
+    {"product", "productgroup", "productmodel", "individualproduct", "someproducts", "book", "vehicle", "car", "offer"}
+)
 _LIST_TYPES = frozenset({"itemlist", "offercatalog", "searchresultspage", "collectionpage"})
-_NOT_THE_PAGE = ("isrelatedto", "issimilarto", "isaccessoryorsparepartfor", "isconsumablefor", "itemlistelement",
-                 "hasvariant", "review", "mentions", "about")
-_IN_STOCK = frozenset({"instock", "instoreonly", "onlineonly", "limitedavailability", "preorder", "presale",
-                       "backorder", "in stock", "in_stock", "available", "true", "1"})
-_OUT_OF_STOCK = frozenset({"outofstock", "soldout", "discontinued", "out of stock", "out_of_stock", "oos",
-                           "unavailable", "false", "0"})
-_OG_KEYS = ("og:type", "og:title", "product:price:amount", "product:price:currency", "og:price:amount",
-            "og:price:currency", "og:availability", "product:availability", "product:brand", "product:sale_price:amount",
-            "product:sale_price:currency")
+_NOT_THE_PAGE = (
+    "isrelatedto",
+    "issimilarto",
+    "isaccessoryorsparepartfor",
+    "isconsumablefor",
+    "itemlistelement",
+    "hasvariant",
+    "review",
+    "mentions",
+    "about",
+)
+_IN_STOCK = frozenset(
+    {
+        "instock",
+        "instoreonly",
+        "onlineonly",
+        "limitedavailability",
+        "preorder",
+        "presale",
+        "backorder",
+        "in stock",
+        "in_stock",
+        "available",
+        "true",
+        "1",
+    }
+)
+_OUT_OF_STOCK = frozenset(
+    {"outofstock", "soldout", "discontinued", "out of stock", "out_of_stock", "oos", "unavailable", "false", "0"}
+)
+_OG_KEYS = (
+    "og:type",
+    "og:title",
+    "product:price:amount",
+    "product:price:currency",
+    "og:price:amount",
+    "og:price:currency",
+    "og:availability",
+    "product:availability",
+    "product:brand",
+    "product:sale_price:amount",
+    "product:sale_price:currency",
+)
 SOURCES = ("json-ld", "microdata", "rdfa", "opengraph")
 _SEVERAL = 3  # distinct products declared side by side, none the page's own
 
@@ -46,8 +82,8 @@ class DeclaredProduct:
     brand: str | None = None
     price: float | None = None
     currency: str | None = None
-    availability: str | None = None      # in_stock / unavailable
-    rating: float | None = None          # out of 5
+    availability: str | None = None  # in_stock / unavailable
+    rating: float | None = None  # out of 5
     review_count: int | None = None
     url: str | None = None
     sku: str | None = None
@@ -59,7 +95,7 @@ class Declared:
 
     product: DeclaredProduct | None = None
     listed: int = 0
-    page_type: str | None = None          # "product", "listing" or None when the declarations do not say
+    page_type: str | None = None  # "product", "listing" or None when the declarations do not say
 
 
 NOTHING_DECLARED = Declared()
@@ -83,7 +119,7 @@ def read_declared(raw_html: str, url: str | None = None, tree: LexborHTMLParser 
         main = og
     elif main is not None and og is not None:
         main = _filled(main, og)
-    if listed >= 2 and (main is None or len(products) > 2 and about is None):
+    if listed >= 2 and (main is None or (len(products) > 2 and about is None)):
         return Declared(product=None, listed=listed, page_type="listing")
     if about is None and len({p.name for p in products if p.name}) >= _SEVERAL:
         # products side by side and none the page's own: a list, or a product page beside its recommendations;
@@ -141,7 +177,9 @@ def _extruct_items(raw_html: str, url: str | None, syntaxes: list[str]) -> list[
         found = extruct.extract(raw_html, base_url=url, syntaxes=syntaxes, uniform=True, errors="ignore")
     except Exception:  # noqa: BLE001 - a page extruct cannot read declares nothing; the visible page still reads
         return []
-    return [{**item, "__source": syntax} for syntax in syntaxes for item in found.get(syntax, []) if isinstance(item, dict)]
+    return [
+        {**item, "__source": syntax} for syntax in syntaxes for item in found.get(syntax, []) if isinstance(item, dict)
+    ]
 
 
 def _types(item: dict[str, Any]) -> set[str]:
@@ -158,8 +196,11 @@ def _products(items: list[dict[str, Any]]) -> tuple[list[DeclaredProduct], int]:
     for item in items:
         kinds = _types(item)
         if kinds & _LIST_TYPES:
-            entries = item.get("itemListElement") or (item.get("mainEntity") or {}).get("itemListElement") \
-                if isinstance(item.get("mainEntity") or {}, dict) else item.get("itemListElement")
+            entries = (
+                item.get("itemListElement") or (item.get("mainEntity") or {}).get("itemListElement")
+                if isinstance(item.get("mainEntity") or {}, dict)
+                else item.get("itemListElement")
+            )
             listed = max(listed, len(entries) if isinstance(entries, list) else 0)
         if kinds & _PRODUCT_TYPES:
             product = _product(item, item["__source"])
@@ -184,9 +225,18 @@ def _product(item: dict[str, Any], source: str) -> DeclaredProduct | None:
     name = item.get("name")
     if isinstance(name, list):
         name = name[0] if name else None
-    return DeclaredProduct(source=source, name=_text(name), brand=_text(brand), price=price, currency=currency,
-                           availability=availability, rating=rating, review_count=count, url=_text(item.get("url")),
-                           sku=_text(item.get("sku")))
+    return DeclaredProduct(
+        source=source,
+        name=_text(name),
+        brand=_text(brand),
+        price=price,
+        currency=currency,
+        availability=availability,
+        rating=rating,
+        review_count=count,
+        url=_text(item.get("url")),
+        sku=_text(item.get("sku")),
+    )
 
 
 def _offers(item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -282,8 +332,9 @@ def _main_product(products: list[DeclaredProduct]) -> DeclaredProduct | None:
 
 
 def _best_of(products: list[DeclaredProduct]) -> DeclaredProduct:
-    return next((p for p in products if p.price is not None), None) \
-        or next((p for p in products if p.availability is not None), products[0])
+    return next((p for p in products if p.price is not None), None) or next(
+        (p for p in products if p.availability is not None), products[0]
+    )
 
 
 def _same_page(declared: str, url: str) -> bool:
@@ -299,13 +350,23 @@ def _opengraph(tree: LexborHTMLParser) -> DeclaredProduct | None:
             meta[key] = (node.attributes.get("content") or "").strip()
     if not meta:
         return None
-    amount = parse_amount(meta.get("product:sale_price:amount") or meta.get("product:price:amount")
-                          or meta.get("og:price:amount"))
-    code = (meta.get("product:sale_price:currency") or meta.get("product:price:currency")
-            or meta.get("og:price:currency") or "").strip()
+    amount = parse_amount(
+        meta.get("product:sale_price:amount") or meta.get("product:price:amount") or meta.get("og:price:amount")
+    )
+    code = (
+        meta.get("product:sale_price:currency")
+        or meta.get("product:price:currency")
+        or meta.get("og:price:currency")
+        or ""
+    ).strip()
     stock = _availability(meta.get("og:availability") or meta.get("product:availability"))
     if meta.get("og:type", "").lower() not in ("product", "og:product", "product.item") and amount is None:
         return None
-    return DeclaredProduct(source="opengraph", name=meta.get("og:title") or None, brand=meta.get("product:brand") or None,
-                           price=amount if amount and amount > 0 else None,
-                           currency=currency_code(code) if code else None, availability=stock)
+    return DeclaredProduct(
+        source="opengraph",
+        name=meta.get("og:title") or None,
+        brand=meta.get("product:brand") or None,
+        price=amount if amount and amount > 0 else None,
+        currency=currency_code(code) if code else None,
+        availability=stock,
+    )

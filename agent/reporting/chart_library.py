@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from functools import cache
 
-REFIT_JS = ("(() => { const refit = new ResizeObserver(entries => entries.forEach(entry => {"
-            " if (entry.target.querySelector('.main-svg')) Plotly.Plots.resize(entry.target); }));"
-            " document.querySelectorAll('.plotly-graph-div').forEach(div => refit.observe(div)); })();")
+REFIT_JS = (
+    "(() => { const refit = new ResizeObserver(entries => entries.forEach(entry => {"
+    " if (entry.target.querySelector('.main-svg')) Plotly.Plots.resize(entry.target); }));"
+    " document.querySelectorAll('.plotly-graph-div').forEach(div => refit.observe(div)); })();"
+)
 
 
 @cache

@@ -17,15 +17,26 @@ MAX_SETTING_CHARS = 400
 def render_comparison_html(comparison: dict) -> str:
     kind = comparison["kind"]
     title = f"twinsim: two {kind}s compared"
-    body: list[object] = [Html("<h1>"), title, Html("</h1>"), _runs(comparison["runs"]), _comparability(comparison),
-                          _settings(comparison["config"])]
+    body: list[object] = [
+        Html("<h1>"),
+        title,
+        Html("</h1>"),
+        _runs(comparison["runs"]),
+        _comparability(comparison),
+        _settings(comparison["config"]),
+    ]
     if kind == "simulation":
-        body.append(section("Outcomes", paragraph(_pairing_text(comparison["pairing"])),
-                            _metrics_table(comparison["metrics"])))
+        body.append(
+            section("Outcomes", paragraph(_pairing_text(comparison["pairing"])), _metrics_table(comparison["metrics"]))
+        )
         body.append(_counts(comparison))
     else:
-        variants = [section(f"Variant {v['variant']}", paragraph(_pairing_text(v["pairing"])),
-                            _metrics_table(v["metrics"]), level=3) for v in comparison["variants"]]
+        variants = [
+            section(
+                f"Variant {v['variant']}", paragraph(_pairing_text(v["pairing"])), _metrics_table(v["metrics"]), level=3
+            )
+            for v in comparison["variants"]
+        ]
         body.append(section("Outcomes by variant", *(variants or [paragraph("No variant is in both runs.")])))
     body.append(_methods(comparison["settings"]))
     return page(title, body, charts=False)
@@ -56,9 +67,11 @@ def _comparability(comparison: dict) -> Html:
 
 def _settings(config: dict) -> Html:
     differences = config["differences"]
-    parts: list[object] = [table(["setting", "run A", "run B"], [[d["setting"], _code(d["a"]), _code(d["b"])]
-                                                                  for d in differences])
-                           if differences else paragraph("Nothing: both runs were set up the same way.")]
+    parts: list[object] = [
+        table(["setting", "run A", "run B"], [[d["setting"], _code(d["a"]), _code(d["b"])] for d in differences])
+        if differences
+        else paragraph("Nothing: both runs were set up the same way.")
+    ]
     if config["same"]:
         parts.append(paragraph(f"The same in both: {', '.join(config['same'])}.", muted=True))
     return section("What differs in the setup", *parts)
@@ -74,11 +87,25 @@ def _code(value: object) -> Html:
 def _metrics_table(metrics: list[dict]) -> Html:
     if not metrics:
         return paragraph("No outcome to compare.")
-    rows = [[m["label"], _share(m["a"]), _share(m["b"]), _difference(m), m["test"] or m.get("reason", "n/a"),
-             _p(m["p_value"]), _p(m["p_adjusted"]), "yes" if m["beyond_noise"] else "no"] for m in metrics]
-    return table(["outcome", "run A [95% CI]", "run B [95% CI]", "B - A [95% CI]", "test", "p", "p (Holm)",
-                  "beyond noise"], rows, numeric=(5, 6),
-                 row_classes=["significant" if m["beyond_noise"] else "" for m in metrics])
+    rows = [
+        [
+            m["label"],
+            _share(m["a"]),
+            _share(m["b"]),
+            _difference(m),
+            m["test"] or m.get("reason", "n/a"),
+            _p(m["p_value"]),
+            _p(m["p_adjusted"]),
+            "yes" if m["beyond_noise"] else "no",
+        ]
+        for m in metrics
+    ]
+    return table(
+        ["outcome", "run A [95% CI]", "run B [95% CI]", "B - A [95% CI]", "test", "p", "p (Holm)", "beyond noise"],
+        rows,
+        numeric=(5, 6),
+        row_classes=["significant" if m["beyond_noise"] else "" for m in metrics],
+    )
 
 
 def _share(share: dict) -> str:
@@ -99,30 +126,45 @@ def _pairing_text(pairing: dict) -> str:
 
 
 def _counts(comparison: dict) -> Html:
-    titles = {"furthest": "furthest stage reached", "outcomes": "how runs ended", "exit_pages": "page at the end",
-              "failures": "failures"}
+    titles = {
+        "furthest": "furthest stage reached",
+        "outcomes": "how runs ended",
+        "exit_pages": "page at the end",
+        "failures": "failures",
+    }
     parts: list[object] = []
     for key, title in titles.items():
         counts = comparison["counts"].get(key) or {}
         if counts:
-            parts.append(section(title, table(["", "run A", "run B"], [[k, v["a"], v["b"]] for k, v in counts.items()],
-                                              numeric=(1, 2)), level=3))
+            parts.append(
+                section(
+                    title,
+                    table(["", "run A", "run B"], [[k, v["a"], v["b"]] for k, v in counts.items()], numeric=(1, 2)),
+                    level=3,
+                )
+            )
     steps = comparison["mean_steps"]
     parts.append(paragraph(f"Mean actions per twin: run A {steps['a']:.2f}, run B {steps['b']:.2f}."))
     task = comparison.get("task") or {}
     for side in ("a", "b"):
         if task.get(side):
             t = task[side]
-            parts.append(paragraph(f"Task in run {side.upper()}: \u201c{t['goal']}\u201d, reached by {t['reached']} of "
-                                   f"{t['judged']} judged twins."))
+            parts.append(
+                paragraph(
+                    f"Task in run {side.upper()}: \u201c{t['goal']}\u201d, reached by {t['reached']} of "
+                    f"{t['judged']} judged twins."
+                )
+            )
     return section("Counts", *parts)
 
 
 def _methods(settings: dict) -> Html:
-    return methods(f"Shares of twins with {settings['rate_interval']} intervals; differences B - A with a "
-                   f"{settings['difference_interval']}. Tests: paired, {settings['tests']['paired']}; otherwise "
-                   f"{settings['tests']['unpaired']}. The {settings['n_tests']} p-value(s) are corrected together "
-                   f"({settings['correction']}); beyond noise = corrected p below {settings['alpha']}.")
+    return methods(
+        f"Shares of twins with {settings['rate_interval']} intervals; differences B - A with a "
+        f"{settings['difference_interval']}. Tests: paired, {settings['tests']['paired']}; otherwise "
+        f"{settings['tests']['unpaired']}. The {settings['n_tests']} p-value(s) are corrected together "
+        f"({settings['correction']}); beyond noise = corrected p below {settings['alpha']}."
+    )
 
 
 def _value(value: object) -> str:

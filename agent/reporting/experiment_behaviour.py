@@ -22,17 +22,23 @@ def flips_section(flips: dict, cards: dict) -> list[Html]:
     comparisons = flips.get("comparisons") or []
     if not comparisons:
         return []
-    parts: list[object] = [paragraph(
-        "Each twin instance ran every variant with the same seed, so its runs are compared one to one: a flip is "
-        "an instance that bought (or left) on one variant and not on the other. A rate difference is the flips one "
-        "way minus the flips the other way.", muted=True)]
+    parts: list[object] = [
+        paragraph(
+            "Each twin instance ran every variant with the same seed, so its runs are compared one to one: a flip is "
+            "an instance that bought (or left) on one variant and not on the other. A rate difference is the flips one "
+            "way minus the flips the other way.",
+            muted=True,
+        )
+    ]
     for c in comparisons:
         totals = c["totals"]
-        said = (f"{c['variant']} vs {c['control']}: {c['personas_changed']} of {c['personas']} personas changed "
-                f"behaviour in at least one of their {c['pairs']} paired runs. Purchase: {totals['purchase']['gained']} "
-                f"runs bought on {c['variant']} only, {totals['purchase']['lost']} on {c['control']} only. Leave: "
-                f"{totals['leave']['gained']} left on {c['variant']} only, {totals['leave']['lost']} on "
-                f"{c['control']} only.")
+        said = (
+            f"{c['variant']} vs {c['control']}: {c['personas_changed']} of {c['personas']} personas changed "
+            f"behaviour in at least one of their {c['pairs']} paired runs. Purchase: {totals['purchase']['gained']} "
+            f"runs bought on {c['variant']} only, {totals['purchase']['lost']} on {c['control']} only. Leave: "
+            f"{totals['leave']['gained']} left on {c['variant']} only, {totals['leave']['lost']} on "
+            f"{c['control']} only."
+        )
         if c.get("unpaired"):
             said += f" {c['unpaired']} runs had no partner on {c['variant']} and are not counted."
         parts.append(Html(f"<h3>{esc(c['variant'])} vs {esc(c['control'])}</h3>"))
@@ -43,23 +49,58 @@ def flips_section(flips: dict, cards: dict) -> list[Html]:
             continue
         drawn = listed[:FLIPS_CHARTED]
         labels = [persona_label(cards.get(row["persona_id"]), row["persona_id"], short=True) for row in drawn]
-        series = {outcome: [100 * (row[outcome]["variant"] - row[outcome]["control"]) / row["instances"] for row in drawn]
-                  for outcome in ("purchase", "leave")}
-        hover = {outcome: [f"({_flip_text(row[outcome], row['instances'])} runs)" for row in drawn]
-                 for outcome in ("purchase", "leave")}
+        series = {
+            outcome: [100 * (row[outcome]["variant"] - row[outcome]["control"]) / row["instances"] for row in drawn]
+            for outcome in ("purchase", "leave")
+        }
+        hover = {
+            outcome: [f"({_flip_text(row[outcome], row['instances'])} runs)" for row in drawn]
+            for outcome in ("purchase", "leave")
+        }
         more = f" The {len(drawn)} personas with the most flips." if len(listed) > len(drawn) else ""
-        parts.append(charts.diverging_bars(
-            f"flips-{c['variant']}", f"Personas who changed behaviour, {c['variant']} vs {c['control']}",
-            f"Per persona: the share of its runs that bought (or left) on {c['variant']} minus on {c['control']}, in "
-            f"points.{more}", labels, series, hover))
-        rows = [[persona_link(cards, row["persona_id"]), row["instances"],
-                 _flip_text(row["purchase"], row["instances"]), _flip_text(row["leave"], row["instances"])]
-                for row in listed]
-        parts.append(Html(f"<details><summary>All {len(listed)} personas who changed"
-                          + (f" (of {c['personas_changed']}; the results list the first {len(listed)})"
-                             if c["personas_changed"] > len(listed) else "") + "</summary>"
-                          + table(["persona", "paired runs", f"bought: {c['control']} → {c['variant']}",
-                                   f"left: {c['control']} → {c['variant']}"], rows, numeric=(1,)) + "</details>"))
+        parts.append(
+            charts.diverging_bars(
+                f"flips-{c['variant']}",
+                f"Personas who changed behaviour, {c['variant']} vs {c['control']}",
+                f"Per persona: the share of its runs that bought (or left) on {c['variant']} minus on {c['control']}, "
+                "in "
+                f"points.{more}",
+                labels,
+                series,
+                hover,
+            )
+        )
+        rows = [
+            [
+                persona_link(cards, row["persona_id"]),
+                row["instances"],
+                _flip_text(row["purchase"], row["instances"]),
+                _flip_text(row["leave"], row["instances"]),
+            ]
+            for row in listed
+        ]
+        parts.append(
+            Html(
+                f"<details><summary>All {len(listed)} personas who changed"
+                + (
+                    f" (of {c['personas_changed']}; the results list the first {len(listed)})"
+                    if c["personas_changed"] > len(listed)
+                    else ""
+                )
+                + "</summary>"
+                + table(
+                    [
+                        "persona",
+                        "paired runs",
+                        f"bought: {c['control']} → {c['variant']}",
+                        f"left: {c['control']} → {c['variant']}",
+                    ],
+                    rows,
+                    numeric=(1,),
+                )
+                + "</details>"
+            )
+        )
     return [section("Which personas changed behaviour", *parts, anchor="flips")]
 
 
@@ -72,10 +113,17 @@ def paths_section(paths: dict) -> list[Html]:
         if not rows:
             continue
         nodes, column, links = path_flows(rows)
-        figures.append(charts.sankey(f"paths-{variant}", f"Paths on {variant}",
-                                     "Steps in order (pages of the sequence, or actions on a live site), ending in "
-                                     "how each run ended; a link's width is the number of twin runs.",
-                                     nodes, links, column=column))
+        figures.append(
+            charts.sankey(
+                f"paths-{variant}",
+                f"Paths on {variant}",
+                "Steps in order (pages of the sequence, or actions on a live site), ending in "
+                "how each run ended; a link's width is the number of twin runs.",
+                nodes,
+                links,
+                column=column,
+            )
+        )
     return [section("How far twins went", Html(f"<div class='charts'>{''.join(figures)}</div>"))]
 
 
@@ -108,12 +156,24 @@ def first_actions_section(analysis: dict) -> list[Html]:
         stacks = {c: [((variants[n].get(key) or {}).get("counts") or {}).get(c, 0) for n in names] for c in categories}
         stacks = {c: counts for c, counts in stacks.items() if any(counts)}
         if stacks:
-            figures.append(charts.stacked_shares(key.replace("_", "-") + "s", title,
-                                                 f"Share of each variant's {'samples' if key == 'action_type' else 'first clicks'}.",
-                                                 names, stacks))
+            figures.append(
+                charts.stacked_shares(
+                    key.replace("_", "-") + "s",
+                    title,
+                    f"Share of each variant's {'samples' if key == 'action_type' else 'first clicks'}.",
+                    names,
+                    stacks,
+                )
+            )
     parts: list[object] = [Html(f"<div class='charts'>{''.join(figures)}</div>")]
-    rows = [[name, e.get("element", ""), e.get("count", 0), pct(e.get("share"))]
-            for name, v in variants.items() for e in v.get("top_elements") or []]
+    rows = [
+        [name, e.get("element", ""), e.get("count", 0), pct(e.get("share"))]
+        for name, v in variants.items()
+        for e in v.get("top_elements") or []
+    ]
     if rows:
-        parts += [Html("<h3>Elements acted on first</h3>"), table(["variant", "element", "count", "share"], rows, numeric=(2, 3))]
+        parts += [
+            Html("<h3>Elements acted on first</h3>"),
+            table(["variant", "element", "count", "share"], rows, numeric=(2, 3)),
+        ]
     return [section("What twins did first", *parts)]

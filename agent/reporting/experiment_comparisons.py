@@ -29,8 +29,12 @@ def rate_with_ci(rate: dict | None) -> str:
     return f"{pct(rate.get('rate'))} [{pct(rate.get('ci_low'))}, {pct(rate.get('ci_high'))}]"
 
 
-SHORT_TESTS = {"McNemar chi-square (continuity-corrected)": "McNemar χ²", "McNemar exact (binomial)": "McNemar exact",
-               "two-proportion z-test": "z-test", "Fisher exact": "Fisher exact"}
+SHORT_TESTS = {
+    "McNemar chi-square (continuity-corrected)": "McNemar χ²",
+    "McNemar exact (binomial)": "McNemar exact",
+    "two-proportion z-test": "z-test",
+    "Fisher exact": "Fisher exact",
+}
 
 
 def outcome_label(outcome: str) -> str:
@@ -57,20 +61,40 @@ def _odds_ratio(r: dict) -> str:
     return f"{value:.2f}"
 
 
-
-COMPARISON_HEADER = ["comparison", "outcome", "difference, points [CI]", "control", "variant", "adjusted p",
-                     "significant", "p", "test", "Cohen's h", "odds ratio"]
+COMPARISON_HEADER = [
+    "comparison",
+    "outcome",
+    "difference, points [CI]",
+    "control",
+    "variant",
+    "adjusted p",
+    "significant",
+    "p",
+    "test",
+    "Cohen's h",
+    "odds ratio",
+]
 
 
 def _comparison_rows(comparisons: list[dict], with_scope: bool = False) -> list[tuple[dict, list]]:
     rows = []
     for comparison in comparisons:
         for outcome, r in (comparison.get("outcomes") or {}).items():
-            ci = f"{points(r.get('difference'))} [{points(r.get('difference_ci_low'))}, {points(r.get('difference_ci_high'))}]"
-            row = [f"{r.get('variant')} vs {r.get('control')}", outcome_label(outcome), ci,
-                   pct(r.get("rate_control")), pct(r.get("rate_variant")), p_text(r.get("p_adjusted")),
-                   "yes" if r.get("significant") else "no", p_text(r.get("p_value")),
-                   SHORT_TESTS.get(r.get("test"), r.get("test", "n/a")), num(r.get("cohens_h")), _odds_ratio(r)]
+            low, high = points(r.get("difference_ci_low")), points(r.get("difference_ci_high"))
+            ci = f"{points(r.get('difference'))} [{low}, {high}]"
+            row = [
+                f"{r.get('variant')} vs {r.get('control')}",
+                outcome_label(outcome),
+                ci,
+                pct(r.get("rate_control")),
+                pct(r.get("rate_variant")),
+                p_text(r.get("p_adjusted")),
+                "yes" if r.get("significant") else "no",
+                p_text(r.get("p_value")),
+                SHORT_TESTS.get(r.get("test"), r.get("test", "n/a")),
+                num(r.get("cohens_h")),
+                _odds_ratio(r),
+            ]
             rows.append((r, ([comparison.get("scope", "")] if with_scope else []) + row))
     return rows
 
@@ -84,16 +108,31 @@ def _comparison_tables(rows: list[tuple[dict, list]], header: list[str], indisti
     numeric = tuple(j + offset for j in (2, 3, 4, 5, 7, 9))
     parts: list[Html] = []
     if shown:
-        parts.append(table(header, [row for _, row in shown], numeric=numeric,
-                           row_classes=["significant" if r.get("significant") else "" for r, _ in shown]))
+        parts.append(
+            table(
+                header,
+                [row for _, row in shown],
+                numeric=numeric,
+                row_classes=["significant" if r.get("significant") else "" for r, _ in shown],
+            )
+        )
     if flat:
         widest = max(abs(r.get("difference") or 0) for r, _ in flat)
-        why = (" As expected: the twins could not see the difference." if indistinguishable else "")
-        parts.append(paragraph(f"{len(flat)} of {len(rows)} tests gave p = 1.000: the rates were the same or all but "
-                               f"the same in both variants (the largest difference {100 * widest:.1f} points).{why}",
-                               muted=not indistinguishable))
-        parts.append(Html(f"<details><summary>The {len(flat)} test{'s' if len(flat) != 1 else ''} with p = 1.000</summary>"
-                          + table(header, [row for _, row in flat], numeric=numeric) + "</details>"))
+        why = " As expected: the twins could not see the difference." if indistinguishable else ""
+        parts.append(
+            paragraph(
+                f"{len(flat)} of {len(rows)} tests gave p = 1.000: the rates were the same or all but "
+                f"the same in both variants (the largest difference {100 * widest:.1f} points).{why}",
+                muted=not indistinguishable,
+            )
+        )
+        parts.append(
+            Html(
+                f"<details><summary>The {len(flat)} test{'s' if len(flat) != 1 else ''} with p = 1.000</summary>"
+                + table(header, [row for _, row in flat], numeric=numeric)
+                + "</details>"
+            )
+        )
     return parts
 
 
@@ -101,14 +140,17 @@ def comparisons_section(analysis: dict, indistinguishable: bool) -> list[Html]:
     comparisons = analysis.get("comparisons") or []
     correction = analysis.get("correction") or {}
     parts: list[object] = [
-        paragraph(f"The difference is variant minus control, in percentage points, with its "
-                  f"{(analysis.get('settings') or {}).get('confidence_level', 0.95):.0%} interval. p-values are "
-                  f"adjusted with {correction.get('method', 'n/a')} across all {correction.get('n_tests', 'n/a')} tests "
-                  f"of the experiment; significant means adjusted p < {correction.get('alpha', 'n/a')}. Read the "
-                  "difference in points first: an odds ratio can be large for a small change, so it is shown with what "
-                  "it is made of (paired: the runs that flipped each way, 5 : 0 giving 11; unpaired, on an outcome "
-                  f"below {RARE:.0%} or above {1 - RARE:.0%} in either variant: the base rates).",
-                  muted=True)]
+        paragraph(
+            f"The difference is variant minus control, in percentage points, with its "
+            f"{(analysis.get('settings') or {}).get('confidence_level', 0.95):.0%} interval. p-values are "
+            f"adjusted with {correction.get('method', 'n/a')} across all {correction.get('n_tests', 'n/a')} tests "
+            f"of the experiment; significant means adjusted p < {correction.get('alpha', 'n/a')}. Read the "
+            "difference in points first: an odds ratio can be large for a small change, so it is shown with what "
+            "it is made of (paired: the runs that flipped each way, 5 : 0 giving 11; unpaired, on an outcome "
+            f"below {RARE:.0%} or above {1 - RARE:.0%} in either variant: the base rates).",
+            muted=True,
+        )
+    ]
     for comparison in comparisons:
         parts.append(paragraph(f"{comparison.get('variant')}: {comparison.get('pairing', '')}.", muted=True))
     parts += _comparison_tables(_comparison_rows(comparisons), COMPARISON_HEADER, indistinguishable)
@@ -117,17 +159,55 @@ def comparisons_section(analysis: dict, indistinguishable: bool) -> list[Html]:
         for name, d in (comparison.get("distributions") or {}).items():
             if d.get("applicable"):
                 note = "; ".join(d.get("notes") or [])
-                dist_rows.append([f"{d.get('variant')} vs {d.get('control')}", name.replace("_", " "), "chi-square",
-                                  f"{num(d.get('statistic'))} (dof {d.get('dof')})", p_text(d.get("p_value")),
-                                  p_text(d.get("p_adjusted")), num(d.get("cramers_v")), "yes" if d.get("significant") else "no", note])
+                dist_rows.append(
+                    [
+                        f"{d.get('variant')} vs {d.get('control')}",
+                        name.replace("_", " "),
+                        "chi-square",
+                        f"{num(d.get('statistic'))} (dof {d.get('dof')})",
+                        p_text(d.get("p_value")),
+                        p_text(d.get("p_adjusted")),
+                        num(d.get("cramers_v")),
+                        "yes" if d.get("significant") else "no",
+                        note,
+                    ]
+                )
             else:
-                dist_rows.append([f"{d.get('variant')} vs {d.get('control')}", name.replace("_", " "), "not applicable",
-                                  "n/a", "n/a", "n/a", "n/a", "no", d.get("reason", "")])
+                dist_rows.append(
+                    [
+                        f"{d.get('variant')} vs {d.get('control')}",
+                        name.replace("_", " "),
+                        "not applicable",
+                        "n/a",
+                        "n/a",
+                        "n/a",
+                        "n/a",
+                        "no",
+                        d.get("reason", ""),
+                    ]
+                )
             dist_classes.append("significant" if d.get("significant") else "")
     if dist_rows:
-        parts += [Html("<h3>Distributions of the first action</h3>"),
-                  table(["comparison", "distribution", "test", "statistic", "p", "adjusted p", "Cramér's V", "significant",
-                         "notes"], dist_rows, numeric=(3, 4, 5, 6), wide_text=(8,), row_classes=dist_classes)]
+        parts += [
+            Html("<h3>Distributions of the first action</h3>"),
+            table(
+                [
+                    "comparison",
+                    "distribution",
+                    "test",
+                    "statistic",
+                    "p",
+                    "adjusted p",
+                    "Cramér's V",
+                    "significant",
+                    "notes",
+                ],
+                dist_rows,
+                numeric=(3, 4, 5, 6),
+                wide_text=(8,),
+                row_classes=dist_classes,
+            ),
+        ]
     return [section("Comparisons with the control", *parts)]
 
 
@@ -138,11 +218,22 @@ def segments_section(analysis: dict, indistinguishable: bool) -> list[Html]:
     parts: list[object] = []
     comparisons = [c for s in segments for c in s.get("comparisons") or []]
     if comparisons:
-        parts += _comparison_tables(_comparison_rows(comparisons, with_scope=True), ["segment"] + COMPARISON_HEADER,
-                                    indistinguishable)
+        parts += _comparison_tables(
+            _comparison_rows(comparisons, with_scope=True), ["segment", *COMPARISON_HEADER], indistinguishable
+        )
     if skipped:
-        parts.append(table(["segment", "samples per variant", "skipped because"],
-                           [[f"{s.get('dimension')}={s.get('bucket')}",
-                             ", ".join(f"{k}: {v}" for k, v in (s.get("sizes") or {}).items()), s.get("reason", "")]
-                            for s in skipped], wide_text=(2,)))
+        parts.append(
+            table(
+                ["segment", "samples per variant", "skipped because"],
+                [
+                    [
+                        f"{s.get('dimension')}={s.get('bucket')}",
+                        ", ".join(f"{k}: {v}" for k, v in (s.get("sizes") or {}).items()),
+                        s.get("reason", ""),
+                    ]
+                    for s in skipped
+                ],
+                wide_text=(2,),
+            )
+        )
     return [section("Segments", *parts)]

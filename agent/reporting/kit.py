@@ -103,10 +103,12 @@ def page(title: str, body: Sequence[object], *, footer: object = "", charts: boo
     script = refit = ""
     if charts:
         script, refit = f"<script>{plotly_js()}</script>", f"<script>{REFIT_JS}</script>"
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{esc(title)}</title>"
-            f"<style>{STYLE}</style>{script}</head><body><main>{join(body)}"
-            f"<footer>{esc(footer)}</footer></main>{refit}</body></html>")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{esc(title)}</title>"
+        f"<style>{STYLE}</style>{script}</head><body><main>{join(body)}"
+        f"<footer>{esc(footer)}</footer></main>{refit}</body></html>"
+    )
 
 
 def section(title: str, *parts: object, anchor: str | None = None, level: int = 2) -> Html:
@@ -123,10 +125,17 @@ def notice(title: str, *parts: object, kind: str = "info") -> Html:
     return Html(f"<div class='notice {esc(kind)}' role='note'><strong>{esc(title)}</strong>{join(parts)}</div>")
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[object]], *, numeric: Sequence[int] = (),
-          wide_text: Sequence[int] = (), row_classes: Sequence[str] | None = None) -> Html:
+def table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    numeric: Sequence[int] = (),
+    wide_text: Sequence[int] = (),
+    row_classes: Sequence[str] | None = None,
+) -> Html:
     """A table in its own horizontally scrolling box, so a wide one never widens the page. `numeric` columns are
     right-aligned, `wide_text` ones (rationales, reasons) keep a readable minimum width."""
+
     def cls(j: int) -> str:
         names = (["num"] if j in numeric else []) + (["wide-text"] if j in wide_text else [])
         return f" class='{' '.join(names)}'" if names else ""
@@ -136,8 +145,9 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]], *, numeric: S
     for i, row in enumerate(rows):
         row_class = f" class='{esc(row_classes[i])}'" if row_classes and row_classes[i] else ""
         body.append(f"<tr{row_class}>" + "".join(f"<td{cls(j)}>{esc(c)}</td>" for j, c in enumerate(row)) + "</tr>")
-    return Html(f"<div class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
-                "</table></div>")
+    return Html(
+        f"<div class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def methods(*paragraphs: object) -> Html:

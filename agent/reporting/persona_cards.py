@@ -11,11 +11,22 @@ from collections.abc import Iterable
 from agent.reporting.kit import Html, esc, section
 
 SHORT_ID = 8
-BIG_FIVE_NAMES = {"extraversion": "Extraversion", "agreeableness": "Agreeableness",
-                  "conscientiousness": "Conscientiousness", "emotional_stability": "Emotional stability",
-                  "intellect": "Openness (intellect)"}
-DEMOGRAPHICS = (("gender", "gender"), ("age", "age"), ("city", "city"), ("education", "education"),
-                ("employment", "work"), ("income", "income"), ("living_situation", "lives"))
+BIG_FIVE_NAMES = {
+    "extraversion": "Extraversion",
+    "agreeableness": "Agreeableness",
+    "conscientiousness": "Conscientiousness",
+    "emotional_stability": "Emotional stability",
+    "intellect": "Openness (intellect)",
+}
+DEMOGRAPHICS = (
+    ("gender", "gender"),
+    ("age", "age"),
+    ("city", "city"),
+    ("education", "education"),
+    ("employment", "work"),
+    ("income", "income"),
+    ("living_situation", "lives"),
+)
 SHOPPING = (("frequency", "shops online"), ("monthly_spend", "spends a month"), ("prime", "Prime member"))
 
 
@@ -68,15 +79,25 @@ def persona_card_html(card: dict) -> Html:
     persona_id = str(card.get("id", ""))
     demographics, shopping = card.get("demographics") or {}, card.get("shopping") or {}
     parts = [f"<h3>{esc(persona_label(card, persona_id))}</h3><div class='muted'>id {esc(persona_id)}</div>"]
-    parts.append(_facts([(name, demographics[key]) for key, name in DEMOGRAPHICS if demographics.get(key) is not None]
-                        + [(name, _shopping_value(key, shopping[key])) for key, name in SHOPPING
-                           if shopping.get(key) is not None]))
+    parts.append(
+        _facts(
+            [(name, demographics[key]) for key, name in DEMOGRAPHICS if demographics.get(key) is not None]
+            + [(name, _shopping_value(key, shopping[key])) for key, name in SHOPPING if shopping.get(key) is not None]
+        )
+    )
     traits = card.get("big_five") or {}
     if traits:
-        parts.append("<div class='traits' aria-label='Big Five'>" + "".join(
-            f"<div class='trait'><span>{esc(BIG_FIVE_NAMES.get(trait, trait))}</span>"
-            f"<span class='bar' title='{value['unit']:.2f} on 0..1'><span style='width:{100 * value['unit']:.0f}%'></span>"
-            f"</span><span>{esc(value.get('level') or '')}</span></div>" for trait, value in traits.items()) + "</div>")
+        parts.append(
+            "<div class='traits' aria-label='Big Five'>"
+            + "".join(
+                f"<div class='trait'><span>{esc(BIG_FIVE_NAMES.get(trait, trait))}</span>"
+                f"<span class='bar' title='{value['unit']:.2f} on 0..1'><span "
+                f"style='width:{100 * value['unit']:.0f}%'></span>"
+                f"</span><span>{esc(value.get('level') or '')}</span></div>"
+                for trait, value in traits.items()
+            )
+            + "</div>"
+        )
     for key, title in (("agrees_with", "Agrees"), ("disagrees_with", "Disagrees")):
         statements = card.get(key) or []
         if statements:
@@ -90,9 +111,14 @@ def persona_cards_section(cards: dict[str, dict], note: str = "") -> Html:
     """Every card the result carries, in its order."""
     if not cards:
         return Html("")
-    intro = ("Each twin acts as the persona it was given, shown here as answered (never filled in): demographics, "
-             "Big Five personality (0..1 and level), the shopping statements the person agrees (4-5 of 5) or "
-             "disagrees (1-2) with, and a sentence in their own words. ")
-    return section("Who the twins are", Html(f"<p class='muted'>{esc(intro + note)}</p>"),
-                   Html("<div class='persona-cards'>" + "".join(persona_card_html(c) for c in cards.values()) + "</div>"),
-                   anchor="personas")
+    intro = (
+        "Each twin acts as the persona it was given, shown here as answered (never filled in): demographics, "
+        "Big Five personality (0..1 and level), the shopping statements the person agrees (4-5 of 5) or "
+        "disagrees (1-2) with, and a sentence in their own words. "
+    )
+    return section(
+        "Who the twins are",
+        Html(f"<p class='muted'>{esc(intro + note)}</p>"),
+        Html("<div class='persona-cards'>" + "".join(persona_card_html(c) for c in cards.values()) + "</div>"),
+        anchor="personas",
+    )

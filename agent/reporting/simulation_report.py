@@ -23,8 +23,13 @@ from agent.reporting.kit import (
 )
 from agent.reporting.persona_cards import persona_cards_section, persona_link
 
-SINKS = {"left": "left", "purchased": "bought", "task_reached": "task reached", "max_steps": "step limit",
-         "error": "error"}
+SINKS = {
+    "left": "left",
+    "purchased": "bought",
+    "task_reached": "task reached",
+    "max_steps": "step limit",
+    "error": "error",
+}
 NOT_OPENED = "start page not opened"
 
 
@@ -65,13 +70,28 @@ def _funnel(funnel: dict) -> list[Html]:
     rows = funnel["reached"]
     total = funnel["twins"]
     intervals = [(r["ci_low"], r["ci_high"]) if r.get("ci_low") is not None else (r["share"], r["share"]) for r in rows]
-    chart = charts.funnel("funnel", "Twins reaching each stage",
-                          "Bars: share of twins; whiskers: 95% Wilson intervals (wide with few twins).",
-                          [r["stage"] for r in rows], [r["twins"] for r in rows], total, intervals)
-    listing = table(["stage", "twins", "share", "95% interval"],
-                    [[r["stage"], r["twins"], pct(r["share"], 0),
-                      f"{pct(lo, 0)} to {pct(hi, 0)}" if r.get("ci_low") is not None else "n/a"]
-                     for r, (lo, hi) in zip(rows, intervals)], numeric=(1, 2))
+    chart = charts.funnel(
+        "funnel",
+        "Twins reaching each stage",
+        "Bars: share of twins; whiskers: 95% Wilson intervals (wide with few twins).",
+        [r["stage"] for r in rows],
+        [r["twins"] for r in rows],
+        total,
+        intervals,
+    )
+    listing = table(
+        ["stage", "twins", "share", "95% interval"],
+        [
+            [
+                r["stage"],
+                r["twins"],
+                pct(r["share"], 0),
+                f"{pct(lo, 0)} to {pct(hi, 0)}" if r.get("ci_low") is not None else "n/a",
+            ]
+            for r, (lo, hi) in zip(rows, intervals, strict=True)
+        ],
+        numeric=(1, 2),
+    )
     return [section("Funnel", chart, listing)]
 
 
@@ -80,26 +100,51 @@ def _paths(traces: list[dict]) -> list[Html]:
         return []
     nodes, links = path_flows(traces)
     last = max(step for step, _ in nodes)
-    chart = charts.sankey("paths", "Paths twins took",
-                          "Page types in step order, from the start page on the left to how each run ended on the "
-                          "right; a link's width is the number of twins that went that way. Hover for the step and "
-                          "the count.", [name for _, name in nodes], links,
-                          hover=[f"step {step}: {name}" if step else name for step, name in nodes],
-                          column=[step - 1 if step else last for step, _ in nodes])
+    chart = charts.sankey(
+        "paths",
+        "Paths twins took",
+        "Page types in step order, from the start page on the left to how each run ended on the "
+        "right; a link's width is the number of twins that went that way. Hover for the step and "
+        "the count.",
+        [name for _, name in nodes],
+        links,
+        hover=[f"step {step}: {name}" if step else name for step, name in nodes],
+        column=[step - 1 if step else last for step, _ in nodes],
+    )
     return [section("Paths", chart)]
 
 
 def _exits(funnel: dict, cards: dict) -> list[Html]:
-    rows = [[persona_link(cards, e["persona_id"]), e["outcome"], e["furthest_stage"] or "none",
-             Html(f"{esc(e['page_type'] or '?')}<br><span class='muted url'>{esc(e['url'] or '')}</span>"),
-             Html(f"<a href='#twin-{esc(e['persona_id'])}'>{e['steps']}</a>"), e["reason"]] for e in funnel["exits"]]
+    rows = [
+        [
+            persona_link(cards, e["persona_id"]),
+            e["outcome"],
+            e["furthest_stage"] or "none",
+            Html(f"{esc(e['page_type'] or '?')}<br><span class='muted url'>{esc(e['url'] or '')}</span>"),
+            Html(f"<a href='#twin-{esc(e['persona_id'])}'>{e['steps']}</a>"),
+            e["reason"],
+        ]
+        for e in funnel["exits"]
+    ]
     outcomes = table(["outcome", "twins"], [[k, v] for k, v in sorted(funnel["outcomes"].items())], numeric=(1,))
-    failures = (table(["failure", "twins"], [[k, v] for k, v in sorted(funnel["failures"].items())], numeric=(1,))
-                if funnel["failures"] else paragraph("None."))
-    return [section("Outcomes", outcomes), section("Failures", failures),
-            section("Where twins left, and why",
-                    table(["twin", "outcome", "furthest stage", "left on", "steps", "reason"], rows, numeric=(4,),
-                          wide_text=(3, 5)))]
+    failures = (
+        table(["failure", "twins"], [[k, v] for k, v in sorted(funnel["failures"].items())], numeric=(1,))
+        if funnel["failures"]
+        else paragraph("None.")
+    )
+    return [
+        section("Outcomes", outcomes),
+        section("Failures", failures),
+        section(
+            "Where twins left, and why",
+            table(
+                ["twin", "outcome", "furthest stage", "left on", "steps", "reason"],
+                rows,
+                numeric=(4,),
+                wide_text=(3, 5),
+            ),
+        ),
+    ]
 
 
 def _mark(step: dict) -> str:
@@ -112,50 +157,75 @@ def _mark(step: dict) -> str:
     if right <= left or bottom <= top:  # not on the screenshot
         return ""
     w, h = size["width"], size["height"]
-    return (f"<span class='mark' data-box='{left:.0f},{top:.0f},{right - left:.0f},{bottom - top:.0f}' "
-            f"style='left:{100 * left / w:.3f}%;top:{100 * top / h:.3f}%;width:{100 * (right - left) / w:.3f}%;"
-            f"height:{100 * (bottom - top) / h:.3f}%'></span>")
+    return (
+        f"<span class='mark' data-box='{left:.0f},{top:.0f},{right - left:.0f},{bottom - top:.0f}' "
+        f"style='left:{100 * left / w:.3f}%;top:{100 * top / h:.3f}%;width:{100 * (right - left) / w:.3f}%;"
+        f"height:{100 * (bottom - top) / h:.3f}%'></span>"
+    )
 
 
 def _step(step: dict, images: dict[str, str]) -> Html:
-    memories = "".join(f"<li><span class='muted'>{esc(m['kind'])}:</span> {esc(m['text'][:240])}</li>"
-                       for m in step["memories"][:3])
+    memories = "".join(
+        f"<li><span class='muted'>{esc(m['kind'])}:</span> {esc(m['text'][:240])}</li>" for m in step["memories"][:3]
+    )
     brain = step["brain"] + (" (fallback)" if step.get("fallback_used") else "") + f", seed {step.get('seed')}"
-    facts = [("page", Html(f"{esc(step['title'])}<br><span class='muted'>{esc(step['url'])}</span>")),
-             ("action", _action(step))]
+    facts = [
+        ("page", Html(f"{esc(step['title'])}<br><span class='muted'>{esc(step['url'])}</span>")),
+        ("action", _action(step)),
+    ]
     if step.get("click_type"):
         facts.append(("click type", step["click_type"]))
     facts.append(("why", step["rationale"]))
     if memories:
-        facts.append(("memories", Html(f"<details><summary>{min(3, len(step['memories']))} used</summary>"
-                                       f"<ul>{memories}</ul></details>")))
+        facts.append(
+            (
+                "memories",
+                Html(f"<details><summary>{min(3, len(step['memories']))} used</summary><ul>{memories}</ul></details>"),
+            )
+        )
     facts.append(("brain", brain))
     if step.get("result_url") and step["result_url"] != step["url"]:
         facts.append(("then on", step["result_url"]))
-    text = (f"<div><h4>Step {step['step']} · {esc(step['page_type'])}</h4><dl>"
-            + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl></div>")
+    text = (
+        f"<div><h4>Step {step['step']} · {esc(step['page_type'])}</h4><dl>"
+        + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)
+        + "</dl></div>"
+    )
     if not step.get("screenshot"):
         return Html(f"<article class='step'>{text}</article>")
     mark = _mark(step)
-    caption = ("The red box marks the element acted on." if mark else
-               "No mark: the twin left here." if step["action"]["type"] == "terminate" else
-               "No mark: the element had no box on the screenshot.")
+    caption = (
+        "The red box marks the element acted on."
+        if mark
+        else "No mark: the twin left here."
+        if step["action"]["type"] == "terminate"
+        else "No mark: the element had no box on the screenshot."
+    )
     source = images.get(step["screenshot"], step["screenshot"])
-    shot = (f"<figure class='shot'><a class='shot-frame' href='{esc(step['screenshot'])}' target='_blank'>"
-            f"<img src='{esc(source)}' alt='Step {step['step']}: {esc(step['title'])}'>{mark}</a>"
-            f"<figcaption>{esc(caption)} Open the screenshot at full size by clicking it.</figcaption></figure>")
+    shot = (
+        f"<figure class='shot'><a class='shot-frame' href='{esc(step['screenshot'])}' target='_blank'>"
+        f"<img src='{esc(source)}' alt='Step {step['step']}: {esc(step['title'])}'>{mark}</a>"
+        f"<figcaption>{esc(caption)} Open the screenshot at full size by clicking it.</figcaption></figure>"
+    )
     return Html(f"<article class='step with-shot'>{text}{shot}</article>")
 
 
 def _twin(trace: dict, cards: dict, images: dict[str, str]) -> Html:
     failure = trace.get("failure")
     furthest = trace["stages"][-1] if trace["stages"] else "none"
-    head = (f"<h3 id='twin-{esc(trace['persona_id'])}'>{persona_link(cards, trace['persona_id'])}: "
-            f"{esc(trace['outcome'])}</h3><p class='muted'>{len(trace['steps'])} steps, furthest stage "
-            f"{esc(furthest)}. {esc(trace['reason'])}</p>")
-    failure_html = (f"<p class='error'>{esc(failure['kind'])} at step {failure['step']}: {esc(failure['message'])}</p>"
-                    if failure else "")
-    return Html(f"<section class='twin'>{head}{failure_html}{''.join(_step(s, images) for s in trace['steps'])}</section>")
+    head = (
+        f"<h3 id='twin-{esc(trace['persona_id'])}'>{persona_link(cards, trace['persona_id'])}: "
+        f"{esc(trace['outcome'])}</h3><p class='muted'>{len(trace['steps'])} steps, furthest stage "
+        f"{esc(furthest)}. {esc(trace['reason'])}</p>"
+    )
+    failure_html = (
+        f"<p class='error'>{esc(failure['kind'])} at step {failure['step']}: {esc(failure['message'])}</p>"
+        if failure
+        else ""
+    )
+    return Html(
+        f"<section class='twin'>{head}{failure_html}{''.join(_step(s, images) for s in trace['steps'])}</section>"
+    )
 
 
 def _task(task: dict | None, cards: dict) -> list[Html]:
@@ -163,17 +233,33 @@ def _task(task: dict | None, cards: dict) -> list[Html]:
     if not task:
         return []
     if task.get("success") is None:
-        return [section("Task", Html(f"<p>Every twin was asked to: <q>{esc(task['goal'])}</q>. It has no success "
-                                     "criteria, so whether they reached it was not judged.</p>"))]
+        return [
+            section(
+                "Task",
+                Html(
+                    f"<p>Every twin was asked to: <q>{esc(task['goal'])}</q>. It has no success "
+                    "criteria, so whether they reached it was not judged.</p>"
+                ),
+            )
+        ]
     share = "n/a" if task.get("share") is None else f"{100 * task['share']:.0f}%"
     criteria = ", ".join(f"{k} {v!r}" for k, v in task["success"].items())
     median = task.get("median_step") if task.get("median_step") is not None else "n/a"
-    rows = [[persona_link(cards, pid), "yes" if row["reached"] else "no", "" if row.get("step") is None else row["step"]]
-            for pid, row in task["per_persona"].items()]
-    return [section("Task", Html(f"<p>Every twin was asked to: <q>{esc(task['goal'])}</q> (reached when the page "
-                                 f"meets {esc(criteria)}). {task['reached']} of {task['judged']} twins reached it "
-                                 f"({share}); median step {median}.</p>"),
-                    table(["twin", "reached", "after actions"], rows, numeric=(2,)))]
+    rows = [
+        [persona_link(cards, pid), "yes" if row["reached"] else "no", "" if row.get("step") is None else row["step"]]
+        for pid, row in task["per_persona"].items()
+    ]
+    return [
+        section(
+            "Task",
+            Html(
+                f"<p>Every twin was asked to: <q>{esc(task['goal'])}</q> (reached when the page "
+                f"meets {esc(criteria)}). {task['reached']} of {task['judged']} twins reached it "
+                f"({share}); median step {median}.</p>"
+            ),
+            table(["twin", "reached", "after actions"], rows, numeric=(2,)),
+        )
+    ]
 
 
 def _methods(config: dict) -> Html:
@@ -192,7 +278,8 @@ def _methods(config: dict) -> Html:
         "scrolled into view as a click would; the red box is that element's box. Twins read the page's elements and "
         "text, not the picture: the screenshot shows what a person would have seen.",
         "Twins are simulations calibrated on real shoppers, not shoppers: what they do is a hypothesis to test with "
-        "people.")
+        "people.",
+    )
 
 
 def _test_details(details: dict | None, cards: dict) -> list[Html]:
@@ -200,13 +287,25 @@ def _test_details(details: dict | None, cards: dict) -> list[Html]:
     person's data; nothing when no twin filled a form."""
     if not details:
         return []
-    rows = [[persona_link(cards, row["persona_id"]), row["step"], row["label"], row.get("kind") or "",
-             row["value"] if row.get("value") is not None else "(left empty)", row.get("note") or ""]
-            for row in details["filled"] + details["left_empty"]]
-    return [section("Checkout forms: test details",
-                    notice("Made-up TEST details, not the persons' data", paragraph(details["note"]), kind="warning"),
-                    table(["twin", "step", "field", "kind", "value entered", "note"], rows, numeric=(1,)),
-                    anchor="test-details")]
+    rows = [
+        [
+            persona_link(cards, row["persona_id"]),
+            row["step"],
+            row["label"],
+            row.get("kind") or "",
+            row["value"] if row.get("value") is not None else "(left empty)",
+            row.get("note") or "",
+        ]
+        for row in details["filled"] + details["left_empty"]
+    ]
+    return [
+        section(
+            "Checkout forms: test details",
+            notice("Made-up TEST details, not the persons' data", paragraph(details["note"]), kind="warning"),
+            table(["twin", "step", "field", "kind", "value entered", "note"], rows, numeric=(1,)),
+            anchor="test-details",
+        )
+    ]
 
 
 def render_simulation_html(result: dict, images: dict[str, str] | None = None) -> str:
@@ -215,21 +314,46 @@ def render_simulation_html(result: dict, images: dict[str, str] | None = None) -
     images = images or {}
     config, funnel, traces = result["config"], result["funnel"], result["traces"]
     cards = result.get("personas") or {}
-    intro = paragraph(f"{funnel['twins']} twins, brain {config['brain']}, seed {config['seed']}, at most "
-                      f"{config['max_steps']} steps each; {result['started_at']}, {result['seconds']} s.")
+    intro = paragraph(
+        f"{funnel['twins']} twins, brain {config['brain']}, seed {config['seed']}, at most "
+        f"{config['max_steps']} steps each; {result['started_at']}, {result['seconds']} s."
+    )
     failed = sum(1 for t in traces if t.get("failure"))
-    warnings = [notice("Some runs failed", paragraph(f"{failed} of {len(traces)} twins' runs ended in a failure; "
-                                                     "see Failures and their steps."), kind="warning")] if failed else []
-    body = [Html(f"<h1>Live simulation of {esc(config['url'])}</h1>"), intro, *warnings,
-            *_task(result.get("task"), cards), *_funnel(funnel), *_paths(traces), *_exits(funnel, cards),
-            *_test_details(result.get("test_details"), cards), persona_cards_section(cards),
-            section("Every twin's steps", *(_twin(trace, cards, images) for trace in traces), anchor="steps"),
-            _methods(config)]
+    warnings = (
+        [
+            notice(
+                "Some runs failed",
+                paragraph(f"{failed} of {len(traces)} twins' runs ended in a failure; see Failures and their steps."),
+                kind="warning",
+            )
+        ]
+        if failed
+        else []
+    )
+    body = [
+        Html(f"<h1>Live simulation of {esc(config['url'])}</h1>"),
+        intro,
+        *warnings,
+        *_task(result.get("task"), cards),
+        *_funnel(funnel),
+        *_paths(traces),
+        *_exits(funnel, cards),
+        *_test_details(result.get("test_details"), cards),
+        persona_cards_section(cards),
+        section("Every twin's steps", *(_twin(trace, cards, images) for trace in traces), anchor="steps"),
+        _methods(config),
+    ]
     if not any(s.get("screenshot") for t in traces for s in t["steps"]):
-        body.insert(-1, paragraph("No screenshots were taken (run with --screenshots to see each step's page).",
-                                  muted=True))
+        body.insert(
+            -1, paragraph("No screenshots were taken (run with --screenshots to see each step's page).", muted=True)
+        )
     elif not images:
-        body.insert(-1, paragraph("The screenshots are files beside this report (screenshots/), linked rather than "
-                                  "carried in the page: together they are too large for one file.", muted=True))
+        body.insert(
+            -1,
+            paragraph(
+                "The screenshots are files beside this report (screenshots/), linked rather than "
+                "carried in the page: together they are too large for one file.",
+                muted=True,
+            ),
+        )
     return page(f"twinsim live simulation: {config['url']}", body, footer=result["citation"])
-

@@ -11,4 +11,4 @@ from agent.simulation.funnel import Funnel, summarise
 from agent.simulation.run import SimulationResult, run_simulation
 from agent.simulation.trace import TraceStep, TwinTrace
 
-__all__ = ["SimulationConfig", "SimulationResult", "run_simulation", "Funnel", "summarise", "TraceStep", "TwinTrace"]
+__all__ = ["Funnel", "SimulationConfig", "SimulationResult", "TraceStep", "TwinTrace", "run_simulation", "summarise"]

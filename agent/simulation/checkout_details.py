@@ -25,15 +25,21 @@ class CheckoutDetails(BaseModel):
 
     first_name: str = Field("Test", max_length=100)
     last_name: str = Field("Twin", max_length=100)
-    email: str = Field("twin+{persona}@example.com", max_length=200,
-                       description="example.com is reserved for examples: no mail reaches anyone.")
+    email: str = Field(
+        "twin+{persona}@example.com",
+        max_length=200,
+        description="example.com is reserved for examples: no mail reaches anyone.",
+    )
     address_line1: str = Field("1 Test Street", max_length=200)
     address_line2: str = Field("Test Suite 1", max_length=200)
     city: str | None = Field(None, max_length=100, description="None: the persona's own city, else 'Testville'.")
     state: str = Field("NY", max_length=100)
     postcode: str = Field("12345", max_length=20)
-    country: str = Field("United States", max_length=100,
-                         description="Chosen when a country drop-down offers it, else the first country it offers.")
+    country: str = Field(
+        "United States",
+        max_length=100,
+        description="Chosen when a country drop-down offers it, else the first country it offers.",
+    )
     phone: str = Field("+1 202 555 0100", max_length=40, description="555-01xx numbers are reserved as fictional.")
 
     @field_validator("email")
@@ -66,8 +72,11 @@ class FilledField(BaseModel):
 
     name: str | None = Field(None, description="The element's name in the twin's reading of the page, when it has one.")
     label: str = Field(..., description="What the field says it wants (its label, else its own name).")
-    kind: str | None = Field(None, description="email, first_name, last_name, address_line1, city, postcode, country, "
-                             "phone ...; None when nothing said.")
+    kind: str | None = Field(
+        None,
+        description="email, first_name, last_name, address_line1, city, postcode, country, "
+        "phone ...; None when nothing said.",
+    )
     value: str | None = Field(None, description="The TEST value entered; None when the field was left empty.")
     test_detail: bool = Field(True, description="Always true for a value: made-up test data, never the person's.")
     note: str | None = Field(None, description="Why a required field was left empty, or what was chosen.")

@@ -60,7 +60,9 @@ _READ_FORM = """
 """
 
 
-async def fill_checkout_form(page: Page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]) -> list[FilledField]:
+async def fill_checkout_form(
+    page: Page, snapshot: PageSnapshot, control_name: str, values: dict[str, str]
+) -> list[FilledField]:
     """Fill the required empty fields of the form `control_name` submits; returns what was filled (and which
     required fields were left empty). A field that cannot be filled is noted, never raised: the click goes ahead."""
     marker = snapshot.marker(control_name)
@@ -115,7 +117,9 @@ async def _fill_one(page: Page, field: dict, values: dict[str, str]) -> FilledFi
     return await _act(locator.fill(values[kind], timeout=FILL_TIMEOUT_MS), label, kind, None, values[kind])
 
 
-async def _act(action: Awaitable[object], label: str, kind: str | None, note: str | None, value: str | None = None) -> FilledField:
+async def _act(
+    action: Awaitable[object], label: str, kind: str | None, note: str | None, value: str | None = None
+) -> FilledField:
     try:
         await action
     except PlaywrightError as error:
@@ -146,6 +150,11 @@ async def _choose_radio(page: Page, group: list[dict], names: dict[str, str]) ->
         target, note = group[0], "the first choice (the form requires one)"
     else:
         return None
-    outcome = await _act(page.locator(selector_for(target["mark"])).check(timeout=FILL_TIMEOUT_MS),
-                         target["label"] or target["name"], "choice", note, target["label"] or target["value"])
+    outcome = await _act(
+        page.locator(selector_for(target["mark"])).check(timeout=FILL_TIMEOUT_MS),
+        target["label"] or target["name"],
+        "choice",
+        note,
+        target["label"] or target["value"],
+    )
     return outcome.model_copy(update={"name": names.get(target["mark"])})

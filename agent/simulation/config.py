@@ -32,23 +32,38 @@ class SimulationConfig(BaseModel):
     model: str | None = Field(None, description="litellm model for brain=llm.")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="Same seed, same site: the same traces.")
     screenshots: bool = Field(False, description="Save a screenshot before each action (needs an output directory).")
-    vision: VisionPolicy | None = Field(None, description="LLM brain: show it each step's screenshot 'auto' (when "
-                                        "litellm says the model takes images), 'always' or 'never'; unset: "
-                                        "TWINSIM_LLM_VISION.")
-    grounding: GroundingStrategy | None = Field(None, description="LLM brain: how it names elements: names, "
-                                                "textual_choices, set_of_marks (numbered boxes on the screenshot) or "
-                                                "both; unset: TWINSIM_LLM_GROUNDING.")
-    concurrency: int = Field(default_factory=default_concurrency, ge=1, le=16, description="Twins browsing at once "
-                             "(one browser context each); unset: one per core (at least 2, at most 16).")
+    vision: VisionPolicy | None = Field(
+        None,
+        description="LLM brain: show it each step's screenshot 'auto' (when "
+        "litellm says the model takes images), 'always' or 'never'; unset: "
+        "TWINSIM_LLM_VISION.",
+    )
+    grounding: GroundingStrategy | None = Field(
+        None,
+        description="LLM brain: how it names elements: names, "
+        "textual_choices, set_of_marks (numbered boxes on the screenshot) or "
+        "both; unset: TWINSIM_LLM_GROUNDING.",
+    )
+    concurrency: int = Field(
+        default_factory=default_concurrency,
+        ge=1,
+        le=16,
+        description="Twins browsing at once (one browser context each); unset: one per core (at least 2, at most 16).",
+    )
     navigation_timeout_ms: int = Field(15_000, ge=500, le=120_000)
     action_timeout_ms: int = Field(5_000, ge=200, le=60_000)
     idle_timeout_ms: int = Field(3_000, ge=0, le=30_000)
-    task: Task | None = Field(None, description="What every twin came to do; with success criteria, a twin's run "
-                              "ends when a page meets them, and the report says who reached it and at which step.")
+    task: Task | None = Field(
+        None,
+        description="What every twin came to do; with success criteria, a twin's run "
+        "ends when a page meets them, and the report says who reached it and at which step.",
+    )
     checkout_details: CheckoutDetails | None = Field(
-        default_factory=CheckoutDetails, description="Made-up TEST details a twin that goes on with its order enters "
+        default_factory=CheckoutDetails,
+        description="Made-up TEST details a twin that goes on with its order enters "
         "into a checkout form's required fields (never the person's data; the report lists every field filled). "
-        "null: forms are not filled, and twins stop at them.")
+        "null: forms are not filled, and twins stop at them.",
+    )
 
     @field_validator("url")
     @classmethod

@@ -58,10 +58,10 @@ def wilson_interval(count: int, n: int, level: float = 0.95) -> tuple[float, flo
     Statsmodels' formula (proportion_confint, method="wilson"; tests/test_live_speed_parts.py holds them equal),
     written out: importing statsmodels and scipy took longer than a whole live step at the end of every run."""
     crit = NormalDist().inv_cdf(1 - (1 - level) / 2)
-    share, crit2 = count / n, crit ** 2
+    share, crit2 = count / n, crit**2
     denominator = 1 + crit2 / n
     center = (share + crit2 / (2 * n)) / denominator
-    half = crit * math.sqrt(share * (1.0 - share) / n + crit2 / (4.0 * n ** 2)) / denominator
+    half = crit * math.sqrt(share * (1.0 - share) / n + crit2 / (4.0 * n**2)) / denominator
     return round(float(center - half), 4), round(float(center + half), 4)
 
 
@@ -91,8 +91,9 @@ def summarise(traces: list[TwinTrace]) -> Funnel:
     for stage in STAGES:
         count = sum(stage in t.stages for t in traces)
         low, high = wilson_interval(count, n) if n else (None, None)
-        reached.append(StageCount(stage=stage, twins=count, share=round(count / n, 4) if n else 0.0, ci_low=low,
-                                  ci_high=high))
+        reached.append(
+            StageCount(stage=stage, twins=count, share=round(count / n, 4) if n else 0.0, ci_low=low, ci_high=high)
+        )
     furthest = Counter((t.stages[-1] if t.stages else "none") for t in traces)
     return Funnel(
         twins=n,
@@ -101,7 +102,16 @@ def summarise(traces: list[TwinTrace]) -> Funnel:
         outcomes=dict(Counter(t.outcome for t in traces)),
         exit_pages=dict(Counter(t.final_page_type or "unknown" for t in traces)),
         failures=dict(Counter(t.failure.kind for t in traces if t.failure)),
-        exits=[Exit(persona_id=t.persona_id, outcome=t.outcome, furthest_stage=t.stages[-1] if t.stages else None,
-                    page_type=t.final_page_type, url=t.final_url, steps=len(t.steps), reason=t.reason)
-               for t in traces],
+        exits=[
+            Exit(
+                persona_id=t.persona_id,
+                outcome=t.outcome,
+                furthest_stage=t.stages[-1] if t.stages else None,
+                page_type=t.final_page_type,
+                url=t.final_url,
+                steps=len(t.steps),
+                reason=t.reason,
+            )
+            for t in traces
+        ],
     )

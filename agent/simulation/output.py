@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from agent.exports.run_export import RunExport
 from agent.reporting.simulation_report import render_simulation_html
@@ -15,8 +15,9 @@ from agent.simulation.run import SimulationResult
 from personas.persona import Persona
 
 
-def write_outputs(result: SimulationResult, out_dir: Path, personas: Sequence[Persona] = (),
-                  run_id: str | None = None) -> dict[str, Path]:
+def write_outputs(
+    result: SimulationResult, out_dir: Path, personas: Sequence[Persona] = (), run_id: str | None = None
+) -> dict[str, Path]:
     """`personas` give the export's rows who each twin is; `run_id` names the run (default: the directory's name)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = result.model_dump(mode="json")
@@ -37,19 +38,24 @@ MAX_INLINE_SCREENSHOT_BYTES = 40_000_000  # above this the report links its scre
 def inline_screenshots(data: dict, out_dir: Path, cap: int = MAX_INLINE_SCREENSHOT_BYTES) -> dict[str, str]:
     """Each step's screenshot as a data: URI, so report.html opens as one file with its pictures; empty (the report
     links the PNG files beside it, and says so) when they would make the report larger than `cap` bytes."""
-    files = {step["screenshot"]: out_dir / step["screenshot"] for trace in data["traces"] for step in trace["steps"]
-             if step.get("screenshot")}
+    files = {
+        step["screenshot"]: out_dir / step["screenshot"]
+        for trace in data["traces"]
+        for step in trace["steps"]
+        if step.get("screenshot")
+    }
     present = {name: path for name, path in files.items() if path.is_file()}
     if sum(path.stat().st_size for path in present.values()) * 4 // 3 > cap:
         return {}
-    return {name: "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-            for name, path in present.items()}
+    return {
+        name: "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+        for name, path in present.items()
+    }
 
 
 def write_decisions(result: SimulationResult, out_dir: Path, personas: Sequence[Persona], run_id: str) -> Path:
     """The decision export of a simulation, written afresh; the pages, once stored, leave the traces' memory."""
-    export = RunExport(out_dir, run_id=run_id, run_kind="simulation", personas={p.id: p for p in personas},
-                       fresh=True)
+    export = RunExport(out_dir, run_id=run_id, run_kind="simulation", personas={p.id: p for p in personas}, fresh=True)
     for trace in result.traces:
         export.append(export.rows([step.decision() for step in trace.steps], persona_id=trace.persona_id))
         for step in trace.steps:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from playwright.async_api import async_playwright
 from pydantic import BaseModel, Field
@@ -25,7 +25,6 @@ from agent.simulation.twin_session import run_twin, takes_pictures
 from agent.tasks import task_success
 from personas.persona import Persona
 from personas.persona_card import persona_card
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.graph import TwinGraph
@@ -38,27 +37,47 @@ class SimulationResult(BaseModel):
     seconds: float
     traces: list[TwinTrace]
     funnel: Funnel
-    task: dict | None = Field(None, description="With a task: who reached it, per persona and overall "
-                              "(agent.tasks.task_success), and the median step at which they did.")
-    personas: dict[str, dict] = Field(default_factory=dict, description="Persona id -> its card "
-                                      "(personas.persona_card): who each twin is, for the report and readers.")
-    test_details: dict | None = Field(None, description="Checkout form fields the twins filled with made-up TEST "
-                                      "details (never the person's data) and required ones left empty; None when "
-                                      "no twin filled a form (agent/simulation/checkout_form.py).")
-    citation: str = Field(
-        "Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
+    task: dict | None = Field(
+        None,
+        description="With a task: who reached it, per persona and overall "
+        "(agent.tasks.task_success), and the median step at which they did.",
+    )
+    personas: dict[str, dict] = Field(
+        default_factory=dict,
+        description="Persona id -> its card (personas.persona_card): who each twin is, for the report and readers.",
+    )
+    test_details: dict | None = Field(
+        None,
+        description="Checkout form fields the twins filled with made-up TEST "
+        "details (never the person's data) and required ones left empty; None when "
+        "no twin filled a form (agent/simulation/checkout_form.py).",
+    )
+    citation: str = Field("Twins' behaviour model calibrated on OPeRA: Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0.")
 
 
 class TwinsElsewhere(Protocol):
     """Runs the twins' sessions outside this process (agent/executors/ray_twins.py: RayTwins, one Ray task each)."""
 
-    def run_twins(self, config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
-                  on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]: ...
+    def run_twins(
+        self,
+        config: SimulationConfig,
+        personas: list[Persona],
+        graph: TwinGraph,
+        out_dir: Path | None,
+        on_trace: Callable[[TwinTrace], None] | None,
+        allowed: HostAllowList | None,
+    ) -> list[TwinTrace]: ...
 
 
-async def run_simulation(config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None = None,
-                         on_trace: Callable[[TwinTrace], None] | None = None, executor: TwinsElsewhere | None = None,
-                         allowed: HostAllowList | None = None) -> SimulationResult:
+async def run_simulation(
+    config: SimulationConfig,
+    personas: list[Persona],
+    graph: TwinGraph,
+    out_dir: Path | None = None,
+    on_trace: Callable[[TwinTrace], None] | None = None,
+    executor: TwinsElsewhere | None = None,
+    allowed: HostAllowList | None = None,
+) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the
     sessions run instead of this process (RayTwins: each a Ray task); None: here.
     With `allowed`, the browser requests only allowed hosts (agent/browser/request_guard.py)."""
@@ -66,27 +85,39 @@ async def run_simulation(config: SimulationConfig, personas: list[Persona], grap
         raise ValueError("personas must match config.persona_ids, in order")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    started, clock = datetime.now(UTC), time.perf_counter()
     if executor is not None:
         traces = await asyncio.to_thread(executor.run_twins, config, personas, graph, out_dir, on_trace, allowed)
     else:
         traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
-    return SimulationResult(config=config, started_at=started.isoformat(timespec="seconds"),
-                            finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                            seconds=round(time.perf_counter() - clock, 2), traces=traces, funnel=summarise(traces),
-                            task=simulation_task_success(config, traces),
-                            personas={p.id: persona_card(p) for p in personas},
-                            test_details=checkout_test_details(config, traces))
+    return SimulationResult(
+        config=config,
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        seconds=round(time.perf_counter() - clock, 2),
+        traces=traces,
+        funnel=summarise(traces),
+        task=simulation_task_success(config, traces),
+        personas={p.id: persona_card(p) for p in personas},
+        test_details=checkout_test_details(config, traces),
+    )
 
 
-async def _run_here(config: SimulationConfig, personas: list[Persona], graph: TwinGraph, out_dir: Path | None,
-                    on_trace: Callable[[TwinTrace], None] | None, allowed: HostAllowList | None) -> list[TwinTrace]:
+async def _run_here(
+    config: SimulationConfig,
+    personas: list[Persona],
+    graph: TwinGraph,
+    out_dir: Path | None,
+    on_trace: Callable[[TwinTrace], None] | None,
+    allowed: HostAllowList | None,
+) -> list[TwinTrace]:
     gate = asyncio.Semaphore(config.concurrency)
     async with async_playwright() as playwright:
         pictures = takes_pictures(graph, config, out_dir)
         browser = await launch(playwright, pictures=pictures)
         tabs = TwinTabs(browser, reuse=not pictures, allowed=allowed)
         try:
+
             async def one(persona: Persona) -> TwinTrace:
                 async with gate:
                     trace = await run_twin(tabs, graph, persona, config, out_dir)
@@ -121,15 +152,23 @@ def checkout_test_details(config: SimulationConfig, traces: list[TwinTrace]) -> 
     for trace in traces:
         for step in trace.steps:
             for field in step.filled:
-                row = {"persona_id": trace.persona_id, "step": step.step, "url": step.url,
-                       **field.model_dump(exclude={"test_detail"})}
+                row = {
+                    "persona_id": trace.persona_id,
+                    "step": step.step,
+                    "url": step.url,
+                    **field.model_dump(exclude={"test_detail"}),
+                }
                 (filled if field.value is not None else left).append(row)
     if not filled and not left:
         return None
     kinds: dict[str, int] = {}
     for row in filled:
         kinds[row["kind"] or "other"] = kinds.get(row["kind"] or "other", 0) + 1
-    return {"note": "These values are made-up TEST details the simulation entered into checkout forms "
-                    "(SimulationConfig.checkout_details), not the persons' own data.",
-            "details": config.checkout_details.model_dump() if config.checkout_details else None,
-            "fields_by_kind": kinds, "filled": filled, "left_empty": left}
+    return {
+        "note": "These values are made-up TEST details the simulation entered into checkout forms "
+        "(SimulationConfig.checkout_details), not the persons' own data.",
+        "details": config.checkout_details.model_dump() if config.checkout_details else None,
+        "fields_by_kind": kinds,
+        "filled": filled,
+        "left_empty": left,
+    }

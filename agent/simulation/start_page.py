@@ -27,8 +27,9 @@ class StartPageUnreachable(ValueError):
 def check_start_url(url: str, allowed: HostAllowList | None = None, timeout_s: float = 15.0) -> None:
     """Raise StartPageUnreachable unless a GET of `url` (following up to 5 allowed redirects) answers below 400."""
     hop = url
-    with httpx.Client(timeout=timeout_s, follow_redirects=False,
-                      headers={"user-agent": "twinsim-simulations/0.1"}) as client:
+    with httpx.Client(
+        timeout=timeout_s, follow_redirects=False, headers={"user-agent": "twinsim-simulations/0.1"}
+    ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             try:  # the URL as Chromium reads it; a redirect to file:, data:, ftp: ... leaves the web
                 hop = browser_url(hop).href
@@ -36,8 +37,9 @@ def check_start_url(url: str, allowed: HostAllowList | None = None, timeout_s: f
                 raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop)}{error}") from None
             _resolve(url, hop)
             if allowed is not None and not allowed.allows(hop):
-                raise StartPageUnreachable(f"cannot browse {url}: {_where(url, hop) or 'it '}is not on an allowed "
-                                           "host (TWINSIM_ALLOWED_HOSTS)")
+                raise StartPageUnreachable(
+                    f"cannot browse {url}: {_where(url, hop) or 'it '}is not on an allowed host (TWINSIM_ALLOWED_HOSTS)"
+                )
             try:
                 with client.stream("GET", hop) as response:
                     status, location = response.status_code, response.headers.get("location")
@@ -57,8 +59,9 @@ def check_start_url(url: str, allowed: HostAllowList | None = None, timeout_s: f
 
 def start_failure(traces: list[TwinTrace]) -> str | None:
     """The reason, when every twin failed to open the start page (so the run measured nothing); else None."""
-    if not traces or not all(t.failure is not None and t.failure.step == 0 and t.failure.kind in START_FAILURES
-                             for t in traces):
+    if not traces or not all(
+        t.failure is not None and t.failure.step == 0 and t.failure.kind in START_FAILURES for t in traces
+    ):
         return None
     first = traces[0].failure
     assert first is not None  # every twin failed (above)
@@ -71,8 +74,9 @@ def _resolve(url: str, hop: str) -> None:
     try:
         socket.getaddrinfo(host, int(parts.port or 80), proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError, ValueError):
-        raise StartPageUnreachable(f"cannot load {url}: {_where(url, hop)}the host name '{host}' does "
-                                   "not resolve (DNS)") from None
+        raise StartPageUnreachable(
+            f"cannot load {url}: {_where(url, hop)}the host name '{host}' does not resolve (DNS)"
+        ) from None
 
 
 def _where(url: str, hop: str) -> str:

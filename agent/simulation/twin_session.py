@@ -19,18 +19,21 @@ from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import Action, ClickAction
 from agent.allowed_hosts import HostAllowList
+from agent.brains.base import Brain
 from agent.browser.actuator import perform
 from agent.browser.chromium import VIEWPORT
 from agent.browser.context_pool import TwinTabs
 from agent.browser.element_boxes import with_element_boxes
-from agent.browser.failures import StepFailure
+from agent.browser.failures import FailureKind, StepFailure
 from agent.browser.navigation import NavigationWatch, Timeouts, open_page, settle
+from agent.browser.request_guard import RequestGuard
 from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 from agent.exports.decision_record import evidence_of, page_sha256
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.page.page_types import is_order_confirmation
 from agent.predict_options import PredictOptions
+from agent.prediction import Prediction
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.simulation.checkout_form import fill_checkout_form
@@ -48,10 +51,6 @@ from agent.simulation.trace import (
 )
 from agent.tasks import judge
 from personas.persona import Persona
-from agent.brains.base import Brain
-from agent.prediction import Prediction
-from agent.browser.request_guard import RequestGuard
-from agent.browser.failures import FailureKind
 
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
@@ -74,8 +73,14 @@ def takes_pictures(graph: TwinPredictor, config: SimulationConfig, out_dir: Path
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
 
 
-async def run_twin(tabs: TwinTabs | Browser, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None = None,
-                   allowed: HostAllowList | None = None) -> TwinTrace:
+async def run_twin(
+    tabs: TwinTabs | Browser,
+    graph: TwinPredictor,
+    persona: Persona,
+    config: SimulationConfig,
+    out_dir: Path | None = None,
+    allowed: HostAllowList | None = None,
+) -> TwinTrace:
     """Browse as `persona` in a tab of its own (own cookies, own cart) and return the trace. `tabs` is a TwinTabs
     (agent/browser/context_pool.py), or a browser: then a fresh context for this twin alone. With `allowed`
     (a browser given), every request the browser makes (redirect hops too) must be on an allowed host; a TwinTabs
@@ -86,7 +91,14 @@ async def run_twin(tabs: TwinTabs | Browser, graph: TwinPredictor, persona: Pers
         return await _browse(page, guard, graph, persona, config, out_dir)
 
 
-async def _browse(page: Page, guard: RequestGuard | None, graph: TwinPredictor, persona: Persona, config: SimulationConfig, out_dir: Path | None) -> TwinTrace:
+async def _browse(
+    page: Page,
+    guard: RequestGuard | None,
+    graph: TwinPredictor,
+    persona: Persona,
+    config: SimulationConfig,
+    out_dir: Path | None,
+) -> TwinTrace:
     trace = TwinTrace(persona_id=persona.id, start_url=config.url, seed=config.seed, outcome="max_steps")
     if config.task is not None:
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
@@ -125,8 +137,9 @@ async def _browse(page: Page, guard: RequestGuard | None, graph: TwinPredictor, 
                 trace.outcome = "left"
                 break
             if _goes_on_with_order(step, config) and config.checkout_details is not None:
-                step.filled = await fill_checkout_form(page, snapshot, step.action.name,
-                                                       config.checkout_details.values_for(persona))
+                step.filled = await fill_checkout_form(
+                    page, snapshot, step.action.name, config.checkout_details.values_for(persona)
+                )
             watch.reset()
             await perform(page, snapshot, step.action, reader, timeouts)
             await settle(page, timeouts, watch)
@@ -182,12 +195,24 @@ def _confirms_order(snapshot: PageSnapshot) -> bool:
 
 def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
     """A purchase-type click on a checkout page (Continue, Place order): the twin has decided to go on."""
-    return (config.checkout_details is not None and isinstance(step.action, ClickAction)
-            and step.click_type == "purchase" and step.page_type == "checkout")
+    return (
+        config.checkout_details is not None
+        and isinstance(step.action, ClickAction)
+        and step.click_type == "purchase"
+        and step.page_type == "checkout"
+    )
 
 
-async def _decide(graph: TwinPredictor, persona: Persona, snapshot: PageSnapshot, observation: Observation, history: list[Step],
-                  config: SimulationConfig, step_number: int, image: bytes | None = None) -> TraceStep:
+async def _decide(
+    graph: TwinPredictor,
+    persona: Persona,
+    snapshot: PageSnapshot,
+    observation: Observation,
+    history: list[Step],
+    config: SimulationConfig,
+    step_number: int,
+    image: bytes | None = None,
+) -> TraceStep:
     """`observation` is the snapshot's page, with its elements' boxes when the model sees the screenshot."""
     seed = step_seed(config.seed, persona.id, step_number)
     screenshot = None
@@ -196,20 +221,36 @@ async def _decide(graph: TwinPredictor, persona: Persona, snapshot: PageSnapshot
             screenshot = await asyncio.to_thread(read_screenshot, image)
         except ScreenshotRefused:  # Chromium's own PNG: only a screenshot over the caps could land here
             screenshot = None
-    given = PredictionInput(persona_id=persona.id, history=history, brain=config.brain, model=config.model,
-                            task=config.task, screenshot=screenshot,
-                            options=PredictOptions(mode="sample", seed=seed, vision=config.vision,
-                                                   grounding=config.grounding))
-    prediction = await graph.predict(given, ResolvedInput(persona=persona, observation=observation,
-                                                          page_html=snapshot.simplified.html))
+    given = PredictionInput(
+        persona_id=persona.id,
+        history=history,
+        brain=config.brain,
+        model=config.model,
+        task=config.task,
+        screenshot=screenshot,
+        options=PredictOptions(mode="sample", seed=seed, vision=config.vision, grounding=config.grounding),
+    )
+    prediction = await graph.predict(
+        given, ResolvedInput(persona=persona, observation=observation, page_html=snapshot.simplified.html)
+    )
     html = snapshot.simplified.html
     return TraceStep(
-        step=step_number, url=snapshot.url, page_type=snapshot.observation.page_type, title=snapshot.title,
-        candidates=len(snapshot.observation.candidates), action=prediction.action, click_type=prediction.click_type,
+        step=step_number,
+        url=snapshot.url,
+        page_type=snapshot.observation.page_type,
+        title=snapshot.title,
+        candidates=len(snapshot.observation.candidates),
+        action=prediction.action,
+        click_type=prediction.click_type,
         rationale=prediction.rationale,
         memories=[MemoryUsed(id=m.id, kind=m.kind, text=m.text[:400], score=m.score) for m in prediction.memories],
-        brain=prediction.brain, fallback_used=prediction.fallback_used, fallback_reason=prediction.fallback_reason,
-        seed=seed, predict_ms=prediction.latency_ms, page_sha256=page_sha256(html), page_html=html,
+        brain=prediction.brain,
+        fallback_used=prediction.fallback_used,
+        fallback_reason=prediction.fallback_reason,
+        seed=seed,
+        predict_ms=prediction.latency_ms,
+        page_sha256=page_sha256(html),
+        page_html=html,
         evidence=evidence_of(prediction.details, persona, history, snapshot.observation.title),
     )
 

@@ -90,4 +90,4 @@ def load_personas(path: str | Path) -> list[Persona]:
     )
 
 
-__all__ = ["PersonaSourceError", "load_personas", "persona_from_record", "record_kind", "jsonl_records"]
+__all__ = ["PersonaSourceError", "jsonl_records", "load_personas", "persona_from_record", "record_kind"]

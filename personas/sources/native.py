@@ -89,7 +89,9 @@ def _big_five(value: Any) -> Any:
     if "scores" in big_five:
         big_five["scores"] = _traits(big_five["scores"], "big_five.scores", _score)
     if "method" not in big_five:
-        big_five["method"] = "ipip50" if big_five.get("scores") else ("reported_levels" if big_five.get("levels") else "none")
+        big_five["method"] = (
+            "ipip50" if big_five.get("scores") else ("reported_levels" if big_five.get("levels") else "none")
+        )
     return big_five
 
 
@@ -128,8 +130,9 @@ def read_native_records(path: str | Path) -> list[tuple[str, Mapping[str, Any]]]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         location = f"line {mark.line + 1}" if mark is not None else None
-        raise PersonaSourceError(f"not valid YAML ({getattr(error, 'problem', None) or error})", path=path,
-                                 location=location) from None
+        raise PersonaSourceError(
+            f"not valid YAML ({getattr(error, 'problem', None) or error})", path=path, location=location
+        ) from None
     if isinstance(document, Mapping) and set(document) == {"personas"}:
         document = document["personas"]
     if isinstance(document, Mapping):
@@ -137,8 +140,9 @@ def read_native_records(path: str | Path) -> list[tuple[str, Mapping[str, Any]]]
     if isinstance(document, list):
         for number, item in enumerate(document, start=1):
             if not isinstance(item, Mapping):
-                raise PersonaSourceError(f"expected a persona object, got {type(item).__name__}", path=path,
-                                         location=f"persona {number}")
+                raise PersonaSourceError(
+                    f"expected a persona object, got {type(item).__name__}", path=path, location=f"persona {number}"
+                )
         return [(f"persona {number}", item) for number, item in enumerate(document, start=1)]
     raise PersonaSourceError("expected a persona object, a list of them, or {personas: [...]}", path=path)
 

@@ -80,8 +80,9 @@ def _labels(record: Mapping[str, Any], field: str) -> set[str]:
     for label in value:
         key = " ".join(label.lower().split())
         if key not in LABEL_CONSTRUCTS:
-            raise PersonaSourceError(f"unknown statement label {label!r}; expected one of {sorted(LABEL_CONSTRUCTS)}",
-                                     field=field)
+            raise PersonaSourceError(
+                f"unknown statement label {label!r}; expected one of {sorted(LABEL_CONSTRUCTS)}", field=field
+            )
         constructs.add(LABEL_CONSTRUCTS[key])
     return constructs
 

@@ -38,7 +38,11 @@ _NO = {"no", "n", "false", "0"}
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _text(value: Any) -> str | None:
@@ -104,7 +108,9 @@ def _preferences(shopping: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> 
 def _big_five(personality: Mapping[str, Any], raw_survey: Mapping[str, Any]) -> BigFive:
     levels = personality.get("Big Five Scores")
     if not _blank(levels) and not isinstance(levels, Mapping):
-        raise PersonaSourceError(f"expected an object, got {type(levels).__name__}", field="survey.Personality.Big Five Scores")
+        raise PersonaSourceError(
+            f"expected an object, got {type(levels).__name__}", field="survey.Personality.Big Five Scores"
+        )
     try:
         return big_five(raw_survey, levels or {})
     except ValueError as error:
@@ -126,11 +132,15 @@ def persona_from_user_row(row: Mapping[str, Any]) -> Persona:
     return Persona(
         id=user_id,
         source=SOURCE,
-        demographics=Demographics(**{ours: _text(demographic.get(theirs)) for ours, theirs in _DEMOGRAPHIC_FIELDS.items()}),
+        demographics=Demographics(
+            **{ours: _text(demographic.get(theirs)) for ours, theirs in _DEMOGRAPHIC_FIELDS.items()}
+        ),
         shopping=ShoppingHabits(
             frequency=_text(shopping.get("Online shopping frequency")),
             monthly_spend=_text(shopping.get("Monthly online shopping spend $")),
-            prime=parse_prime(shopping.get("Amazon Prime membership"), "survey.Shopping Preference.Amazon Prime membership"),
+            prime=parse_prime(
+                shopping.get("Amazon Prime membership"), "survey.Shopping Preference.Amazon Prime membership"
+            ),
         ),
         preferences=_preferences(shopping, raw_survey),
         big_five=_big_five(personality, raw_survey),
@@ -148,15 +158,19 @@ def _rows(path: Path) -> Iterator[tuple[Path, str, Mapping[str, Any]]]:
     """(file, where in it, row); the user_id column is checked in every file that has a header."""
     suffix = path.suffix.lower()
     if not (path.is_dir() or suffix in (".csv", ".jsonl", ".parquet")):
-        raise PersonaSourceError(f"a user table must be .csv, .jsonl, .parquet or a directory of parquet, not {suffix!r}",
-                                 path=path)
+        raise PersonaSourceError(
+            f"a user table must be .csv, .jsonl, .parquet or a directory of parquet, not {suffix!r}", path=path
+        )
     try:
         for part in read_table(path):
             missing = [c for c in REQUIRED_COLUMNS if part.columns is not None and c not in part.columns]
             if missing:
-                raise PersonaSourceError(f"missing column(s) {missing}; found {list(part.columns or ())}", path=part.path,
-                                         location="header" if part.path.suffix.lower() == ".csv" else None,
-                                         field=missing[0])
+                raise PersonaSourceError(
+                    f"missing column(s) {missing}; found {list(part.columns or ())}",
+                    path=part.path,
+                    location="header" if part.path.suffix.lower() == ".csv" else None,
+                    field=missing[0],
+                )
             for location, row in part.rows:
                 yield part.path, location, row
     except TableReadError as error:

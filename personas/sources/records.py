@@ -17,8 +17,13 @@ from personas.table_files import TableReadError, iter_jsonl
 SourceRecord = tuple[str | Path, str, Mapping[str, Any]]  # (file, location in it, record)
 
 
-def personas_from_records(records: Iterable[SourceRecord], convert: Callable[[Mapping[str, Any]], Persona], *,
-                          id_field: str = "id", identical_repeats: bool = False) -> list[Persona]:
+def personas_from_records(
+    records: Iterable[SourceRecord],
+    convert: Callable[[Mapping[str, Any]], Persona],
+    *,
+    id_field: str = "id",
+    identical_repeats: bool = False,
+) -> list[Persona]:
     """The personas of `records`, in order; an error names the file, the position and, for an id, `id_field`.
 
     With `identical_repeats` a persona listed again unchanged is kept once (a user in both the train and
@@ -35,8 +40,9 @@ def personas_from_records(records: Iterable[SourceRecord], convert: Callable[[Ma
         earlier = personas.get(persona.id)
         if earlier is not None and not (identical_repeats and earlier == persona):
             repeated = "appears twice with different contents" if identical_repeats else "appears twice"
-            raise PersonaSourceError(f"persona id {persona.id!r} {repeated}", path=path, location=location,
-                                     field=id_field)
+            raise PersonaSourceError(
+                f"persona id {persona.id!r} {repeated}", path=path, location=location, field=id_field
+            )
         personas.setdefault(persona.id, persona)
     return list(personas.values())
 

@@ -43,5 +43,8 @@ class PersonaSourceError(ValueError):
     def at(self, *, path: str | Path | None = None, location: str | None = None) -> PersonaSourceError:
         """The same error, placed in a file and row (readers know where, record parsers know what)."""
         return PersonaSourceError(
-            self.reason, path=path if path is not None else self.path, location=location or self.location, field=self.field
+            self.reason,
+            path=path if path is not None else self.path,
+            location=location or self.location,
+            field=self.field,
         )

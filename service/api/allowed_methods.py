@@ -26,8 +26,10 @@ class AllowedMethods:
     def _documented(self, scope: Scope) -> list[tuple[re.Pattern, set[str]]]:
         """Each documented path template (the OpenAPI schema: FastAPI's own route tree is private) and its methods."""
         if self._paths is None:
-            self._paths = [(compile_path(path)[0], {m.upper() for m in operations if m.upper() in HTTP_METHODS})
-                           for path, operations in scope["app"].openapi()["paths"].items()]
+            self._paths = [
+                (compile_path(path)[0], {m.upper() for m in operations if m.upper() in HTTP_METHODS})
+                for path, operations in scope["app"].openapi()["paths"].items()
+            ]
         return self._paths
 
     def _methods(self, scope: Scope) -> set[str]:
@@ -45,7 +47,8 @@ class AllowedMethods:
         methods = self._methods(scope)
         if scope["method"] == "OPTIONS" and methods:
             await Response(status_code=204, headers={"Allow": ", ".join(sorted(methods | {"OPTIONS"}))})(
-                scope, receive, send)
+                scope, receive, send
+            )
             return
 
         async def allow_all(message: Message) -> None:

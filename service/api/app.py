@@ -73,6 +73,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(metrics.router)
     # comparisons first: /experiments/compare and /simulations/compare before /experiments/{id} and /simulations/{id}
-    for router in (personas.router, predict.router, comparisons.router, simulation_routes.router, experiment_routes.router):
+    for router in (
+        personas.router,
+        predict.router,
+        comparisons.router,
+        simulation_routes.router,
+        experiment_routes.router,
+    ):
         app.include_router(router, dependencies=secured, responses=SECURED_ERRORS)
     return app

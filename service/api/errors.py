@@ -14,8 +14,10 @@ def printable(text: str) -> str:
 
 
 def _details(errors) -> list[dict]:
-    return [{"loc": [printable(str(part)) for part in e["loc"]], "msg": printable(e["msg"]), "type": e["type"]}
-            for e in errors]
+    return [
+        {"loc": [printable(str(part)) for part in e["loc"]], "msg": printable(e["msg"]), "type": e["type"]}
+        for e in errors
+    ]
 
 
 def validation_detail(error: ValidationError) -> list[dict]:

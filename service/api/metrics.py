@@ -19,18 +19,39 @@ class ServiceMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.request_seconds = Histogram("twinsim_http_request_duration_seconds", "HTTP request latency by route template.",
-                                         ["method", "route"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.requests = Counter("twinsim_http_requests", "HTTP responses by route template and status.",
-                                ["method", "route", "status"], registry=r)
-        self.predictions = Counter("twinsim_predictions", "Predictions served, by the brain that answered and the one asked for.",
-                                   ["brain", "requested_brain"], registry=r)
-        self.fallbacks = Counter("twinsim_fallbacks", "Predictions answered by the embedded fallback instead of the brain asked for.",
-                                 ["requested_brain"], registry=r)
+        self.request_seconds = Histogram(
+            "twinsim_http_request_duration_seconds",
+            "HTTP request latency by route template.",
+            ["method", "route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.requests = Counter(
+            "twinsim_http_requests",
+            "HTTP responses by route template and status.",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.predictions = Counter(
+            "twinsim_predictions",
+            "Predictions served, by the brain that answered and the one asked for.",
+            ["brain", "requested_brain"],
+            registry=r,
+        )
+        self.fallbacks = Counter(
+            "twinsim_fallbacks",
+            "Predictions answered by the embedded fallback instead of the brain asked for.",
+            ["requested_brain"],
+            registry=r,
+        )
         self.llm_tokens = Counter("twinsim_llm_tokens", "LLM tokens spent by predictions.", ["kind"], registry=r)
         self.llm_calls = Counter("twinsim_llm_calls", "Paid LLM calls made by predictions.", registry=r)
-        self.llm_cost = Counter("twinsim_llm_cost_usd", "LLM cost of predictions in US dollars (litellm's price map).", registry=r)
-        self.rate_limited = Counter("twinsim_rate_limited_requests", "Requests refused with 429 by the per-key rate limit.", registry=r)
+        self.llm_cost = Counter(
+            "twinsim_llm_cost_usd", "LLM cost of predictions in US dollars (litellm's price map).", registry=r
+        )
+        self.rate_limited = Counter(
+            "twinsim_rate_limited_requests", "Requests refused with 429 by the per-key rate limit.", registry=r
+        )
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self.request_seconds.labels(method, route).observe(seconds)

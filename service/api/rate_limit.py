@@ -11,7 +11,7 @@ import hashlib
 import math
 import time
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from fastapi import HTTPException, Request, status
 
@@ -21,7 +21,9 @@ from service.api.security import presented_key
 class TokenBucketLimiter:
     """`rate` tokens per second refill a bucket of `burst` tokens; a request takes one token."""
 
-    def __init__(self, rate: float, burst: int, *, max_keys: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate: float, burst: int, *, max_keys: int = 10_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if rate <= 0 or burst < 1:
             raise ValueError("rate must be positive and burst at least 1")
         self.rate, self.burst, self._max_keys, self._clock = rate, burst, max_keys, clock

@@ -22,8 +22,11 @@ _NOT_FIELDS = [*RESERVED_ATTRS, "litellm_redacted"]
 
 
 def json_formatter() -> JsonFormatter:
-    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s", reserved_attrs=_NOT_FIELDS,
-                         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
+    return JsonFormatter(
+        "%(asctime)s %(levelname)s %(name)s %(message)s",
+        reserved_attrs=_NOT_FIELDS,
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+    )
 
 
 class StdoutHandler(logging.StreamHandler):

@@ -46,9 +46,15 @@ def install_request_middleware(app: FastAPI) -> None:
         _log.log(
             logging.ERROR if response.status_code >= 500 else logging.INFO,
             "request",
-            extra={"request_id": request_id, "method": request.method, "path": request.url.path, "route": route,
-                   "status": response.status_code, "latency_ms": round(elapsed * 1000, 3),
-                   "client": request.client.host if request.client else None},
+            extra={
+                "request_id": request_id,
+                "method": request.method,
+                "path": request.url.path,
+                "route": route,
+                "status": response.status_code,
+                "latency_ms": round(elapsed * 1000, 3),
+                "client": request.client.host if request.client else None,
+            },
             exc_info=error,
         )
         return response

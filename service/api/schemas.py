@@ -32,16 +32,25 @@ _EXAMPLE_PAGE = (
 class ScreenshotIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    base64: str | None = Field(None, min_length=1, max_length=70_000_000, description="The page as a PNG, JPEG or WebP image, base64 "
-                               "(or a data: URL); at most TWINSIM_MAX_SCREENSHOT_BYTES decoded (5 MB) and "
-                               "TWINSIM_MAX_SCREENSHOT_PIXELS pixels, read from its header; decoded in "
-                               "full only for a brain that looks at it.")
-    url: str | None = Field(None, max_length=2048, description="A screenshot this service took in one of your "
-                            "simulations: /simulations/{id}/screenshots/{persona}/step_NNN.png (a path, or on this "
-                            "service's address). No other URL is accepted, and nothing is fetched.")
+    base64: str | None = Field(
+        None,
+        min_length=1,
+        max_length=70_000_000,
+        description="The page as a PNG, JPEG or WebP image, base64 "
+        "(or a data: URL); at most TWINSIM_MAX_SCREENSHOT_BYTES decoded (5 MB) and "
+        "TWINSIM_MAX_SCREENSHOT_PIXELS pixels, read from its header; decoded in "
+        "full only for a brain that looks at it.",
+    )
+    url: str | None = Field(
+        None,
+        max_length=2048,
+        description="A screenshot this service took in one of your "
+        "simulations: /simulations/{id}/screenshots/{persona}/step_NNN.png (a path, or on this "
+        "service's address). No other URL is accepted, and nothing is fetched.",
+    )
 
     @model_validator(mode="after")
-    def _one_source(self) -> "ScreenshotIn":
+    def _one_source(self) -> ScreenshotIn:
         if (self.base64 is None) == (self.url is None):
             raise ValueError("send the screenshot once: base64 or url")
         return self
@@ -58,8 +67,10 @@ class PredictRequest(PredictionInput):
                     "persona_id": "7f0c8207-6a6f-49cd-9d7e-17987cfafcb9",
                     "page": {"simplified_html": _EXAMPLE_PAGE, "url": "https://www.amazon.com/s?k=usb+c+cable"},
                     "history": [
-                        {"action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-                         "rationale": "I need a longer cable for my desk."},
+                        {
+                            "action": {"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+                            "rationale": "I need a longer cable for my desk.",
+                        },
                         {"action": {"type": "click", "name": "nav_bar.search_button"}},
                     ],
                     "brain": "embedded",
@@ -69,13 +80,18 @@ class PredictRequest(PredictionInput):
     )
 
     persona_id: PersonaId
-    history: list[Step] = Field(default_factory=list, max_length=500, description="Steps 1..t-1, oldest first "
-                                "(at most 500 in one request).")
-    brain: KnownBrain | None = Field(None, description="The brain that decides; TWINSIM_DEFAULT_BRAIN (embedded) when unset.")
+    history: list[Step] = Field(
+        default_factory=list, max_length=500, description="Steps 1..t-1, oldest first (at most 500 in one request)."
+    )
+    brain: KnownBrain | None = Field(
+        None, description="The brain that decides; TWINSIM_DEFAULT_BRAIN (embedded) when unset."
+    )
     screenshot: ScreenshotIn | None = Field(  # type: ignore[assignment]  # the wire form (base64 or URL); to_input checks it into a Screenshot
-        None, description="The page as a picture, for the LLM brain with a model "
-                                            "that takes images (options.vision); the embedded brain ignores it, and "
-                                            "the response's details say so.")
+        None,
+        description="The page as a picture, for the LLM brain with a model "
+        "that takes images (options.vision); the embedded brain ignores it, and "
+        "the response's details say so.",
+    )
 
     def to_input(self, screenshot: Screenshot | None) -> PredictionInput:
         """The agent's input: this request's fields as they are, with its screenshot checked (`screenshot`)."""
@@ -84,18 +100,27 @@ class PredictRequest(PredictionInput):
 
 
 class MemoryIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": "I returned the 3ft cable: too short.", "kind": "event"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"text": "I returned the 3ft cable: too short.", "kind": "event"}]},
+    )
 
     text: str = Field(..., min_length=1, max_length=20_000)
     kind: Literal["event", "interview", "preference", "profile"] = "event"
 
 
 class SimulationRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}],
-        # twins to run: named personas, or all: true (the service refuses a simulation of nobody)
-        "anyOf": [{"required": ["personas"], "properties": {"personas": {"minItems": 1}}},
-                  {"required": ["all"], "properties": {"all": {"const": True}}}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"url": "http://127.0.0.1:8100/", "personas": ["sam-chen"], "max_steps": 10, "seed": 0}],
+            # twins to run: named personas, or all: true (the service refuses a simulation of nobody)
+            "anyOf": [
+                {"required": ["personas"], "properties": {"personas": {"minItems": 1}}},
+                {"required": ["all"], "properties": {"all": {"const": True}}},
+            ],
+        },
+    )
 
     url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
     personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
@@ -105,27 +130,54 @@ class SimulationRequest(BaseModel):
     model: str | None = None
     seed: int = Field(0, ge=0, le=2**32 - 1)
     screenshots: bool = False
-    vision: VisionPolicy | None = Field(None, description="brain=llm: show the model each step's screenshot 'auto' "
-                                        "(when litellm says it takes images), 'always' or 'never'; unset: "
-                                        "TWINSIM_LLM_VISION.")
-    grounding: GroundingStrategy | None = Field(None, description="brain=llm: names, textual_choices, set_of_marks "
-                                                "or both; unset: TWINSIM_LLM_GROUNDING.")
-    concurrency: int = Field(default_factory=default_concurrency, ge=1, le=16,
-                             description="Twins browsing at once; unset: one per core (at least 2).")
-    task: Task | None = Field(None, description="What every twin came to do: a goal in words, or {goal, success}; "
-                              "with success criteria, the results say who reached it and at which step.")
+    vision: VisionPolicy | None = Field(
+        None,
+        description="brain=llm: show the model each step's screenshot 'auto' "
+        "(when litellm says it takes images), 'always' or 'never'; unset: "
+        "TWINSIM_LLM_VISION.",
+    )
+    grounding: GroundingStrategy | None = Field(
+        None, description="brain=llm: names, textual_choices, set_of_marks or both; unset: TWINSIM_LLM_GROUNDING."
+    )
+    concurrency: int = Field(
+        default_factory=default_concurrency,
+        ge=1,
+        le=16,
+        description="Twins browsing at once; unset: one per core (at least 2).",
+    )
+    task: Task | None = Field(
+        None,
+        description="What every twin came to do: a goal in words, or {goal, success}; "
+        "with success criteria, the results say who reached it and at which step.",
+    )
     checkout_details: CheckoutDetails | None = Field(
-        default_factory=CheckoutDetails, description="Made-up TEST details twins that go on with their order enter "
-        "into a checkout form's required fields (the results list every field filled); null: twins stop at forms.")
+        default_factory=CheckoutDetails,
+        description="Made-up TEST details twins that go on with their order enter "
+        "into a checkout form's required fields (the results list every field filled); null: twins stop at forms.",
+    )
 
 
 _EXPERIMENT_EXAMPLE = {
     "name": "Deal banner instead of reviews",
     "variants": [
-        {"name": "A", "pages": [{"simplified_html": "<html>... the product page ...</html>",
-                                 "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}]},
-        {"name": "B", "pages": [{"simplified_html": "<html>... with the banner ...</html>",
-                                 "page_url": "https://www.amazon.com/dp/B0TWINSIM1"}]},
+        {
+            "name": "A",
+            "pages": [
+                {
+                    "simplified_html": "<html>... the product page ...</html>",
+                    "page_url": "https://www.amazon.com/dp/B0TWINSIM1",
+                }
+            ],
+        },
+        {
+            "name": "B",
+            "pages": [
+                {
+                    "simplified_html": "<html>... with the banner ...</html>",
+                    "page_url": "https://www.amazon.com/dp/B0TWINSIM1",
+                }
+            ],
+        },
     ],
     "population": {"filters": {"prime": True}, "sample": 30, "strata": ["conscientiousness"], "seed": 1},
     "samples_per_persona": 20,
@@ -137,8 +189,14 @@ _EXPERIMENT_EXAMPLE = {
 # POST /experiments takes the experiment spec itself, the one shape a YAML or JSON spec file holds too: the API
 # and `twinsim experiment run` accept the same specs and refuse the same ones for the same reasons. A model of
 # its own here would be a second definition of the spec to keep in step with agent/experiments/spec.py.
-ExperimentRequest = Annotated[ExperimentSpec, Body(openapi_examples={
-    "deal_banner": {"summary": "Reviews (A) against a deal banner instead (B)", "value": _EXPERIMENT_EXAMPLE}})]
+ExperimentRequest = Annotated[
+    ExperimentSpec,
+    Body(
+        openapi_examples={
+            "deal_banner": {"summary": "Reviews (A) against a deal banner instead (B)", "value": _EXPERIMENT_EXAMPLE}
+        }
+    ),
+]
 
 
 class SampleRef(BaseModel):
@@ -146,8 +204,9 @@ class SampleRef(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    variant: str | None = Field(None, max_length=200, description="The variant (none: the one whose decision is "
-                                "closest to the question).")
+    variant: str | None = Field(
+        None, max_length=200, description="The variant (none: the one whose decision is closest to the question)."
+    )
     instance: int | None = Field(None, ge=0, description="The twin instance, 0..k-1 (none: any).")
     step: int | None = Field(None, ge=1, description="1-based step of that run (none: its last decision).")
 
@@ -157,25 +216,52 @@ def _given(key: str, kind: str) -> dict:
 
 
 class InterviewRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"question": "Why did you leave on variant B?", "run": "3f2a9c0d1e2b4a5f", "sample": {"variant": "B", "instance": 0}},
-        {"question": "What matters to you when you buy a cable?"}],
-        # as the validator below checks: sample or decision, never both, and either one only with a run
-        "allOf": [{"not": {"allOf": [_given("sample", "object"), _given("decision", "string")]}},
-                  {"if": _given("sample", "object"), "then": _given("run", "string")},
-                  {"if": _given("decision", "string"), "then": _given("run", "string")}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "question": "Why did you leave on variant B?",
+                    "run": "3f2a9c0d1e2b4a5f",
+                    "sample": {"variant": "B", "instance": 0},
+                },
+                {"question": "What matters to you when you buy a cable?"},
+            ],
+            # as the validator below checks: sample or decision, never both, and either one only with a run
+            "allOf": [
+                {"not": {"allOf": [_given("sample", "object"), _given("decision", "string")]}},
+                {"if": _given("sample", "object"), "then": _given("run", "string")},
+                {"if": _given("decision", "string"), "then": _given("run", "string")},
+            ],
+        },
+    )
 
-    question: str = Field(..., min_length=1, max_length=MAX_QUESTION_CHARS, description="Not blank.",
-                          json_schema_extra={"pattern": r"\S"})  # checked below, with a plainer message
-    run: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$",
-                            description="An experiment id (POST /experiments) or a simulation id (POST /simulations) "
-                            "whose decisions the question is about.")
+    question: str = Field(
+        ..., min_length=1, max_length=MAX_QUESTION_CHARS, description="Not blank.", json_schema_extra={"pattern": r"\S"}
+    )  # checked below, with a plainer message
+    run: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9_.\-]+$",
+        description="An experiment id (POST /experiments) or a simulation id (POST /simulations) "
+        "whose decisions the question is about.",
+    )
     sample: SampleRef | None = Field(None, description="Which twin run of `run`, and which step.")
-    decision: str | None = Field(None, min_length=1, max_length=600, description="A decision_id of the run's decision "
-                                 "export (instead of `sample`).")
-    brain: Literal["embedded", "llm"] = Field("embedded", description="embedded: an answer assembled from the "
-                                              "decision's drivers and the person's own words; llm: written by the model.")
-    model: str | None = Field(None, max_length=200, description="litellm model for brain=llm (default TWINSIM_LLM_MODEL).")
+    decision: str | None = Field(
+        None,
+        min_length=1,
+        max_length=600,
+        description="A decision_id of the run's decision export (instead of `sample`).",
+    )
+    brain: Literal["embedded", "llm"] = Field(
+        "embedded",
+        description="embedded: an answer assembled from the "
+        "decision's drivers and the person's own words; llm: written by the model.",
+    )
+    model: str | None = Field(
+        None, max_length=200, description="litellm model for brain=llm (default TWINSIM_LLM_MODEL)."
+    )
 
     @model_validator(mode="after")
     def _reference_needs_a_run(self) -> InterviewRequest:
@@ -229,10 +315,17 @@ def error(description: str) -> dict:
 SECURED_ERRORS: dict[int | str, dict] = {
     400: error("The body is not valid JSON."),
     401: error("Missing or wrong API key (X-API-Key or Authorization: Bearer)."),
-    413: error("The body, or a page in it, is over TWINSIM_MAX_PAGE_BYTES, TWINSIM_MAX_PAGE_DEPTH or TWINSIM_MAX_PAGE_ELEMENTS."),
+    413: error(
+        "The body, or a page in it, is over TWINSIM_MAX_PAGE_BYTES, TWINSIM_MAX_PAGE_DEPTH or "
+        "TWINSIM_MAX_PAGE_ELEMENTS."
+    ),
     422: error("Invalid input; the detail says which field and why."),
-    429: {**error("Over this key's rate limit."), "headers": {"Retry-After": {"description": "Seconds to wait.",
-                                                                              "schema": {"type": "integer"}}}},
+    429: {
+        **error("Over this key's rate limit."),
+        "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
+    },
 }
 NOT_FOUND: dict[int | str, dict] = {404: error("No such persona, experiment or simulation for this key's tenant.")}
-CONFLICT: dict[int | str, dict] = {409: error("The experiment is not in a state that allows this (no results yet, already running, done).")}
+CONFLICT: dict[int | str, dict] = {
+    409: error("The experiment is not in a state that allows this (no results yet, already running, done).")
+}

@@ -37,5 +37,7 @@ async def require_api_key(request: Request) -> None:
             if hmac.compare_digest(candidate, key):  # no early exit: every key is compared
                 tenant = owner
     if tenant is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong API key (X-API-Key or Authorization: Bearer)")
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "missing or wrong API key (X-API-Key or Authorization: Bearer)"
+        )
     set_current_tenant(tenant)

@@ -47,6 +47,8 @@ async def reject_lone_surrogates(request: Request) -> None:
         return  # not JSON: FastAPI's own 4xx says so
     where = first_lone_surrogate(body)
     if where is not None:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
-                            f"body.{'.'.join(where)}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), "
-                            "which is not valid Unicode text")
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"body.{'.'.join(where)}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), "
+            "which is not valid Unicode text",
+        )

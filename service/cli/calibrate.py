@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -16,12 +16,17 @@ console = Console(soft_wrap=True)
 
 
 def calibrate(
-    timelines: Optional[Path] = typer.Option(None, help="OPeRA timelines.jsonl (default: the shared data)."),
-    personas: Optional[Path] = typer.Option(None, help="personas.jsonl (default: the shared data)."),
-    actions: Optional[Path] = typer.Option(None, help="The full OPeRA action table (parquet/csv/jsonl), when you have it."),
-    users: Optional[Path] = typer.Option(None, help="The OPeRA user table matching --actions."),
-    out: Path = typer.Option(..., help="Where to write the parameters (the shipped file is agent/behaviour/params.json)."),
-    seed: int = typer.Option(0),
+    *,
+    timelines: Annotated[Path | None, typer.Option(help="OPeRA timelines.jsonl (default: the shared data).")] = None,
+    personas: Annotated[Path | None, typer.Option(help="personas.jsonl (default: the shared data).")] = None,
+    actions: Annotated[
+        Path | None, typer.Option(help="The full OPeRA action table (parquet/csv/jsonl), when you have it.")
+    ] = None,
+    users: Annotated[Path | None, typer.Option(help="The OPeRA user table matching --actions.")] = None,
+    out: Annotated[
+        Path, typer.Option(help="Where to write the parameters (the shipped file is agent/behaviour/params.json).")
+    ],
+    seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
     """Fit the embedded brain's behaviour model on recorded sessions."""
     from agent.calibration.blas_kernel import pin_calibration_kernel

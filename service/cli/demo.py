@@ -38,8 +38,10 @@ def run_demo(console: Console) -> None:
     from service.settings import Settings
 
     settings = Settings()
-    console.print("[bold]twinsim demo[/bold]: embedded brain, no API key, no network. "
-                  "Personas: OPeRA (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0).")
+    console.print(
+        "[bold]twinsim demo[/bold]: embedded brain, no API key, no network. "
+        "Personas: OPeRA (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0)."
+    )
     services = build_services(settings)
     people = demo_people()
     for persona in people:
@@ -51,18 +53,24 @@ def run_demo(console: Console) -> None:
     use_case = PredictionServices(graph=services.graph, personas=services.store)
     observation = use_case.read(page).observation
     history = [
-        Step(action={"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
-             rationale="I need a longer charging cable for my desk."),
+        Step(
+            action={"type": "input", "name": "nav_bar.search_input", "text": "usb c cable"},
+            rationale="I need a longer charging cable for my desk.",
+        ),
         Step(action={"type": "click", "name": "nav_bar.search_button"}),
     ]
-    console.print(f"\npage: search results for 'usb c cable' ({len(observation.candidates)} elements); "
-                  "history: typed the query, clicked search\n")
+    console.print(
+        f"\npage: search results for 'usb c cable' ({len(observation.candidates)} elements); "
+        "history: typed the query, clicked search\n"
+    )
     for persona in people:
         given = PredictionInput(persona_id=persona.id, page=page, history=history)
         prediction = asyncio.run(predict(given, use_case))
         console.print(f"[bold]twin {persona.id[:8]}[/bold] ({prediction.brain} brain, {prediction.latency_ms:.0f} ms)")
         console.print(f"  [cyan]rationale:[/cyan] {prediction.rationale}")
-        console.print(f"  [green]action:[/green] {prediction.action.model_dump_json()} (click type {prediction.click_type})")
+        console.print(
+            f"  [green]action:[/green] {prediction.action.model_dump_json()} (click type {prediction.click_type})"
+        )
         for memory in prediction.memories[:2]:
             console.print(f"  [dim]recalled ({memory.kind}, {memory.score:.2f}): {memory.text[:110]}[/dim]")
     run_demo_experiment(console, services, [persona.id for persona in people])

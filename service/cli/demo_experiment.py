@@ -31,8 +31,10 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
     spec = ExperimentSpec.model_validate(data)
     context = experiment_context(services)
     checked = check_experiment(context, spec, base_dir=EXAMPLE_SPEC.parent, allow_paths=True)
-    console.print(f"\n[bold]A/B experiment[/bold] ({EXAMPLE_SPEC.relative_to(EXAMPLE_SPEC.parents[2])}): "
-                  f"{spec.description.strip() if spec.description else spec.name}")
+    console.print(
+        f"\n[bold]A/B experiment[/bold] ({EXAMPLE_SPEC.relative_to(EXAMPLE_SPEC.parents[2])}): "
+        f"{spec.description.strip() if spec.description else spec.name}"
+    )
     console.print(f"{len(checked.prepared.personas)} twins x {DEMO_INSTANCES} seeded instances x 2 variants")
     out = services.settings.data_dir / "demo_experiment"
     out.mkdir(parents=True, exist_ok=True)
@@ -41,20 +43,28 @@ def run_demo_experiment(console: Console, services: Services, persona_ids: list[
     analysis = results["analysis"]
     for name, variant in analysis["variants"].items():
         rates = variant["rates"]
-        console.print(f"  variant {name}: bought {100 * rates['purchase']['rate']:.0f}%, left "
-                      f"{100 * rates['leave']['rate']:.0f}%, clicked the banner "
-                      f"{100 * rates['target:deal_banner']['rate']:.0f}%  (n={variant['n']})")
+        console.print(
+            f"  variant {name}: bought {100 * rates['purchase']['rate']:.0f}%, left "
+            f"{100 * rates['leave']['rate']:.0f}%, clicked the banner "
+            f"{100 * rates['target:deal_banner']['rate']:.0f}%  (n={variant['n']})"
+        )
     for comparison in analysis["comparisons"]:
         for outcome, r in comparison["outcomes"].items():
             verdict = "[green]significant[/green]" if r["significant"] else "not significant"
-            console.print(f"  {outcome}: {100 * r['difference']:+.0f} points B vs A, {r['test']}, "
-                          f"adjusted p={r['p_adjusted']:.3g} ({verdict})")
+            console.print(
+                f"  {outcome}: {100 * r['difference']:+.0f} points B vs A, {r['test']}, "
+                f"adjusted p={r['p_adjusted']:.3g} ({verdict})"
+            )
     for name, by_outcome in (results.get("themes", {}).get("variants") or {}).items():
         themes = (by_outcome.get("left") or {}).get("themes") or []
         if name != "A" and themes:
-            console.print(f"  why twins left in {name} ({themes[0]['share']:.0%} of leavers): {themes[0]['representatives'][0]}")
+            console.print(
+                f"  why twins left in {name} ({themes[0]['share']:.0%} of leavers): {themes[0]['representatives'][0]}"
+            )
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out / "report.html").write_text(render_report(results))
-    console.print(f"  report: {out / 'report.html'} ({time.perf_counter() - started:.1f} s). "
-                  "Your own: `twinsim experiment run SPEC --out DIR` (docs/experiments.md)")
+    console.print(
+        f"  report: {out / 'report.html'} ({time.perf_counter() - started:.1f} s). "
+        "Your own: `twinsim experiment run SPEC --out DIR` (docs/experiments.md)"
+    )
     return results

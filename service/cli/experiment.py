@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -54,11 +55,17 @@ class _Checkpoint:
 
 @experiment_app.command("run")
 def run(
-    spec_path: Path = typer.Argument(..., metavar="SPEC", help="Experiment spec, YAML or JSON (see docs/experiments.md)."),
-    out: Path = typer.Option(..., "--out", help="Directory for results.json, report.html and samples.jsonl."),
-    personas: list[Path] = typer.Option([], "--personas", help="Import these persona files first (any format "
-                                        "`twinsim personas import` reads)."),
-    fresh: bool = typer.Option(False, "--fresh", help="Ignore samples of an earlier run in --out."),
+    spec_path: Annotated[
+        Path, typer.Argument(metavar="SPEC", help="Experiment spec, YAML or JSON (see docs/experiments.md).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Directory for results.json, report.html and samples.jsonl.")],
+    personas: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--personas", help="Import these persona files first (any format `twinsim personas import` reads)."
+        ),
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore samples of an earlier run in --out.")] = False,
 ) -> None:
     """Run an A/B experiment: every persona x instance x variant; statistics, themes and an HTML report."""
     from rich.progress import (
@@ -85,7 +92,7 @@ def run(
         spec = load_spec(spec_path)
     except SpecError as error:
         fail(str(error))
-    for path in personas:
+    for path in personas or ():
         if not path.exists():
             fail(f"{path}: no such file")
     try:
@@ -114,13 +121,17 @@ def run(
     for note in prepared.notes:
         err.print(f"[yellow]notice:[/yellow] {note}")
     units = prepared.units()
-    console.print(f"[bold]{spec.name}[/bold]: {len(prepared.personas)} personas x {spec.samples_per_persona} "
-                  f"instance(s) x {len(spec.variants)} variants = {len(units)} twin runs ({spec.brain} brain)")
+    console.print(
+        f"[bold]{spec.name}[/bold]: {len(prepared.personas)} personas x {spec.samples_per_persona} "
+        f"instance(s) x {len(spec.variants)} variants = {len(units)} twin runs ({spec.brain} brain)"
+    )
     if checked.estimate:
         e = checked.estimate
-        console.print(f"estimate: {e['calls']} calls, {e['prompt_tokens']:,} prompt tokens, "
-                      + (f"${e['usd']:.4f}" if e["price_known"] else "price unknown for this model")
-                      + (f" (budget ${spec.budget_usd:g})" if spec.budget_usd is not None else ""))
+        console.print(
+            f"estimate: {e['calls']} calls, {e['prompt_tokens']:,} prompt tokens, "
+            + (f"${e['usd']:.4f}" if e["price_known"] else "price unknown for this model")
+            + (f" (budget ${spec.budget_usd:g})" if spec.budget_usd is not None else "")
+        )
     checkpoint = _Checkpoint(out, spec.model_dump_json(), fresh)
     try:
         export = ExperimentExport(out, prepared, run_id=out.resolve().name, fresh=checkpoint.started_afresh)
@@ -129,14 +140,23 @@ def run(
     done = checkpoint.load()
     if done:
         console.print(f"resuming: {len(done)} sample(s) already in {checkpoint.path}")
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     try:
         with Progress(*columns, console=console, transient=False) as bar:
             task = bar.add_task("twins", total=len(units), completed=0)
             results = ExperimentExecutor(context).run(
-                checked, done=done, on_samples=checkpoint.append, export=export,
-                on_progress=lambda p: bar.update(task, completed=p.done, total=p.total))
+                checked,
+                done=done,
+                on_samples=checkpoint.append,
+                export=export,
+                on_progress=lambda p: bar.update(task, completed=p.done, total=p.total),
+            )
     except BudgetExceeded as error:
         fail(f"{error}; the finished samples are kept in {checkpoint.path}", code=3)
     except (RunInterrupted, KeyboardInterrupt):
@@ -148,10 +168,14 @@ def run(
     _print_summary(results)
     exported = results["decisions"]
     if exported["samples_without_rows"]:
-        err.print(f"[yellow]notice:[/yellow] {exported['samples_without_rows']} resumed sample(s) come from a run made "
-                  "before decisions were exported and have no rows in the export; --fresh runs them again")
-    console.print(f"results: {out / 'results.json'}  report: {out / 'report.html'}  "
-                  f"decisions: {out / 'decisions.parquet'} ({exported['rows']} rows, pages in {out / 'pages'})")
+        err.print(
+            f"[yellow]notice:[/yellow] {exported['samples_without_rows']} resumed sample(s) come from a run made "
+            "before decisions were exported and have no rows in the export; --fresh runs them again"
+        )
+    console.print(
+        f"results: {out / 'results.json'}  report: {out / 'report.html'}  "
+        f"decisions: {out / 'decisions.parquet'} ({exported['rows']} rows, pages in {out / 'pages'})"
+    )
 
 
 def _print_summary(results: dict) -> None:
@@ -160,24 +184,32 @@ def _print_summary(results: dict) -> None:
     if cost.get("provider_check"):
         err.print(f"[yellow]warning:[/yellow] the provider failed its probe call: {cost['provider_check']}")
     if cost.get("fallbacks"):
-        err.print(f"[yellow]warning:[/yellow] {cost['fallbacks']} of {cost.get('predictions')} decisions fell back to "
-                  f"the embedded brain (requested: {cost.get('brain')})")
+        err.print(
+            f"[yellow]warning:[/yellow] {cost['fallbacks']} of {cost.get('predictions')} decisions fell back to "
+            f"the embedded brain (requested: {cost.get('brain')})"
+        )
     seen = results.get("visibility") or {}
     if seen.get("distinguishable") is False:
         err.print(f"[yellow]notice:[/yellow] {seen['note']}.")
     for name, variant in (analysis.get("variants") or {}).items():
         rates = variant.get("rates") or {}
-        shown = ", ".join(f"{outcome} {100 * r['rate']:.1f}%" for outcome, r in rates.items() if r.get("rate") is not None)
+        shown = ", ".join(
+            f"{outcome} {100 * r['rate']:.1f}%" for outcome, r in rates.items() if r.get("rate") is not None
+        )
         console.print(f"  {name}: n={variant.get('n')}  {shown}")
     for comparison in analysis.get("comparisons") or []:
         for outcome, r in (comparison.get("outcomes") or {}).items():
             if r.get("significant"):
-                console.print(f"  [green]significant[/green]: {outcome} {comparison.get('variant')} vs "
-                              f"{comparison.get('control')} ({r.get('test')}, adjusted p={r.get('p_adjusted'):.3g})")
+                console.print(
+                    f"  [green]significant[/green]: {outcome} {comparison.get('variant')} vs "
+                    f"{comparison.get('control')} ({r.get('test')}, adjusted p={r.get('p_adjusted'):.3g})"
+                )
 
 
 @experiment_app.command("list")
-def list_experiments(limit: int = typer.Option(100, "--limit", min=1, help="At most this many, newest first.")) -> None:
+def list_experiments(
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many, newest first.")] = 100,
+) -> None:
     """List the experiments submitted to the API on this data dir (runs of `experiment run` live in their --out)."""
     from service.jobs.experiment_store import ExperimentStore
     from service.settings import Settings

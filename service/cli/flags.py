@@ -3,8 +3,6 @@ the same way everywhere so a wrong value gets the same sentence whichever comman
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from pydantic import ValidationError
 
@@ -27,27 +25,34 @@ BRAIN_HELP = f"The brain that decides: {', '.join(BRAIN_NAMES)}."
 
 def _one_of(choices: tuple[str, ...], flag: str):
     """A callback accepting one of `choices`, written with - or _ (opera-protocol = opera_protocol)."""
-    def check(value: Optional[str]) -> Optional[str]:
+
+    def check(value: str | None) -> str | None:
         if value is None:
             return None
         folded = value.strip().lower().replace("-", "_")
         if folded not in choices:
-            raise typer.BadParameter(f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}")
+            raise typer.BadParameter(
+                f"{flag} {value!r}: choose one of {', '.join(c.replace('_', '-') for c in choices)}"
+            )
         return folded
+
     return check
 
 
 vision_flag = _one_of(VISION_POLICIES, "--vision")
 grounding_flag = _one_of(GROUNDING_STRATEGIES, "--grounding")
 prompt_style_flag = _one_of(PROMPT_STYLES, "--prompt-style")
-VISION_HELP = ("--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
-               "always, never (default: TWINSIM_LLM_VISION, auto).")
-GROUNDING_HELP = ("--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
-                  "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names).")
+VISION_HELP = (
+    "--brain llm: show the model the page's screenshot: auto (when litellm says the model takes images), "
+    "always, never (default: TWINSIM_LLM_VISION, auto)."
+)
+GROUNDING_HELP = (
+    "--brain llm: how the model names the element: names, textual-choices, set-of-marks, both (SeeAct, "
+    "arXiv 2401.01614; default: TWINSIM_LLM_GROUNDING, names)."
+)
 
 
-def task_from_flags(goal: Optional[str], url: Optional[str] = None, element: Optional[str] = None,
-                    text: Optional[str] = None):
+def task_from_flags(goal: str | None, url: str | None = None, element: str | None = None, text: str | None = None):
     """--task and its success criteria as one Task, refused with the schema's own reason (agent/tasks.py)."""
     from agent.tasks import Task
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import cast
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -29,18 +29,30 @@ def _run_dir(run: str, data_dir: Path) -> Path:
 
 
 def interview_command(
-    persona: str = typer.Argument(..., help="Persona id."),
-    question: str = typer.Argument(..., help="The question, in words."),
-    run: str | None = typer.Option(None, "--run", help="A run directory (experiment run --out, simulate --out), "
-                                      "or an API experiment id; the question is about one of its decisions."),
-    variant: str | None = typer.Option(None, "--variant", help="The variant of the twin run asked about."),
-    instance: int | None = typer.Option(None, "--instance", min=0, help="Its twin instance (0..k-1)."),
-    step: int | None = typer.Option(None, "--step", min=1, help="Its step (default: the run's last decision)."),
-    decision: str | None = typer.Option(None, "--decision", help="A decision_id of the run's export instead."),
-    brain: str = typer.Option("embedded", "--brain", help="embedded (assembled from the decision's drivers and "
-                              "the person's words) or llm."),
-    model: str | None = typer.Option(None, "--model", help="litellm model for --brain llm."),
-    as_json: bool = typer.Option(False, "--json", help="Print the whole answer as JSON."),
+    persona: Annotated[str, typer.Argument(help="Persona id.")],
+    question: Annotated[str, typer.Argument(help="The question, in words.")],
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="A run directory (experiment run --out, simulate --out), "
+            "or an API experiment id; the question is about one of its decisions.",
+        ),
+    ] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="The variant of the twin run asked about.")] = None,
+    instance: Annotated[int | None, typer.Option("--instance", min=0, help="Its twin instance (0..k-1).")] = None,
+    step: Annotated[
+        int | None, typer.Option("--step", min=1, help="Its step (default: the run's last decision).")
+    ] = None,
+    decision: Annotated[
+        str | None, typer.Option("--decision", help="A decision_id of the run's export instead.")
+    ] = None,
+    brain: Annotated[
+        str,
+        typer.Option("--brain", help="embedded (assembled from the decision's drivers and the person's words) or llm."),
+    ] = "embedded",
+    model: Annotated[str | None, typer.Option("--model", help="litellm model for --brain llm.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole answer as JSON.")] = False,
 ) -> None:
     """Interview a twin: why it did what it did in a run, or anything about the person, in their words."""
     from agent.exports.decision_lookup import DecisionNotFound
@@ -70,18 +82,37 @@ def interview_command(
     asked, page_html = None, None
     if directory is not None:
         try:
-            asked, page_html = decision_in_run(directory, persona, question, services.store.embedder.embed,
-                                               decision_id=decision, variant=variant, instance=instance, step=step)
+            asked, page_html = decision_in_run(
+                directory,
+                persona,
+                question,
+                services.store.embedder.embed,
+                decision_id=decision,
+                variant=variant,
+                instance=instance,
+                step=step,
+            )
         except ExportMissing:
-            fail(f"{directory} has no decision export (decisions.jsonl): the run was made before decisions were "
-                  "exported, or has not finished a twin")
+            fail(
+                f"{directory} has no decision export (decisions.jsonl): the run was made before decisions were "
+                "exported, or has not finished a twin"
+            )
         except (DecisionNotFound, ExportFormatError) as error:
             fail(f"{directory}: {error}")
     memories = services.store.recall(persona, question, RECALL_K)
-    answer = asyncio.run(interview(question, person, memories, decision=asked, page_html=page_html,
-                                   brain=cast(InterviewBrain, brain),  # checked against the two above
-                                   llm=services.llm, model=model or settings.llm_model,
-                                   embed=services.store.embedder.embed))
+    answer = asyncio.run(
+        interview(
+            question,
+            person,
+            memories,
+            decision=asked,
+            page_html=page_html,
+            brain=cast(InterviewBrain, brain),  # checked against the two above
+            llm=services.llm,
+            model=model or settings.llm_model,
+            embed=services.store.embedder.embed,
+        )
+    )
     if as_json:
         print(answer.model_dump_json(indent=2))
         return
@@ -91,8 +122,10 @@ def interview_command(
 def _print(answer) -> None:
     if answer.decision is not None:
         d = answer.decision
-        console.print(f"[bold]{escape(answer.persona_id)}[/bold] on {escape(d.where())}: "
-                      f"{escape(str(d.action))} ({d.decision_id})")
+        console.print(
+            f"[bold]{escape(answer.persona_id)}[/bold] on {escape(d.where())}: "
+            f"{escape(str(d.action))} ({d.decision_id})"
+        )
     if answer.fallback_used:
         err.print(f"[yellow]fallback:[/yellow] {escape(answer.fallback_reason or '')}")
     console.print(f"[cyan]answer ({answer.brain}):[/cyan] {escape(answer.answer)}")

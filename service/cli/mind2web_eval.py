@@ -21,9 +21,21 @@ from service.container import build_brains, build_llm_client
 from service.settings import Settings
 
 
-def run_mind2web_command(*, path: Path, split: str | None, brain: str, model: str | None, tasks: int | None,
-                         concurrency: int, out: Path | None, html: Path | None, console: Console,
-                         grounding: str | None = None, vision: str | None = None, screenshots: bool = False) -> dict:
+def run_mind2web_command(
+    *,
+    path: Path,
+    split: str | None,
+    brain: str,
+    model: str | None,
+    tasks: int | None,
+    concurrency: int,
+    out: Path | None,
+    html: Path | None,
+    console: Console,
+    grounding: str | None = None,
+    vision: str | None = None,
+    screenshots: bool = False,
+) -> dict:
     """Raises ValueError (Mind2WebFormatError among them) with a message for the user."""
     files = dataset_files(path, split)  # a bad path or split fails before any model loads
     settings = Settings()
@@ -33,25 +45,44 @@ def run_mind2web_command(*, path: Path, split: str | None, brain: str, model: st
     graph = TwinGraph(build_brains(settings, llm), memory=None)  # no persona: nothing to recall
     model = model or (settings.llm_model if brain == BrainName.LLM else None)
     splits = sorted({s for _, s in files})
-    console.print(f"Multimodal-Mind2Web: {len(files)} file(s), split(s) {', '.join(splits)}; {brain} brain"
-                  + (f" ({model})" if model else "") + (f"; at most {tasks} task(s)" if tasks else ""))
+    console.print(
+        f"Multimodal-Mind2Web: {len(files)} file(s), split(s) {', '.join(splits)}; {brain} brain"
+        + (f" ({model})" if model else "")
+        + (f"; at most {tasks} task(s)" if tasks else "")
+    )
     log = out.with_suffix(".steps.jsonl") if out is not None else None
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("")
     with tqdm(unit="step", disable=None) as bar:
+
         def finished(record: dict) -> None:
             bar.update()
             if log is not None:
                 with log.open("a") as handle:
                     handle.write(json.dumps(record) + "\n")
 
-        report = asyncio.run(evaluate_mind2web(iter_steps(files, screenshots), graph, brain=brain, model=model,
-                                               concurrency=concurrency, tasks=tasks, limits=settings.page_limits,
-                                               on_step=finished,
-                                               options=PredictOptions(grounding=grounding, vision=vision)))
-    report["run"].update({"path": str(path), "files": [str(f) for f, _ in files], "steps_log": str(log) if log else None,
-                          "llm_totals": llm.totals.as_dict() if brain == BrainName.LLM else None})
+        report = asyncio.run(
+            evaluate_mind2web(
+                iter_steps(files, screenshots),
+                graph,
+                brain=brain,
+                model=model,
+                concurrency=concurrency,
+                tasks=tasks,
+                limits=settings.page_limits,
+                on_step=finished,
+                options=PredictOptions(grounding=grounding, vision=vision),
+            )
+        )
+    report["run"].update(
+        {
+            "path": str(path),
+            "files": [str(f) for f, _ in files],
+            "steps_log": str(log) if log else None,
+            "llm_totals": llm.totals.as_dict() if brain == BrainName.LLM else None,
+        }
+    )
     if not report["splits"]:
         raise ValueError(f"{path}: no rows to evaluate")
     if out is not None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -11,7 +12,6 @@ from rich.console import Console
 
 from service.cli.failure import fail
 from service.settings import Settings
-from typing import Any
 
 personas_app = typer.Typer(help="Import and inspect personas.", no_args_is_help=True)
 console = Console(soft_wrap=True)
@@ -20,10 +20,15 @@ err = Console(stderr=True, soft_wrap=True)
 
 @personas_app.command("import")
 def import_personas(
-    files: list[Path] = typer.Argument(..., help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML."),
-    replace: bool = typer.Option(False, "--replace", help="Replace a stored persona whole instead of merging."),
+    files: Annotated[
+        list[Path], typer.Argument(help="OPeRA user table (csv/jsonl/parquet), personas.jsonl, or native JSON/YAML.")
+    ],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Replace a stored persona whole instead of merging.")
+    ] = False,
 ) -> None:
-    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced with --replace."""
+    """Import personas; a stored id is merged (the richer record's values kept, missing ones added), or replaced \
+with --replace."""
     from personas.sources import PersonaSourceError, load_personas
     from service.cli.persona_import import combine_loaded, import_personas
     from service.tenant_store import open_tenant_store, store_description
@@ -59,9 +64,18 @@ def _progress():
         TimeRemainingColumn,
     )
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
-                    redirect_stdout=console.is_terminal, redirect_stderr=False)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+        redirect_stdout=console.is_terminal,
+        redirect_stderr=False,
+    )
 
 
 @personas_app.command("list")

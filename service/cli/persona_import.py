@@ -59,24 +59,46 @@ def _plan(store: TenantScopedStore, persona: Persona, origin: str, *, replace: b
         return _Write(persona, False, lambda count: ImportOutcome(persona.id, "imported", count, f"from {origin}"))
     stored = store.get_persona(persona.id)
     if replace:
-        return _Write(persona, False, lambda count: ImportOutcome(
-            persona.id, "replaced", count, f"the stored record ({richness(stored)} derived memories) replaced whole by {origin}"))
+        return _Write(
+            persona,
+            False,
+            lambda count: ImportOutcome(
+                persona.id,
+                "replaced",
+                count,
+                f"the stored record ({richness(stored)} derived memories) replaced whole by {origin}",
+            ),
+        )
     merged = merge_personas(stored, persona)
     if merged.persona == stored:
-        return ImportOutcome(persona.id, "unchanged", len(store.list_memories(persona.id, limit=100_000)),
-                             f"the stored record already holds everything in {origin}")
+        return ImportOutcome(
+            persona.id,
+            "unchanged",
+            len(store.list_memories(persona.id, limit=100_000)),
+            f"the stored record already holds everything in {origin}",
+        )
     if merged.kept == "stored":
-        why = (f"kept the stored {stored.source} record (richer: {richness(stored)} derived memories against "
-               f"{richness(persona)} from {origin})")
+        why = (
+            f"kept the stored {stored.source} record (richer: {richness(stored)} derived memories against "
+            f"{richness(persona)} from {origin})"
+        )
     else:
         why = f"took {origin} ({richness(persona)} derived memories against {richness(stored)} stored)"
     added = f"; added from the other: {', '.join(merged.added)}" if merged.added else ""
-    return _Write(merged.persona, True, lambda count: ImportOutcome(
-        persona.id, "merged", count, f"{why}{added}; use --replace to replace whole"))
+    return _Write(
+        merged.persona,
+        True,
+        lambda count: ImportOutcome(persona.id, "merged", count, f"{why}{added}; use --replace to replace whole"),
+    )
 
 
-def import_personas(store: TenantScopedStore, records: Iterable[tuple[str, Persona]], *, replace: bool,
-                    batch_memories: int = BATCH_MEMORIES) -> Iterator[ImportOutcome]:
+def import_personas(
+    store: TenantScopedStore,
+    records: Iterable[tuple[str, Persona]],
+    *,
+    replace: bool,
+    batch_memories: int = BATCH_MEMORIES,
+) -> Iterator[ImportOutcome]:
     """Write (origin, persona) records, one outcome each, in their order, yielded as soon as its batch commits."""
     queue: list[ImportOutcome | _Write] = []
     batch: list[_Write] = []
@@ -86,7 +108,7 @@ def import_personas(store: TenantScopedStore, records: Iterable[tuple[str, Perso
         nonlocal memories
         if batch:
             counts = store.put_personas([(write.persona, write.keep_events) for write in batch])
-            for write, count in zip(batch, counts):
+            for write, count in zip(batch, counts, strict=True):
                 write.done = write.outcome(count)
             batch.clear()
             memories = 0

@@ -22,11 +22,19 @@ err = Console(stderr=True, soft_wrap=True)
 
 @report_app.command("compare")
 def compare(
-    run_a: Annotated[Path, typer.Argument(metavar="RUN_A", help="A run's directory: the --out of `twinsim experiment "
-                                          "run` (results.json) or of `twinsim simulate` (report.json).")],
+    run_a: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RUN_A",
+            help="A run's directory: the --out of `twinsim experiment "
+            "run` (results.json) or of `twinsim simulate` (report.json).",
+        ),
+    ],
     run_b: Annotated[Path, typer.Argument(metavar="RUN_B", help="The run to set against RUN_A, of the same kind.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write comparison.json and comparison.html here "
-                                             "(default: the JSON on stdout).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write comparison.json and comparison.html here (default: the JSON on stdout)."),
+    ] = None,
 ) -> None:
     """Compare two runs: what differs in their setup, and each outcome in A and B with the difference and a test."""
     from agent.comparison.run_comparison import ComparisonError, compare_runs
@@ -35,8 +43,9 @@ def compare(
 
     try:
         first, second = read_run(run_a), read_run(run_b)
-        comparison = compare_runs(first.document, second.document, labels=(str(run_a), str(run_b)),
-                                  samples=(first.samples, second.samples))
+        comparison = compare_runs(
+            first.document, second.document, labels=(str(run_a), str(run_b)), samples=(first.samples, second.samples)
+        )
     except (RunUnreadable, ComparisonError) as error:
         fail(str(error))
     for note in comparison["comparability"]["notes"]:
@@ -56,17 +65,29 @@ def compare(
 
 def _print_summary(comparison: dict) -> None:
     differences = comparison["config"]["differences"]
-    console.print(f"{comparison['kind']}s compared; setup differs in: "
-                  f"{', '.join(d['setting'] for d in differences) or 'nothing'}", highlight=False)
-    groups = ([(None, comparison["pairing"], comparison["metrics"])] if comparison["kind"] == "simulation" else
-              [(v["variant"], v["pairing"], v["metrics"]) for v in comparison["variants"]])
+    console.print(
+        f"{comparison['kind']}s compared; setup differs in: "
+        f"{', '.join(d['setting'] for d in differences) or 'nothing'}",
+        highlight=False,
+    )
+    groups = (
+        [(None, comparison["pairing"], comparison["metrics"])]
+        if comparison["kind"] == "simulation"
+        else [(v["variant"], v["pairing"], v["metrics"]) for v in comparison["variants"]]
+    )
     for variant, pairing, metrics in groups:
-        console.print(("" if variant is None else f"variant {variant}: ")
-                      + ("paired (McNemar)" if pairing["paired"] else "independent samples"), highlight=False)
+        console.print(
+            ("" if variant is None else f"variant {variant}: ")
+            + ("paired (McNemar)" if pairing["paired"] else "independent samples"),
+            highlight=False,
+        )
         for m in metrics:
             if m["difference"] is None:
                 console.print(f"  {m['label']:>24}: {m.get('reason')}", highlight=False)
                 continue
-            console.print(f"  {m['label']:>24}: A {100 * m['a']['rate']:5.1f}%  B {100 * m['b']['rate']:5.1f}%  "
-                          f"{100 * m['difference']:+6.1f} pp  p(Holm)={m['p_adjusted']:.3g}"
-                          + ("  [green]beyond noise[/green]" if m["beyond_noise"] else ""), highlight=False)
+            console.print(
+                f"  {m['label']:>24}: A {100 * m['a']['rate']:5.1f}%  B {100 * m['b']['rate']:5.1f}%  "
+                f"{100 * m['difference']:+6.1f} pp  p(Holm)={m['p_adjusted']:.3g}"
+                + ("  [green]beyond noise[/green]" if m["beyond_noise"] else ""),
+                highlight=False,
+            )

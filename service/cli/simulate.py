@@ -4,7 +4,7 @@ simulations.py runs them); this file checks the flags and the start page before 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -38,28 +38,53 @@ def _check_ray_head() -> None:
 
 
 def simulate(
-    url: str = typer.Option(..., "--url", help="Where every twin starts, e.g. http://127.0.0.1:8100/ (twinsim shop)."),
-    personas: str = typer.Option("", "--personas", help="Comma-separated persona ids."),
-    all_personas: bool = typer.Option(False, "--all", help="Every stored persona."),
-    max_steps: int = typer.Option(10, "--max-steps", min=1, max=100, help="Actions per twin at most."),
-    out: Path = typer.Option(..., "--out", help="Directory for report.json, report.html, traces/ and screenshots/."),
-    brain: str = typer.Option("embedded", "--brain", callback=brain_flag, help=BRAIN_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model for --brain llm."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Same seed, same site: the same traces."),
-    screenshots: bool = typer.Option(False, "--screenshots", help="Save a screenshot before every action."),
-    vision: Optional[str] = typer.Option(None, "--vision", callback=vision_flag, help=VISION_HELP),
-    grounding: Optional[str] = typer.Option(None, "--grounding", callback=grounding_flag, help=GROUNDING_HELP),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, max=16, help="Twins browsing at once "
-                                              "(default: one per core, at least 2)."),
-    task: Optional[str] = typer.Option(None, "--task", help="What every twin came to do, in words."),
-    task_url: Optional[str] = typer.Option(None, "--task-url", help="Reached when the address contains this "
-                                           "('*' = any run of characters, then the whole address must match)."),
-    task_element: Optional[str] = typer.Option(None, "--task-element", help="Reached when an element with this "
-                                               "name (or showing this text) is on the page."),
-    task_text: Optional[str] = typer.Option(None, "--task-text", help="Reached when the page shows this text."),
-    fill_checkout: bool = typer.Option(True, "--fill-checkout/--no-fill-checkout", help="Twins that go on with "
-                                       "their order fill a checkout form's required fields with made-up TEST details "
-                                       "(listed in report.json's test_details); off: they stop at such a form."),
+    *,
+    url: Annotated[
+        str, typer.Option("--url", help="Where every twin starts, e.g. http://127.0.0.1:8100/ (twinsim shop).")
+    ],
+    personas: Annotated[str, typer.Option("--personas", help="Comma-separated persona ids.")] = "",
+    all_personas: Annotated[bool, typer.Option("--all", help="Every stored persona.")] = False,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, max=100, help="Actions per twin at most.")] = 10,
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory for report.json, report.html, traces/ and screenshots/.")
+    ],
+    brain: Annotated[str, typer.Option("--brain", callback=brain_flag, help=BRAIN_HELP)] = "embedded",
+    model: Annotated[str | None, typer.Option("--model", help="litellm model for --brain llm.")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same site: the same traces.")] = 0,
+    screenshots: Annotated[bool, typer.Option("--screenshots", help="Save a screenshot before every action.")] = False,
+    vision: Annotated[str | None, typer.Option("--vision", callback=vision_flag, help=VISION_HELP)] = None,
+    grounding: Annotated[str | None, typer.Option("--grounding", callback=grounding_flag, help=GROUNDING_HELP)] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, max=16, help="Twins browsing at once (default: one per core, at least 2)."
+        ),
+    ] = None,
+    task: Annotated[str | None, typer.Option("--task", help="What every twin came to do, in words.")] = None,
+    task_url: Annotated[
+        str | None,
+        typer.Option(
+            "--task-url",
+            help="Reached when the address contains this ('*' = any run of characters, then the whole address must "
+            "match).",
+        ),
+    ] = None,
+    task_element: Annotated[
+        str | None,
+        typer.Option(
+            "--task-element", help="Reached when an element with this name (or showing this text) is on the page."
+        ),
+    ] = None,
+    task_text: Annotated[str | None, typer.Option("--task-text", help="Reached when the page shows this text.")] = None,
+    fill_checkout: Annotated[
+        bool,
+        typer.Option(
+            "--fill-checkout/--no-fill-checkout",
+            help="Twins that go on with "
+            "their order fill a checkout form's required fields with made-up TEST details "
+            "(listed in report.json's test_details); off: they stop at such a form.",
+        ),
+    ] = True,
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
     from agent.simulation import SimulationConfig
@@ -78,8 +103,10 @@ def simulate(
     if not ids and not all_personas:
         fail("name personas with --personas ID,... or use --all")
     try:  # the URL and limits first, then one request to the URL: no store, no browser for a run that cannot work
-        check_start_page(SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
-                         Settings().host_allow_list)
+        check_start_page(
+            SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
+            Settings().host_allow_list,
+        )
     except ValidationError as error:
         fail(validation_message(error))
     except StartPageFailed as error:
@@ -87,10 +114,20 @@ def simulate(
     _check_ray_head()
     services = build_services(Settings(), warm=True)
     try:
-        config = SimulationConfig(url=url, persona_ids=persona_ids_for(services, ids, all_personas), max_steps=max_steps,
-                                  brain=brain, model=model, seed=seed, screenshots=screenshots,
-                                  **({"concurrency": concurrency} if concurrency else {}), task=given_task, vision=vision, grounding=grounding,
-                                  **({} if fill_checkout else {"checkout_details": None}))
+        config = SimulationConfig(
+            url=url,
+            persona_ids=persona_ids_for(services, ids, all_personas),
+            max_steps=max_steps,
+            brain=brain,
+            model=model,
+            seed=seed,
+            screenshots=screenshots,
+            **({"concurrency": concurrency} if concurrency else {}),
+            task=given_task,
+            vision=vision,
+            grounding=grounding,
+            **({} if fill_checkout else {"checkout_details": None}),
+        )
         loaded = check_and_load(services, config)
     except ValidationError as error:
         fail(validation_message(error))
@@ -98,9 +135,16 @@ def simulate(
         fail(str(error))
     console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
     try:
-        result = run_blocking(services, config, loaded, out,
-                              on_trace=lambda t: console.print(f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
-                                                               f"steps, reached {' > '.join(t.stages) or 'no stage'}"))
+        result = run_blocking(
+            services,
+            config,
+            loaded,
+            out,
+            on_trace=lambda t: console.print(
+                f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
+                f"steps, reached {' > '.join(t.stages) or 'no stage'}"
+            ),
+        )
     except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
         fail(f"{error}; no report written")
     except SimulationRequestError as error:  # TWINSIM_EXECUTOR=ray and the cluster cannot be reached
@@ -108,6 +152,8 @@ def simulate(
     for row in result.funnel.reached:
         console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
     if result.task is not None and result.task["judged"]:
-        console.print(f"{'task':>10}: reached by {result.task['reached']} of {result.task['judged']} "
-                      f"(median step {result.task['median_step']})")
+        console.print(
+            f"{'task':>10}: reached by {result.task['reached']} of {result.task['judged']} "
+            f"(median step {result.task['median_step']})"
+        )
     console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")

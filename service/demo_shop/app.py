@@ -29,13 +29,22 @@ MAX_FORM_BYTES = 16_384
 
 def create_shop_app() -> FastAPI:
     app = FastAPI(title="twinshop (twinsim demo shop)", docs_url=None, redoc_url=None, openapi_url=None)
+
     def render(request: Request, template: str, status_code: int = 200, **context) -> HTMLResponse:
         variant, set_cookie = variants.variant_of(request)
         lines = carts.read_cart(request.cookies.get(carts.COOKIE))
-        response = TEMPLATES.TemplateResponse(request, template, {
-            "variant": variant, "cart_count": sum(line.quantity for line in lines),
-            "price": lambda product: variants.price_of(product, variant), "departments": DEPARTMENTS, **context,
-        }, status_code=status_code)
+        response = TEMPLATES.TemplateResponse(
+            request,
+            template,
+            {
+                "variant": variant,
+                "cart_count": sum(line.quantity for line in lines),
+                "price": lambda product: variants.price_of(product, variant),
+                "departments": DEPARTMENTS,
+                **context,
+            },
+            status_code=status_code,
+        )
         if set_cookie:
             response.set_cookie(variants.COOKIE, variant, samesite="lax")
         return response
@@ -66,9 +75,21 @@ def create_shop_app() -> FastAPI:
         for label, low, high in PRICE_BANDS:
             if band == label:
                 results = [p for p in results if low <= variants.price_of(p, variant) < high]
-        refine = lambda **extra: "/s?" + urlencode({"k": k, **extra})  # noqa: E731
-        return render(request, "search.html", query=k, results=results, exact=exact, refine=refine,
-                      bands=PRICE_BANDS, dept=dept, band=band)
+
+        def refine(**extra):
+            return "/s?" + urlencode({"k": k, **extra})
+
+        return render(
+            request,
+            "search.html",
+            query=k,
+            results=results,
+            exact=exact,
+            refine=refine,
+            bands=PRICE_BANDS,
+            dept=dept,
+            band=band,
+        )
 
     @app.get("/dp/{asin}", response_class=HTMLResponse)
     async def product_page(request: Request, asin: str):
@@ -76,7 +97,10 @@ def create_shop_app() -> FastAPI:
         if product is None:
             return render(request, "not_found.html", status_code=404)
         chosen = chosen_options(product, dict(request.query_params))
-        option_url = lambda dim, value: f"/dp/{asin}?" + urlencode({**chosen, dim: value})  # noqa: E731
+
+        def option_url(dim, value):
+            return f"/dp/{asin}?" + urlencode({**chosen, dim: value})
+
         return render(request, "product.html", product=product, chosen=chosen, option_url=option_url)
 
     @app.get("/product-reviews/{asin}", response_class=HTMLResponse)
@@ -94,8 +118,12 @@ def create_shop_app() -> FastAPI:
         if product is None:
             return render(request, "not_found.html", status_code=404)
         quantity = int(form["quantity"]) if form.get("quantity", "").isdigit() else 1
-        lines = carts.add_line(carts.read_cart(request.cookies.get(carts.COOKIE)), product.asin,
-                               {dim: form.get(dim, "") for dim in product.options}, quantity)
+        lines = carts.add_line(
+            carts.read_cart(request.cookies.get(carts.COOKIE)),
+            product.asin,
+            {dim: form.get(dim, "") for dim in product.options},
+            quantity,
+        )
         return redirect("/checkout" if "submit.buy-now" in form else "/gp/cart/view.html", lines)
 
     @app.get("/gp/cart/view.html", response_class=HTMLResponse)
@@ -134,9 +162,11 @@ def create_shop_app() -> FastAPI:
         product = BY_ASIN.get(asin)
         colour = product.colour if product else "#bbbbbb"
         label = html.escape(product.brand if product else "?")
-        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="160" height="160"><rect width="160" height="160" '
-               f'rx="12" fill="{colour}"/><text x="80" y="88" font-size="18" text-anchor="middle" fill="#fff" '
-               f'font-family="sans-serif">{label}</text></svg>')
+        svg = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="160" height="160"><rect width="160" height="160" '
+            f'rx="12" fill="{colour}"/><text x="80" y="88" font-size="18" text-anchor="middle" fill="#fff" '
+            f'font-family="sans-serif">{label}</text></svg>'
+        )
         return Response(svg, media_type="image/svg+xml", headers={"cache-control": "max-age=3600"})
 
     @app.exception_handler(404)

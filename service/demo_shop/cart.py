@@ -51,22 +51,25 @@ def read_cart(cookie: str | None) -> list[CartLine]:
 
 
 def write_cart(lines: list[CartLine]) -> str:
-    rows = [{"asin": line.asin, "options": [list(pair) for pair in line.options], "quantity": line.quantity}
-            for line in lines]
+    rows = [
+        {"asin": line.asin, "options": [list(pair) for pair in line.options], "quantity": line.quantity}
+        for line in lines
+    ]
     return base64.urlsafe_b64encode(json.dumps(rows, separators=(",", ":")).encode()).decode()
 
 
 def add_line(lines: list[CartLine], asin: str, options: dict[str, str], quantity: int) -> list[CartLine]:
     """Add (or top up) a line; unknown option values fall back to the product's first choice."""
     product = BY_ASIN[asin]
-    chosen = tuple((dim, options[dim] if options.get(dim) in values else values[0])
-                   for dim, values in product.options.items())
+    chosen = tuple(
+        (dim, options[dim] if options.get(dim) in values else values[0]) for dim, values in product.options.items()
+    )
     new = CartLine(asin, chosen, max(1, min(quantity, MAX_QUANTITY)))
     for index, line in enumerate(lines):
         if line.key == new.key:
             merged = CartLine(asin, chosen, min(line.quantity + new.quantity, MAX_QUANTITY))
-            return lines[:index] + [merged] + lines[index + 1:]
-    return (lines + [new])[-MAX_LINES:]
+            return [*lines[:index], merged, *lines[index + 1 :]]
+    return [*lines, new][-MAX_LINES:]
 
 
 def change_line(lines: list[CartLine], key: str, operation: str) -> list[CartLine]:

@@ -40,8 +40,9 @@ class ExperimentJobs:
 
     def submit(self, checked: CheckedExperiment) -> str:
         spec = checked.prepared.spec
-        experiment_id = self.store.create(spec.model_dump(mode="json", exclude_none=True),
-                                          total=len(checked.prepared.units()))
+        experiment_id = self.store.create(
+            spec.model_dump(mode="json", exclude_none=True), total=len(checked.prepared.units())
+        )
         self._start(experiment_id, checked)
         return experiment_id
 
@@ -72,7 +73,9 @@ class ExperimentJobs:
     def _start(self, experiment_id: str, checked: CheckedExperiment) -> None:
         with self._lock:
             # in a copy of the caller's context: the run reads and recalls as the tenant that started it
-            self._running[experiment_id] = self._pool.submit(contextvars.copy_context().run, self._run, experiment_id, checked)
+            self._running[experiment_id] = self._pool.submit(
+                contextvars.copy_context().run, self._run, experiment_id, checked
+            )
 
     def _run(self, experiment_id: str, checked: CheckedExperiment) -> None:
         store = self.store
@@ -83,14 +86,18 @@ class ExperimentJobs:
             export = ExperimentExport(self.export_dir(experiment_id), checked.prepared, run_id=experiment_id)
             done = store.samples(experiment_id)
             results = self.executor.run(
-                checked, done=done,
+                checked,
+                done=done,
                 on_samples=lambda batch: store.add_samples(experiment_id, batch),
                 on_progress=lambda p: store.set_progress(experiment_id, p.done, p.total),
-                stop=self._stop, export=export,
+                stop=self._stop,
+                export=export,
             )
             store.set_status(experiment_id, "done", results=results)
         except RunInterrupted as error:
-            store.set_status(experiment_id, "interrupted", error=f"{error}; POST /experiments/{experiment_id}/resume continues it")
+            store.set_status(
+                experiment_id, "interrupted", error=f"{error}; POST /experiments/{experiment_id}/resume continues it"
+            )
         except (BudgetExceeded, ExportFormatError) as error:
             store.set_status(experiment_id, "failed", error=str(error))
         except Exception as error:  # a bug or a broken dependency: the record says so instead of staying "running"

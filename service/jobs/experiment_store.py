@@ -12,11 +12,12 @@ import builtins  # `list` in the class below is its method
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from agent.experiments.samples import Sample
 from service.tenancy import ADMIN, DEFAULT_TENANT, current_tenant
@@ -50,7 +51,7 @@ CREATE TABLE IF NOT EXISTS samples (
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,11 @@ class ExperimentRecord:
 
     @property
     def progress(self) -> dict:
-        return {"done": self.done, "total": self.total,
-                "fraction": round(self.done / self.total, 4) if self.total else 0.0}
+        return {
+            "done": self.done,
+            "total": self.total,
+            "fraction": round(self.done / self.total, 4) if self.total else 0.0,
+        }
 
 
 class ExperimentNotFound(KeyError):
@@ -102,15 +106,28 @@ class ExperimentStore:
         now = _now()
         tenant = current_tenant()
         with closing(self._connect()) as db, db:
-            db.execute("INSERT INTO experiments (id, name, spec, status, done, total, created_at, updated_at, tenant) "
-                       "VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
-                       (experiment_id, str(spec.get("name", "")), json.dumps(spec), total, now, now, tenant))
+            db.execute(
+                "INSERT INTO experiments (id, name, spec, status, done, total, created_at, updated_at, tenant) "
+                "VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
+                (experiment_id, str(spec.get("name", "")), json.dumps(spec), total, now, now, tenant),
+            )
         return experiment_id
 
     def _row(self, row: tuple) -> ExperimentRecord:
         id_, name, spec, status, done, total, created, updated, results, error, tenant = row
-        return ExperimentRecord(id_, name, json.loads(spec), status, done, total, created, updated,
-                                json.loads(results) if results else None, error, tenant)
+        return ExperimentRecord(
+            id_,
+            name,
+            json.loads(spec),
+            status,
+            done,
+            total,
+            created,
+            updated,
+            json.loads(results) if results else None,
+            error,
+            tenant,
+        )
 
     @staticmethod
     def _scope() -> tuple[str, tuple]:
@@ -122,8 +139,11 @@ class ExperimentStore:
         """The current tenant's experiment; another tenant's is not found."""
         scope, args = self._scope()
         with closing(self._connect()) as db:
-            row = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, results, error, "
-                             f"tenant FROM experiments WHERE id = ? AND {scope}", (experiment_id, *args)).fetchone()
+            row = db.execute(
+                "SELECT id, name, spec, status, done, total, created_at, updated_at, results, error, "
+                f"tenant FROM experiments WHERE id = ? AND {scope}",
+                (experiment_id, *args),
+            ).fetchone()
         if row is None:
             raise ExperimentNotFound(experiment_id)
         return self._row(row)
@@ -132,35 +152,44 @@ class ExperimentStore:
         """The current tenant's, newest first, without results (they can be large)."""
         scope, args = self._scope()
         with closing(self._connect()) as db:
-            rows = db.execute("SELECT id, name, spec, status, done, total, created_at, updated_at, NULL, error, tenant "
-                              f"FROM experiments WHERE {scope} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                              (*args, limit, offset)).fetchall()
+            rows = db.execute(
+                "SELECT id, name, spec, status, done, total, created_at, updated_at, NULL, error, tenant "
+                f"FROM experiments WHERE {scope} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                (*args, limit, offset),
+            ).fetchall()
         return [self._row(r) for r in rows]
 
-    def set_status(self, experiment_id: str, status: Status, *, error: str | None = None,
-                   results: dict | None = None) -> None:
+    def set_status(
+        self, experiment_id: str, status: Status, *, error: str | None = None, results: dict | None = None
+    ) -> None:
         if status not in STATUSES:
             raise ValueError(f"unknown status {status}")
         with closing(self._connect()) as db, db:
-            cursor = db.execute("UPDATE experiments SET status = ?, error = ?, results = COALESCE(?, results), "
-                                "updated_at = ? WHERE id = ?",
-                                (status, error, json.dumps(results) if results is not None else None, _now(),
-                                 experiment_id))
+            cursor = db.execute(
+                "UPDATE experiments SET status = ?, error = ?, results = COALESCE(?, results), "
+                "updated_at = ? WHERE id = ?",
+                (status, error, json.dumps(results) if results is not None else None, _now(), experiment_id),
+            )
             if cursor.rowcount == 0:
                 raise ExperimentNotFound(experiment_id)
 
     def set_progress(self, experiment_id: str, done: int, total: int) -> None:
         with closing(self._connect()) as db, db:
-            db.execute("UPDATE experiments SET done = ?, total = ?, updated_at = ? WHERE id = ?",
-                       (done, total, _now(), experiment_id))
+            db.execute(
+                "UPDATE experiments SET done = ?, total = ?, updated_at = ? WHERE id = ?",
+                (done, total, _now(), experiment_id),
+            )
 
     def mark_interrupted(self) -> builtins.list[str]:
         """At start-up: whatever was running or queued when the process ended did not finish."""
         with closing(self._connect()) as db, db:
             ids = [r[0] for r in db.execute("SELECT id FROM experiments WHERE status IN ('running', 'queued')")]
-            db.execute("UPDATE experiments SET status = 'interrupted', error = 'the service stopped before the run "
-                       "finished; POST /experiments/{id}/resume continues it', updated_at = ? "
-                       "WHERE status IN ('running', 'queued')", (_now(),))
+            db.execute(
+                "UPDATE experiments SET status = 'interrupted', error = 'the service stopped before the run "
+                "finished; POST /experiments/{id}/resume continues it', updated_at = ? "
+                "WHERE status IN ('running', 'queued')",
+                (_now(),),
+            )
         return ids
 
     # ---- samples --------------------------------------------------------------------------------
@@ -170,8 +199,11 @@ class ExperimentStore:
         if not rows:
             return
         with closing(self._connect()) as db, db:
-            db.executemany("INSERT OR REPLACE INTO samples (experiment_id, variant, persona_id, instance, data) "
-                           "VALUES (?, ?, ?, ?, ?)", rows)
+            db.executemany(
+                "INSERT OR REPLACE INTO samples (experiment_id, variant, persona_id, instance, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
 
     def samples(self, experiment_id: str) -> builtins.list[Sample]:
         with closing(self._connect()) as db:

@@ -9,7 +9,7 @@ import contextvars
 import threading
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -43,8 +43,15 @@ class SimulationJob:
 
     def view(self, full: bool = True) -> dict:
         traces = self.result.traces if self.result else list(self.traces)
-        body = {"id": self.id, "status": self.status, "url": self.config.url, "created_at": self.created_at,
-                "twins": len(self.config.persona_ids), "finished_twins": len(traces), "error": self.error}  # never out_dir: where the server keeps files is its own
+        body = {
+            "id": self.id,
+            "status": self.status,
+            "url": self.config.url,
+            "created_at": self.created_at,
+            "twins": len(self.config.persona_ids),
+            "finished_twins": len(traces),
+            "error": self.error,
+        }  # never out_dir: where the server keeps files is its own
         if full:
             body["config"] = self.config.model_dump(mode="json")
             body["funnel"] = (self.result.funnel if self.result else summarise(traces)).model_dump(mode="json")
@@ -65,16 +72,24 @@ class SimulationJobs:
 
     def submit(self, services: Services, config: SimulationConfig, personas: list[Persona]) -> SimulationJob:
         job_id = uuid.uuid4().hex[:12]
-        job = SimulationJob(id=job_id, config=config, out_dir=self.root / job_id,
-                            created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        job = SimulationJob(
+            id=job_id,
+            config=config,
+            out_dir=self.root / job_id,
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
         with self._lock:
             if self._closed:
                 raise SimulationJobsClosed("the service is stopping; no new simulation starts")
             self._jobs[job_id] = job
         # A daemon thread: a server shutting down never waits on a browser. It runs in a copy of the caller's
         # context, so its twins recall memories as the tenant that started it.
-        threading.Thread(target=contextvars.copy_context().run, args=(self._run, job, services, personas),
-                         name=f"simulation-{job_id}", daemon=True).start()
+        threading.Thread(
+            target=contextvars.copy_context().run,
+            args=(self._run, job, services, personas),
+            name=f"simulation-{job_id}",
+            daemon=True,
+        ).start()
         return job
 
     def _run(self, job: SimulationJob, services: Services, personas: list[Persona]) -> None:
@@ -89,7 +104,7 @@ class SimulationJobs:
             except StartPageFailed as error:  # the site went away after the up-front check: no twin saw it
                 job.error = str(error)
                 job.status = "failed"
-            except Exception as error:  # recorded for GET /simulations/{id}; a worker thread has no caller to raise to
+            except Exception as error:  # noqa: BLE001 - recorded for GET /simulations/{id}; a worker thread has no caller to raise to
                 job.error = f"{type(error).__name__}: {error}"
                 job.status = "failed"
 
@@ -97,6 +112,7 @@ class SimulationJobs:
         def add(trace: TwinTrace) -> None:
             with self._lock:
                 job.traces.append(trace)
+
         return add
 
     def close(self) -> None:

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.allowed_hosts import HostAllowList
-from agent.simulation import SimulationConfig, SimulationResult, run_simulation
 from agent.browser.chromium import chromium_path
+from agent.executors.ray_twins import RayTwins
+from agent.executors.ray_units import RayExecutor, RayUnavailable
+from agent.simulation import SimulationConfig, SimulationResult, run_simulation
 from agent.simulation.output import write_outputs
 from agent.simulation.start_page import StartPageUnreachable, check_start_url, start_failure
 from agent.simulation.trace import TwinTrace
-from agent.executors.ray_twins import RayTwins
-from agent.executors.ray_units import RayExecutor, RayUnavailable
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
 from service.container import Services
@@ -76,15 +76,23 @@ def simulation_executor(services: Services):
     return RayTwins(RayExecutor(services.settings.ray_address))
 
 
-def run_blocking(services: Services, config: SimulationConfig, personas: list[Persona], out_dir: Path | None,
-                 on_trace: Callable[[TwinTrace], None] | None = None) -> SimulationResult:
+def run_blocking(
+    services: Services,
+    config: SimulationConfig,
+    personas: list[Persona],
+    out_dir: Path | None,
+    on_trace: Callable[[TwinTrace], None] | None = None,
+) -> SimulationResult:
     """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
     try:
-        result = asyncio.run(run_simulation(config, personas, services.graph, out_dir, on_trace, executor,
-                                            allowed=services.settings.host_allow_list))
+        result = asyncio.run(
+            run_simulation(
+                config, personas, services.graph, out_dir, on_trace, executor, allowed=services.settings.host_allow_list
+            )
+        )
     except RayUnavailable as error:
         raise SimulationRequestError(str(error)) from None
     reason = start_failure(result.traces)

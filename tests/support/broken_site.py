@@ -1,8 +1,8 @@
 """A tiny site that fails on purpose, for the live-simulation failure tests.
 
-    /dead-links   every link leads to a page that answers 404
-    /vanishing    a client-side app: the first pointer movement navigates it (history.pushState) to a
-                  new view, so the element the twin chose is gone by the time the click lands
+/dead-links   every link leads to a page that answers 404
+/vanishing    a client-side app: the first pointer movement navigates it (history.pushState) to a
+              new view, so the element the twin chose is gone by the time the click lands
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ VANISHING = """<!doctype html><html><head><title>Flash sale</title></head><body>
 <script>
   document.addEventListener('pointermove', () => {
     history.pushState({}, '', '/vanishing/sold-out');
-    document.getElementById('app').innerHTML = '<h1>Sold out</h1><p>The sale has ended.</p><a href="/vanishing">Back</a>';
+    document.getElementById('app').innerHTML = '<h1>Sold out</h1><p>The sale has ended.</p><a \
+href="/vanishing">Back</a>';
   }, {once: true});
 </script>
 </body></html>"""

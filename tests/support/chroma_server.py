@@ -22,14 +22,18 @@ class ChromaServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._timeout = startup_timeout_s
-        self._output = tempfile.TemporaryFile()
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - the server's output for its whole life, read back if it fails
         self._proc: subprocess.Popen | None = None
 
-    def start(self) -> "ChromaServer":
+    def start(self) -> ChromaServer:
         self.path.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-        self._proc = subprocess.Popen([str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1",
-                                       "--port", str(self.port)], env=env, stdout=self._output, stderr=subprocess.STDOUT)
+        self._proc = subprocess.Popen(
+            [str(CHROMA_CLI), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+            env=env,
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
+        )
         if wait_until_answering(self._proc, f"{self.url}/api/v2/heartbeat", self._timeout, "chroma", self._read_output):
             return self
         self.stop()
@@ -57,7 +61,7 @@ class ChromaServer:
                 self._proc.kill()
                 self._proc.wait()
 
-    def __enter__(self) -> "ChromaServer":
+    def __enter__(self) -> ChromaServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

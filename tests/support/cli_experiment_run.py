@@ -24,7 +24,11 @@ def spec_file(directory: Path) -> Path:
     product = "https://www.amazon.com/dp/B0TWINSIM1"
     spec["variants"] = [
         {"name": "A", "pages": [search, {"path": str(PAGES / "product_page.html"), "page_url": product}]},
-        {"name": "B", "pages": [search, {"path": str(EXAMPLES / "pages" / "product_deal_banner.html"), "page_url": product}]}]
+        {
+            "name": "B",
+            "pages": [search, {"path": str(EXAMPLES / "pages" / "product_deal_banner.html"), "page_url": product}],
+        },
+    ]
     spec["history"] = spec["history"][:1]  # the twins searched; the results page is in front of them
     spec.update(population={"ids": ["maria-lopez", "sam-chen"]}, samples_per_persona=INSTANCES, segments=[])
     path = directory / "spec.yaml"

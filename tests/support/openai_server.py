@@ -24,15 +24,16 @@ Run standalone for benchmarks or manual checks: `python -m tests.support.openai_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Union
 
 DEFAULT_CONTENT = '{"rationale": "I have what I came for, so I am leaving.", "action": {"type": "terminate"}}'
 DEFAULT_MODEL_IDS = ("twin-test",)
@@ -49,7 +50,7 @@ class Reply:
     usage: tuple[int, int] | None = None
 
 
-ReplySpec = Union[str, tuple, Reply]
+ReplySpec = str | tuple | Reply
 Policy = Callable[[dict], ReplySpec]
 
 
@@ -67,7 +68,9 @@ def to_reply(spec: ReplySpec) -> Reply:
             return Reply(delay_s=float(spec[1]), content=str(spec[2]))
         if kind == "garbage" and len(spec) == 2:
             return Reply(raw_body=str(spec[1]))
-    raise ValueError(f"unknown reply spec {spec!r}; use a string, ('status', code), ('sleep', s, text), ('garbage', text) or Reply")
+    raise ValueError(
+        f"unknown reply spec {spec!r}; use a string, ('status', code), ('sleep', s, text), ('garbage', text) or Reply"
+    )
 
 
 def estimate_tokens(text: str) -> int:
@@ -117,9 +120,11 @@ class OpenAICompatibleServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "OpenAICompatibleServer":
+    def start(self) -> OpenAICompatibleServer:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
             self._thread.start()
         return self
 
@@ -132,7 +137,7 @@ class OpenAICompatibleServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> "OpenAICompatibleServer":
+    def __enter__(self) -> OpenAICompatibleServer:
         return self.start()
 
     def __exit__(self, *exc_info) -> None:
@@ -217,12 +222,14 @@ def _make_handler(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real providers do
 
-        def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args) -> None:
             return  # quiet: tests and benchmarks read server.requests, not stderr
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/v1/models", "/models"):
-                data = [{"id": m, "object": "model", "created": 0, "owned_by": "twinsim-tests"} for m in server.model_ids]
+                data = [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "twinsim-tests"} for m in server.model_ids
+                ]
                 self._send_json(200, {"object": "list", "data": data})
             else:
                 self._send_json(404, _error_body(404, f"no route GET {self.path}"))
@@ -272,7 +279,13 @@ def _error_body(status: int, message: str) -> dict:
         phrase = HTTPStatus(status).phrase
     except ValueError:
         phrase = "error"
-    return {"error": {"message": f"{message} ({phrase})", "type": "server_error" if status >= 500 else "invalid_request_error", "code": status}}
+    return {
+        "error": {
+            "message": f"{message} ({phrase})",
+            "type": "server_error" if status >= 500 else "invalid_request_error",
+            "code": status,
+        }
+    }
 
 
 def main() -> None:
@@ -282,10 +295,8 @@ def main() -> None:
     args = parser.parse_args()
     with OpenAICompatibleServer(args.content, port=args.port, record_requests=False) as srv:
         print(srv.base_url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ value: for checking that no operation of the API fails (5xx) or answers outside 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass
@@ -32,7 +33,11 @@ def filled(document: dict, schema: dict, depth: int = 0) -> Any:
     schema = _resolve(document, schema)
     if depth > 12:
         return None
-    example = copy.deepcopy(schema["examples"][0]) if isinstance(schema.get("examples"), list) and schema["examples"] else None
+    example = (
+        copy.deepcopy(schema["examples"][0])
+        if isinstance(schema.get("examples"), list) and schema["examples"]
+        else None
+    )
     if "properties" in schema:  # every property, the example's values where it has them
         value = {name: filled(document, sub, depth + 1) for name, sub in schema["properties"].items()}
         return _merged(value, example) if isinstance(example, dict) else value
@@ -79,7 +84,9 @@ def base_requests(document: dict, path_values: dict[str, str]) -> Iterator[Reque
             for parameter in operation.get("parameters", []):
                 target = request.path_parameters if parameter["in"] == "path" else request.query
                 if parameter["in"] in ("path", "query"):
-                    target[parameter["name"]] = path_values.get(parameter["name"], filled(document, parameter["schema"]))
+                    target[parameter["name"]] = path_values.get(
+                        parameter["name"], filled(document, parameter["schema"])
+                    )
             content = operation.get("requestBody", {}).get("content", {}).get("application/json")
             if content:
                 examples = list(content.get("examples", {}).values())

@@ -36,8 +36,10 @@ def list_price(html: str, text: str | None) -> str:
 
 
 def rated(html: str, rating: float, count: int) -> str:
-    html = html.replace('aria-label="4.7 out of 5 stars">4.7 4.7 out of 5 stars',
-                        f'aria-label="{rating} out of 5 stars">{rating} {rating} out of 5 stars')
+    html = html.replace(
+        'aria-label="4.7 out of 5 stars">4.7 4.7 out of 5 stars',
+        f'aria-label="{rating} out of 5 stars">{rating} {rating} out of 5 stars',
+    )
     html = html.replace("<span>4.7 out of 5</span>", f"<span>{rating} out of 5</span>")
     return html.replace('aria-label="48,211 Reviews">(48,211)', f'aria-label="{count:,} Reviews">({count:,})')
 
@@ -50,9 +52,11 @@ def without_reviews(html: str) -> str:
 
 def without_buying(html: str) -> str:
     """Every add-to-cart, buy-now and subscribe element removed."""
-    for pattern in (r'<div name="buybox\.one_time_purchase\.purchase_form">.*?</div>',
-                    r'<div name="buybox\.subscribe_save">.*?</div>',
-                    r'<input name="buybox\.purchase_form\.(?:add_to_cart|buy_now)"[^>]*>'):
+    for pattern in (
+        r'<div name="buybox\.one_time_purchase\.purchase_form">.*?</div>',
+        r'<div name="buybox\.subscribe_save">.*?</div>',
+        r'<input name="buybox\.purchase_form\.(?:add_to_cart|buy_now)"[^>]*>',
+    ):
         html = re.sub(pattern, "", html)
     return html
 

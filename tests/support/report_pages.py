@@ -4,6 +4,7 @@ were drawn, and whether it asked the network for anything."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from html.parser import HTMLParser
@@ -77,7 +78,8 @@ LAYOUT_PROBLEMS = """
     while (scroller && !scrolls(scroller)) scroller = scroller.parentElement;
     const fits = scroller && scroller.getBoundingClientRect().left >= -0.5 &&
                  scroller.getBoundingClientRect().right <= width + 0.5;
-    if (!fits) problems.push(`${el.tagName}.${el.getAttribute('class') || ''} spans ${Math.round(box.left)}..${Math.round(box.right)} of ${width}`);
+    if (!fits) problems.push(`${el.tagName}.${el.getAttribute('class') || ''} spans \
+${Math.round(box.left)}..${Math.round(box.right)} of ${width}`);
   }
   return {problems: problems.slice(0, 20), scrollWidth: document.documentElement.scrollWidth, width};
 }
@@ -102,8 +104,9 @@ PLOTS_FIT = """() => [...document.querySelectorAll('.plotly-graph-div')].every(d
 
 
 def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                      args=["--no-sandbox", "--disable-gpu"])
+    return playwright.chromium.launch(
+        executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox", "--disable-gpu"]
+    )
 
 
 def open_offline(browser, path: Path, width: int, height: int = 900):
@@ -124,10 +127,11 @@ def open_offline(browser, path: Path, width: int, height: int = 900):
     tab.route("**/*", route)
     tab.on("pageerror", lambda error: errors.append(str(error)))
     tab.goto(path.as_uri())
-    tab.wait_for_function("() => [...document.querySelectorAll('.plotly-graph-div')].every(d => d.querySelector('svg.main-svg'))")
-    try:  # charts refit to their boxes once the page is laid out; a chart that never does fails the width checks
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('.plotly-graph-div')].every(d => d.querySelector('svg.main-svg'))"
+    )
+    # charts refit to their boxes once the page is laid out; a chart that never does fails the width checks
+    with contextlib.suppress(PlaywrightTimeout):
         tab.wait_for_function(PLOTS_FIT, timeout=5000)
-    except PlaywrightTimeout:
-        pass
     tab.wait_for_timeout(800)  # a refitted Sankey animates its nodes to their places
     return tab, refused, errors

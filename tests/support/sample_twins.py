@@ -16,7 +16,9 @@ EXAMPLE = "sam-chen"
 
 def services_with_sample_twins(data_dir: Path, opera_dir: Path) -> Services:
     services = build_services(Settings(data_dir=data_dir), warm=False)
-    for persona in load_personas(opera_dir / "users_sample.csv") + load_personas(REPO / "personas/examples/sam-chen.json"):
+    for persona in load_personas(opera_dir / "users_sample.csv") + load_personas(
+        REPO / "personas/examples/sam-chen.json"
+    ):
         services.store.put_persona(persona)
     return services
 

@@ -43,19 +43,33 @@ class ServiceProcess:
         self.port = free_port()
         self._args = tuple(args)  # extra uvicorn options, e.g. ("--timeout-graceful-shutdown", "10")
         # Output goes to a file, not an unread pipe: JSON access logs would fill a pipe and stall the server.
-        self._output = tempfile.TemporaryFile()
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - the server's output for its whole life, read back if it fails
         self.url = f"http://127.0.0.1:{self.port}"
         self._env = {**os.environ, "HF_HUB_OFFLINE": "1", **env}
         self._timeout = startup_timeout_s
         self._proc: subprocess.Popen | None = None
         self.ready_after_s: float | None = None
 
-    def start(self) -> "ServiceProcess":
+    def start(self) -> ServiceProcess:
         started = time.perf_counter()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "service.api.main:app", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning", *self._args],
-            cwd=REPO, env=self._env, stdout=self._output, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "service.api.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                *self._args,
+            ],
+            cwd=REPO,
+            env=self._env,
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
         )
         if wait_until_answering(self._proc, f"{self.url}/healthz", self._timeout, "service", self.output):
             self.ready_after_s = time.perf_counter() - started
@@ -86,7 +100,7 @@ class ServiceProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def __enter__(self) -> "ServiceProcess":
+    def __enter__(self) -> ServiceProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

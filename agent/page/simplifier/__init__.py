@@ -40,15 +40,20 @@ _CHECKOUT = re.compile(r"check_?out|proceed|kasse|commander|afrekenen|place_orde
 class SimplifiedPage:
     """The simplified page and how it was made."""
 
-    html: str                # OPeRA-style simplified HTML
-    recipe: str              # recipe name, or "generic"
-    page_type: str           # search_results / product / cart / checkout / home / other
-    names: list[str]         # the semantic names produced, in document order, all unique
+    html: str  # OPeRA-style simplified HTML
+    recipe: str  # recipe name, or "generic"
+    page_type: str  # search_results / product / cart / checkout / home / other
+    names: list[str]  # the semantic names produced, in document order, all unique
     sources: dict[str, str] = field(default_factory=dict)  # name -> `source_attribute` value of its raw element
 
 
-def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, ...] = RECIPES,
-                  source_attribute: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> SimplifiedPage:
+def simplify_html(
+    raw_html: str,
+    url: str | None = None,
+    recipes: tuple[Recipe, ...] = RECIPES,
+    source_attribute: str | None = None,
+    limits: PageShapeLimits = DEFAULT_PAGE_LIMITS,
+) -> SimplifiedPage:
     """Simplify a raw page. Broken HTML is parsed leniently; an empty page gives an empty body.
 
     With `source_attribute`, `sources` maps each name to that attribute's value on the raw element it
@@ -67,9 +72,13 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
     if recipe is None:
         run = simplify_generic(tree, sources=sources)
         title = _title(tree)
-        return SimplifiedPage(_document(title, [*run.parts, declared_part]), "generic",
-                              _page_type(tree, url, run.names.in_order, declared.page_type), run.names.in_order,
-                              sources.by_name)
+        return SimplifiedPage(
+            _document(title, [*run.parts, declared_part]),
+            "generic",
+            _page_type(tree, url, run.names.in_order, declared.page_type),
+            run.names.in_order,
+            sources.by_name,
+        )
 
     result = apply_recipe(tree, recipe, RecipeRun(sources=sources))
     title = page_title(tree, recipe) or _title(tree)
@@ -80,8 +89,9 @@ def simplify_html(raw_html: str, url: str | None = None, recipes: tuple[Recipe, 
             root.decompose()
         parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
         page_type = _page_type(tree, url, result.names.in_order, declared.page_type)
-    return SimplifiedPage(_document(title, [*parts, declared_part]), recipe.name, page_type, result.names.in_order,
-                          sources.by_name)
+    return SimplifiedPage(
+        _document(title, [*parts, declared_part]), recipe.name, page_type, result.names.in_order, sources.by_name
+    )
 
 
 def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS) -> str:
@@ -92,8 +102,12 @@ def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DE
 def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declared: str | None) -> PageType:
     """The twin's rule (agent/page/page_types.py), with what the raw page shows: one add-to-cart button under a
     heading is one product, several are a list."""
-    slugs = ((slugify(text), text) for n in tree.css("button, input[type=submit], a[role=button]") if (text := text_of(n)))
-    adds = sum(infer_click_type(slug, "button", text) == "purchase" and not _CHECKOUT.search(slug) for slug, text in slugs)
+    slugs = (
+        (slugify(text), text) for n in tree.css("button, input[type=submit], a[role=button]") if (text := text_of(n))
+    )
+    adds = sum(
+        infer_click_type(slug, "button", text) == "purchase" and not _CHECKOUT.search(slug) for slug, text in slugs
+    )
     shown = Shown(one_product=adds == 1 and tree.css_first("h1") is not None, listed=adds if adds > 1 else 0)
     return classify_page(url, names, declared, shown)
 
@@ -111,4 +125,4 @@ def _document(title: str, parts: list[str]) -> str:
     return f"<html><head>{head}</head><body>{''.join(parts)}</body></html>"
 
 
-__all__ = ["SimplifiedPage", "simplify_html", "simplify", "RECIPES"]
+__all__ = ["RECIPES", "SimplifiedPage", "simplify", "simplify_html"]

@@ -55,8 +55,12 @@ AMAZON_NAMES: dict[str, str] = {
     "next_page": r"pagination\..+",
 }
 # Classes Amazon recipes give the unnamed text a shopper reads (docs/simplifier.md, "Fact text kept").
-AMAZON_TEXT_CLASSES = {"product_title": ".product-title", "price": ".product-price", "rating": ".product-rating",
-                       "review_count": ".product-rating-count"}
+AMAZON_TEXT_CLASSES = {
+    "product_title": ".product-title",
+    "price": ".product-price",
+    "rating": ".product-rating",
+    "review_count": ".product-rating-count",
+}
 
 _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d\d)?|\d[\d.,]*\s?(?:€|EUR)")
 _RATING = re.compile(r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|von|/)\s*5\b", re.IGNORECASE)
@@ -71,7 +75,7 @@ class KindResult:
     selector: str
     annotated: int
     came_out: int
-    names: tuple[str, ...] = ()   # a few of the names that carried it, for reports
+    names: tuple[str, ...] = ()  # a few of the names that carried it, for reports
 
     @property
     def covered(self) -> bool:
@@ -107,8 +111,9 @@ def mark(raw_html: str) -> tuple[LexborHTMLParser, str]:
     return tree, tree.html or ""
 
 
-def page_coverage(raw_html: str, key_elements: dict[str, str], amazon: bool, file: str = "",
-                  facts: dict | None = None) -> PageCoverage:
+def page_coverage(
+    raw_html: str, key_elements: dict[str, str], amazon: bool, file: str = "", facts: dict | None = None
+) -> PageCoverage:
     """Simplify the (marked) page and check each annotated kind; `facts` are the ground truth's read values."""
     tree, marked = mark(raw_html)
     page = simplify_html(marked, source_attribute=MARK)
@@ -135,8 +140,9 @@ def _by_identity(node: LexborNode, kind: str, same_kind: set[int], page: Simplif
     marks = {child.attributes.get(MARK) for child in node.traverse() if child.attributes.get(MARK)}
     parent = node.parent
     for _ in range(WRAPPER_LEVELS):
-        if parent is None or any(inner.mem_id in same_kind and inner.mem_id != node.mem_id
-                                 for inner in parent.traverse()):
+        if parent is None or any(
+            inner.mem_id in same_kind and inner.mem_id != node.mem_id for inner in parent.traverse()
+        ):
             break
         if value := parent.attributes.get(MARK):
             marks.add(value)
@@ -148,7 +154,9 @@ def _by_identity(node: LexborNode, kind: str, same_kind: set[int], page: Simplif
     return None
 
 
-def _by_value(node: LexborNode, kind: str, out: LexborHTMLParser, amazon: bool, known: str | float | None = None) -> bool:
+def _by_value(
+    node: LexborNode, kind: str, out: LexborHTMLParser, amazon: bool, known: str | float | None = None
+) -> bool:
     wanted = raw_value(node, kind) or _known_value(kind, known)
     if not wanted:
         return False

@@ -10,19 +10,39 @@ import re
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 # Never visible content, or content we cannot read (media, frames, vector art).
-INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-                  "link", "meta", "base", "video", "audio", "map")
+INVISIBLE_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "canvas",
+    "iframe",
+    "object",
+    "embed",
+    "link",
+    "meta",
+    "base",
+    "video",
+    "audio",
+    "map",
+)
 
 # Hidden by attribute or inline style. `.a-offscreen` (Amazon's screen-reader price) is deliberately
 # not here: recipes read prices from it, and it carries the only clean copy of the price.
-HIDDEN_SELECTOR = ", ".join([
-    "[hidden]",
-    "input[type=hidden]",
-    '[style*="display:none"]', '[style*="display: none"]',
-    '[style*="visibility:hidden"]', '[style*="visibility: hidden"]',
-    ".aok-hidden", ".a-hidden",
-    ".-athena-label",  # labels the Selectorlib browser extension writes into pages saved with it
-])
+HIDDEN_SELECTOR = ", ".join(
+    [
+        "[hidden]",
+        "input[type=hidden]",
+        '[style*="display:none"]',
+        '[style*="display: none"]',
+        '[style*="visibility:hidden"]',
+        '[style*="visibility: hidden"]',
+        ".aok-hidden",
+        ".a-hidden",
+        ".-athena-label",  # labels the Selectorlib browser extension writes into pages saved with it
+    ]
+)
 
 _SPACE = re.compile(r"\s+")
 _PRICE_SPLIT_SYMBOL = re.compile(r"([$€£¥])\s+(?=\d)")
@@ -86,9 +106,21 @@ def label_of(node: LexborNode, tree: LexborHTMLParser | None = None) -> str:
             return label
     if value := attr(node, "alt"):
         return value
-    if node.tag in ("input", "button") and (node.attributes.get("type") or "").lower() not in ("text", "search", "email", "tel", "number", "password", "url"):
-        if value := attr(node, "value"):
-            return value
+    if (
+        node.tag in ("input", "button")
+        and (node.attributes.get("type") or "").lower()
+        not in (
+            "text",
+            "search",
+            "email",
+            "tel",
+            "number",
+            "password",
+            "url",
+        )
+        and (value := attr(node, "value"))
+    ):
+        return value
     if value := attr(node, "placeholder"):
         return value
     inner = node.css_first("[aria-label]")

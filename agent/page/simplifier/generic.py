@@ -23,20 +23,94 @@ from agent.page.simplifier.slug import UniqueNames, join_name, slugify
 from agent.page.simplifier.source_map import SourceMap
 
 SLUG_MAX = 40
-CLICKABLE_ROLES = {"button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
-                   "menuitemradio", "option", "switch", "treeitem", "slider", "spinbutton"}
+CLICKABLE_ROLES = {
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "switch",
+    "treeitem",
+    "slider",
+    "spinbutton",
+}
 TYPING_ROLES = {"textbox", "searchbox", "combobox"}
-TEXT_INPUT_TYPES = {"text", "search", "email", "tel", "number", "password", "url", "date", "datetime-local",
-                    "month", "week", "time", ""}
-LANDMARK_TAGS = {"header": "header", "nav": "nav", "main": "main", "aside": "sidebar", "footer": "footer",
-                 "form": "form", "dialog": "dialog"}
-LANDMARK_ROLES = {"banner": "header", "navigation": "nav", "main": "main", "complementary": "sidebar",
-                  "contentinfo": "footer", "search": "search", "dialog": "dialog", "form": "form"}
+TEXT_INPUT_TYPES = {
+    "text",
+    "search",
+    "email",
+    "tel",
+    "number",
+    "password",
+    "url",
+    "date",
+    "datetime-local",
+    "month",
+    "week",
+    "time",
+    "",
+}
+LANDMARK_TAGS = {
+    "header": "header",
+    "nav": "nav",
+    "main": "main",
+    "aside": "sidebar",
+    "footer": "footer",
+    "form": "form",
+    "dialog": "dialog",
+}
+LANDMARK_ROLES = {
+    "banner": "header",
+    "navigation": "nav",
+    "main": "main",
+    "complementary": "sidebar",
+    "contentinfo": "footer",
+    "search": "search",
+    "dialog": "dialog",
+    "form": "form",
+}
 SECTION_TAGS = {"section", "article", "fieldset"}
 HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-INLINE_TAGS = {"span", "b", "strong", "em", "i", "small", "label", "sup", "sub", "abbr", "time", "data", "mark",
-               "s", "del", "ins", "u", "font", "bdi", "bdo", "q", "cite", "code", "kbd", "var", "big", "wbr",
-               "br", "img", "picture", "source", "meter", "progress", "output"}
+INLINE_TAGS = {
+    "span",
+    "b",
+    "strong",
+    "em",
+    "i",
+    "small",
+    "label",
+    "sup",
+    "sub",
+    "abbr",
+    "time",
+    "data",
+    "mark",
+    "s",
+    "del",
+    "ins",
+    "u",
+    "font",
+    "bdi",
+    "bdo",
+    "q",
+    "cite",
+    "code",
+    "kbd",
+    "var",
+    "big",
+    "wbr",
+    "br",
+    "img",
+    "picture",
+    "source",
+    "meter",
+    "progress",
+    "output",
+}
 STRUCK_TAGS = frozenset({"s", "del"})
 RATING_VALUE = re.compile(r"[0-5](?:\.\d{1,2})?")
 STARS_ALT = re.compile(r"([0-5](?:\.\d)?)\s+out\s+of\s+5\s+stars?", re.IGNORECASE)
@@ -60,8 +134,12 @@ class GenericRun:
     sources: SourceMap = field(default_factory=SourceMap)  # name -> marker of its raw element (live browsing)
 
 
-def simplify_generic(tree: LexborHTMLParser, names: UniqueNames | None = None,
-                     skip: frozenset[int] | set[int] = frozenset(), sources: SourceMap | None = None) -> GenericRun:
+def simplify_generic(
+    tree: LexborHTMLParser,
+    names: UniqueNames | None = None,
+    skip: frozenset[int] | set[int] = frozenset(),
+    sources: SourceMap | None = None,
+) -> GenericRun:
     """Walk the body and emit the simplified HTML; nodes whose mem_id is in `skip` were already emitted."""
     run = GenericRun(names=names or UniqueNames(), sources=sources or SourceMap())
     for node in reversed(tree.css(GENERIC_HIDDEN)):
@@ -88,8 +166,9 @@ def _label_map(tree: LexborHTMLParser) -> dict[str, str]:
 class _Walker:
     """Depth-first walk; inline content gathers in a buffer that block boundaries flush as <p>."""
 
-    def __init__(self, tree: LexborHTMLParser, run: GenericRun, labels: dict[str, str],
-                 skip: frozenset[int] | set[int]) -> None:
+    def __init__(
+        self, tree: LexborHTMLParser, run: GenericRun, labels: dict[str, str], skip: frozenset[int] | set[int]
+    ) -> None:
         self.tree = tree
         self.skip = skip
         self.run = run
@@ -103,7 +182,8 @@ class _Walker:
     def walk(self, root: LexborNode, path: tuple[str, ...]) -> None:
         """Iterative (an explicit stack), so broken pages nested thousands deep cannot overflow Python's stack."""
         stack: list[tuple[Iterator[LexborNode], tuple[str, ...], Callable[[], None] | None]] = [
-            (iter(root.iter(include_text=True)), path, None)]
+            (iter(root.iter(include_text=True)), path, None)
+        ]
         while stack:
             children, path, on_exit = stack[-1]
             child = next(children, None)
@@ -124,9 +204,14 @@ class _Walker:
                 out_tag = child.tag if child.tag in LANDMARK_TAGS or child.tag in SECTION_TAGS else "div"
                 self.run.parts.append(f"<{out_tag}>")
                 # A card nested in a card of the same title adds nothing to the name.
-                inner = path if path and path[-1] == part else path + (part,)
-                stack.append((iter(child.iter(include_text=True)), inner,
-                              partial(self._close_section, len(self.run.parts) - 1, out_tag)))
+                inner = path if path and path[-1] == part else (*path, part)
+                stack.append(
+                    (
+                        iter(child.iter(include_text=True)),
+                        inner,
+                        partial(self._close_section, len(self.run.parts) - 1, out_tag),
+                    )
+                )
             elif tag in HEADING_TAGS:
                 self.flush()
                 stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, tag)))
@@ -232,24 +317,28 @@ class _Walker:
         kind = (node.attributes.get("type") or "").lower()
         role = (node.attributes.get("role") or "").lower()
         if node.tag == "textarea":
-            return f'<textarea name="{esc(name)}" aria-label="{esc(label)}">{esc(text_of(node), quote=False)}</textarea>'
+            return (
+                f'<textarea name="{esc(name)}" aria-label="{esc(label)}">{esc(text_of(node), quote=False)}</textarea>'
+            )
         if node.tag == "select":
             options = "".join(
                 f"<option{_SELECTED if 'selected' in o.attributes else ''}>{esc(t, quote=False)}</option>"
-                for o in node.css("option")[:60] if (t := text_of(o, 80))
+                for o in node.css("option")[:60]
+                if (t := text_of(o, 80))
             )
             return f'<select name="{esc(name)}" aria-label="{esc(label)}">{options}</select>'
         if (node.tag == "input" and kind in TEXT_INPUT_TYPES) or role in TYPING_ROLES:
             value = attr(node, "value") if node.tag == "input" else text
             placeholder = attr(node, "placeholder")
             extra = f' placeholder="{esc(placeholder)}"' if placeholder else ""
-            return (f'<input name="{esc(name)}" type="{esc(kind or "text")}" value="{esc(value)}"'
-                    f' aria-label="{esc(label)}"{extra}>')
+            return (
+                f'<input name="{esc(name)}" type="{esc(kind or "text")}" value="{esc(value)}"'
+                f' aria-label="{esc(label)}"{extra}>'
+            )
         if node.tag == "input" and kind in ("checkbox", "radio"):
             # The visible label text sits next to it already; the box carries it as its accessible name.
             checked = "true" if "checked" in node.attributes else "false"
-            return (f'<span name="{esc(name)}" role="{kind}" aria-checked="{checked}"'
-                    f' aria-label="{esc(label)}"></span>')
+            return f'<span name="{esc(name)}" role="{kind}" aria-checked="{checked}" aria-label="{esc(label)}"></span>'
         tag = "a" if node.tag == "a" else "button" if node.tag in ("button", "input") else "span"
         shown = text or label
         role_attr = f' role="{esc(role)}"' if role and tag == "span" else ""
@@ -315,7 +404,9 @@ def _is_interactive(node: LexborNode) -> bool:
     if tag == "input":
         return (attrs.get("type") or "").lower() != "hidden"
     role = (attrs.get("role") or "").lower()
-    return role in CLICKABLE_ROLES or role in TYPING_ROLES or "onclick" in attrs or attrs.get("contenteditable") == "true"
+    return (
+        role in CLICKABLE_ROLES or role in TYPING_ROLES or "onclick" in attrs or attrs.get("contenteditable") == "true"
+    )
 
 
 def _section_part(node: LexborNode, tree: LexborHTMLParser, cards: dict[int, bool]) -> str | None:
@@ -325,8 +416,10 @@ def _section_part(node: LexborNode, tree: LexborHTMLParser, cards: dict[int, boo
     default = LANDMARK_TAGS.get(tag or "") or LANDMARK_ROLES.get(role)
     if default is None and not _is_card(node, cards):
         return None
-    own_label = slugify(label_of(node, tree) if ("aria-label" in node.attributes or
-                                                  "aria-labelledby" in node.attributes) else "", SLUG_MAX)
+    own_label = slugify(
+        label_of(node, tree) if ("aria-label" in node.attributes or "aria-labelledby" in node.attributes) else "",
+        SLUG_MAX,
+    )
     if default is not None:
         return own_label or default
     heading = _own_heading(node, cards)
@@ -373,8 +466,11 @@ def _is_card(node: LexborNode, known: dict[int, bool]) -> bool:
     in `known` by mem_id: a heading's ancestors are asked again for every heading of every enclosing section)."""
     found = known.get(node.mem_id)
     if found is None:
-        found = known[node.mem_id] = node.tag in SECTION_TAGS or "itemscope" in node.attributes or (
-            node.tag in ("div", "li") and CARD_CLASS.search(node.attributes.get("class") or "") is not None)
+        found = known[node.mem_id] = (
+            node.tag in SECTION_TAGS
+            or "itemscope" in node.attributes
+            or (node.tag in ("div", "li") and CARD_CLASS.search(node.attributes.get("class") or "") is not None)
+        )
     return found
 
 
@@ -386,8 +482,9 @@ def _fallback_part(node: LexborNode) -> str:
         if segment and (slug := slugify(segment[-1], SLUG_MAX)):
             return slug
     role = (node.attributes.get("role") or "").lower()
-    return {"a": "link", "button": "button", "select": "select", "textarea": "text_area",
-            "input": "input"}.get(node.tag or "", role or "control")
+    return {"a": "link", "button": "button", "select": "select", "textarea": "text_area", "input": "input"}.get(
+        node.tag or "", role or "control"
+    )
 
 
 def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
@@ -397,4 +494,3 @@ def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
             return parent
         parent = parent.parent
     return None
-

@@ -19,18 +19,30 @@ _STOCK_WORDS = {"in_stock": "In Stock", "unavailable": "Currently unavailable"}
 def product_meta_part(declared: Declared) -> str:
     """`<div class="product-meta">` with the declared product, or "" when the page declares none."""
     product = declared.product
-    attributes = {"data-page-type": declared.page_type, "data-listed": str(declared.listed) if declared.listed else None}
+    attributes = {
+        "data-page-type": declared.page_type,
+        "data-listed": str(declared.listed) if declared.listed else None,
+    }
     shown = []
     if product is not None:
-        attributes.update({
-            "data-source": product.source, "data-name": product.name, "data-brand": product.brand,
-            "data-price": f"{product.price:.2f}" if product.price is not None else None,
-            "data-currency": product.currency, "data-availability": product.availability,
-            "data-rating": f"{product.rating:g}" if product.rating is not None else None,
-            "data-review-count": str(product.review_count) if product.review_count is not None else None})
+        attributes.update(
+            {
+                "data-source": product.source,
+                "data-name": product.name,
+                "data-brand": product.brand,
+                "data-price": f"{product.price:.2f}" if product.price is not None else None,
+                "data-currency": product.currency,
+                "data-availability": product.availability,
+                "data-rating": f"{product.rating:g}" if product.rating is not None else None,
+                "data-review-count": str(product.review_count) if product.review_count is not None else None,
+            }
+        )
         if product.price is not None:
-            amount = f"${product.price:,.2f}" if product.currency == "USD" else \
-                f"{product.price:,.2f} {product.currency or ''}".rstrip()
+            amount = (
+                f"${product.price:,.2f}"
+                if product.currency == "USD"
+                else f"{product.price:,.2f} {product.currency or ''}".rstrip()
+            )
             shown.append(f'<span class="product-price">Price: {html.escape(amount)}</span>')
         if product.availability in _STOCK_WORDS:
             shown.append(f'<span class="availability">{_STOCK_WORDS[product.availability]}</span>')

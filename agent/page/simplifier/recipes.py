@@ -45,27 +45,27 @@ class Rule:
     """One element (or list of elements) to keep. Selectors are tried in order; the first that matches wins."""
 
     select: tuple[str, ...]
-    name: str | None = None          # name template relative to the parent's name
+    name: str | None = None  # name template relative to the parent's name
     kind: Kind = "container"
-    tag: str | None = None           # emitted tag; default depends on kind and source tag
-    many: bool = False               # every match, or only the first
+    tag: str | None = None  # emitted tag; default depends on kind and source tag
+    many: bool = False  # every match, or only the first
     limit: int | None = None
     text_from: tuple[str, ...] = ()  # text sources: CSS inside the element, "@self", "@label", "@attr:NAME", "=literal"
     name_from: tuple[str, ...] = ()  # sources for {text} in the name when they differ from the shown text
-    require_text: bool = False       # skip matches without text (always so for kind "text")
+    require_text: bool = False  # skip matches without text (always so for kind "text")
     text_default: str = ""
     text_format: str = "{}"
     text_limit: int | None = MAX_TEXT
-    price: bool = False              # glue split price pieces ("$ 6 . 99" -> "$6.99")
-    strip: str | None = None         # regex removed from texts and labels ("Click to select ")
-    id_pattern: str | None = None    # for {id}
+    price: bool = False  # glue split price pieces ("$ 6 . 99" -> "$6.99")
+    strip: str | None = None  # regex removed from texts and labels ("Click to select ")
+    id_pattern: str | None = None  # for {id}
     css_class: str | None = None
     role: str | None = None
     keep_attrs: tuple[str, ...] = ()  # source attributes copied to the output (aria-label, title, ...)
     caption_from: tuple[str, ...] = ()  # containers: texts shown at the top (group titles, current choice)
-    keep_options: bool = True        # selects: emit their <option> texts
-    exclude: tuple[str, ...] = ()    # skip matches containing any of these
-    page_scope: bool = False         # search the whole page instead of inside the parent match
+    keep_options: bool = True  # selects: emit their <option> texts
+    exclude: tuple[str, ...] = ()  # skip matches containing any of these
+    page_scope: bool = False  # search the whole page instead of inside the parent match
     page_fallback: tuple[str, ...] = ()  # when nothing matches inside the parent: these, on the whole page
     virtual_if_missing: bool = False  # containers: when nothing matches, wrap the parent's scope instead
     slug_max: int | None = None
@@ -78,11 +78,11 @@ class Recipe:
 
     name: str
     page_type: PageKind
-    url_pattern: str                 # regex searched in the URL
-    landmarks: tuple[str, ...]       # the page qualifies if any of these matches
+    url_pattern: str  # regex searched in the URL
+    landmarks: tuple[str, ...]  # the page qualifies if any of these matches
     rules: tuple[Rule, ...]
     title_from: tuple[str, ...] = ("title",)
-    generic_rest: bool = False       # after the rules, simplify the rest of the page with the generic fallback
+    generic_rest: bool = False  # after the rules, simplify the rest of the page with the generic fallback
 
     def matches_url(self, url: str | None) -> bool:
         return url is not None and url != "" and re.search(self.url_pattern, url, re.IGNORECASE) is not None
@@ -153,12 +153,15 @@ def _select(rule: Rule, scope: LexborNode, tree: LexborHTMLParser, run: RecipeRu
     return found
 
 
-def _first_match(rule: Rule, selectors: tuple[str, ...], root: LexborNode, scope: LexborNode, tree: LexborHTMLParser,
-                 run: RecipeRun) -> list[LexborNode]:
+def _first_match(
+    rule: Rule, selectors: tuple[str, ...], root: LexborNode, scope: LexborNode, tree: LexborHTMLParser, run: RecipeRun
+) -> list[LexborNode]:
     for selector in selectors:
         found = [
-            node for node in root.css(selector)
-            if node.mem_id != scope.mem_id and node.mem_id not in run.used
+            node
+            for node in root.css(selector)
+            if node.mem_id != scope.mem_id
+            and node.mem_id not in run.used
             and not any(node.css_first(excluded) is not None for excluded in rule.exclude)
         ]
         if rule.kind == "text" or rule.require_text:
@@ -189,14 +192,21 @@ def _emit(rule: Rule, node: LexborNode, prefix: str, tree: LexborHTMLParser, run
         _emit_select(rule, node, attrs, run)
     elif rule.kind == "image":
         if name:
-            run.parts.append(_open("img", attrs + [("alt", text)]))
+            run.parts.append(_open("img", [*attrs, ("alt", text)]))
     elif name or shown:  # text and click
         tag = rule.tag or (_DEFAULT_TAGS.get(node.tag or "", "span") if rule.kind == "click" else "span")
         run.parts.append(f"{_open(tag, attrs)}{html.escape(shown, quote=False)}</{tag}>")
 
 
-def _emit_container(rule: Rule, node: LexborNode, prefix: str, name: str | None, attrs: list[tuple[str, str]],
-                    tree: LexborHTMLParser, run: RecipeRun) -> None:
+def _emit_container(
+    rule: Rule,
+    node: LexborNode,
+    prefix: str,
+    name: str | None,
+    attrs: list[tuple[str, str]],
+    tree: LexborHTMLParser,
+    run: RecipeRun,
+) -> None:
     tag = rule.tag or "div"
     start = len(run.parts)
     run.parts.append(_open(tag, attrs))
@@ -281,7 +291,7 @@ def _from_source(rule: Rule, source: str, node: LexborNode, tree: LexborHTMLPars
     elif source == "@label":
         text = label_of(node, tree)
     elif source.startswith("@attr:"):
-        text = attr(node, source[len("@attr:"):])
+        text = attr(node, source[len("@attr:") :])
     else:
         text = ""
         for inner in node.css(source):
@@ -320,7 +330,7 @@ def _placeholder(rule: Rule, option: str, node: LexborNode, tree: LexborHTMLPars
         label = label_of(node, tree)
         return fold(re.sub(rule.strip, " ", label)) if label and rule.strip else label
     if option.startswith("attr:"):
-        return attr(node, option[len("attr:"):])
+        return attr(node, option[len("attr:") :])
     if option == "id" and rule.id_pattern:
         found = re.search(rule.id_pattern, node.attributes.get("id") or "")
         return found.group(1) if found else ""

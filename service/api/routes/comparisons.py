@@ -22,9 +22,15 @@ from service.jobs.simulation_jobs import SimulationJobs
 
 router = APIRouter()
 
-NOT_DONE: dict[int | str, dict] = {409: error("A run is not finished (queued, running, failed or interrupted): it has no results to compare.")}
-_HTML: dict[int | str, dict] = {200: {"description": "The comparison: one self-contained HTML page.",
-               "content": {"text/html": {"schema": {"type": "string"}}}}}
+NOT_DONE: dict[int | str, dict] = {
+    409: error("A run is not finished (queued, running, failed or interrupted): it has no results to compare.")
+}
+_HTML: dict[int | str, dict] = {
+    200: {
+        "description": "The comparison: one self-contained HTML page.",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    }
+}
 _ID: dict[str, Any] = {"min_length": 1, "max_length": 200}
 
 
@@ -40,12 +46,17 @@ def _experiment(jobs: ExperimentJobs, simulations: SimulationJobs, experiment_id
     try:
         record = jobs.store.get(experiment_id)
     except ExperimentNotFound:
-        hint = (" (it is a simulation: compare two simulations with GET /simulations/compare)"
-                if simulations.get(experiment_id) is not None else "")
+        hint = (
+            " (it is a simulation: compare two simulations with GET /simulations/compare)"
+            if simulations.get(experiment_id) is not None
+            else ""
+        )
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"experiment '{experiment_id}' not found{hint}") from None
     if record.results is None:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"experiment '{experiment_id}' has no results yet (status "
-                                                      f"{record.status}, {record.done}/{record.total})")
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"experiment '{experiment_id}' has no results yet (status {record.status}, {record.done}/{record.total})",
+        )
     return record.results, jobs.store.samples(experiment_id)
 
 
@@ -61,9 +72,12 @@ def _simulation(simulations: SimulationJobs, jobs: ExperimentJobs, simulation_id
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"simulation '{simulation_id}' not found{hint}")
     if job.status != "done" or job.result is None:
         why = f": {job.error}" if job.error else ""
-        raise HTTPException(status.HTTP_409_CONFLICT, f"simulation '{simulation_id}' has not finished (status "
-                                                      f"{job.status}, {len(job.traces)} of {len(job.config.persona_ids)} "
-                                                      f"twins done){why}")
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"simulation '{simulation_id}' has not finished (status "
+            f"{job.status}, {len(job.traces)} of {len(job.config.persona_ids)} "
+            f"twins done){why}",
+        )
     return job.result.model_dump(mode="json")
 
 
@@ -84,32 +98,38 @@ def _simulations(simulations: SimulationJobs, experiments: ExperimentJobs, a: st
 
 
 @router.get("/experiments/compare", tags=["experiments"], responses=NOT_FOUND | NOT_DONE)
-async def compare_experiments(experiments: ExperimentJobsDep, simulations: SimulationJobsDep, a: str = _run_a(),
-                              b: str = _run_b()) -> dict:
+async def compare_experiments(
+    experiments: ExperimentJobsDep, simulations: SimulationJobsDep, a: str = _run_a(), b: str = _run_b()
+) -> dict:
     """What differs in the two specs, and each variant's outcome rates in A and B (variants matched by name), with
     the difference and a test (McNemar when the same twins ran both, else two-proportion or Fisher's exact)."""
     return await asyncio.to_thread(_experiments, experiments, simulations, a, b)
 
 
-@router.get("/experiments/compare/report", tags=["experiments"], response_model=None,
-            responses=_HTML | NOT_FOUND | NOT_DONE)
-async def compare_experiments_report(experiments: ExperimentJobsDep, simulations: SimulationJobsDep,
-                                     a: str = _run_a(), b: str = _run_b()) -> HTMLResponse:
+@router.get(
+    "/experiments/compare/report", tags=["experiments"], response_model=None, responses=_HTML | NOT_FOUND | NOT_DONE
+)
+async def compare_experiments_report(
+    experiments: ExperimentJobsDep, simulations: SimulationJobsDep, a: str = _run_a(), b: str = _run_b()
+) -> HTMLResponse:
     comparison = await asyncio.to_thread(_experiments, experiments, simulations, a, b)
     return HTMLResponse(render_comparison_html(comparison))
 
 
 @router.get("/simulations/compare", tags=["simulations"], responses=NOT_FOUND | NOT_DONE)
-async def compare_simulations(simulations: SimulationJobsDep, experiments: ExperimentJobsDep, a: str = _run_a(),
-                              b: str = _run_b()) -> dict:
+async def compare_simulations(
+    simulations: SimulationJobsDep, experiments: ExperimentJobsDep, a: str = _run_a(), b: str = _run_b()
+) -> dict:
     """What differs in the two configs, and the funnel stages, outcomes and task success in A and B with the
     difference and a test (McNemar when the same personas ran both, matched by id, else two-proportion or Fisher's)."""
     return await asyncio.to_thread(_simulations, simulations, experiments, a, b)
 
 
-@router.get("/simulations/compare/report", tags=["simulations"], response_model=None,
-            responses=_HTML | NOT_FOUND | NOT_DONE)
-async def compare_simulations_report(simulations: SimulationJobsDep, experiments: ExperimentJobsDep,
-                                     a: str = _run_a(), b: str = _run_b()) -> HTMLResponse:
+@router.get(
+    "/simulations/compare/report", tags=["simulations"], response_model=None, responses=_HTML | NOT_FOUND | NOT_DONE
+)
+async def compare_simulations_report(
+    simulations: SimulationJobsDep, experiments: ExperimentJobsDep, a: str = _run_a(), b: str = _run_b()
+) -> HTMLResponse:
     comparison = await asyncio.to_thread(_simulations, simulations, experiments, a, b)
     return HTMLResponse(render_comparison_html(comparison))

@@ -19,8 +19,12 @@ async def healthz(services: ServicesDep) -> Health:
     """Aggregate only (like /metrics): every tenant's personas counted, the kind of store, never its path."""
     with acting_as(ADMIN):
         ids = await asyncio.to_thread(services.store.persona_ids)
-    return Health(status="ok", personas=len(ids), brains=services.graph.brains,
-                  store="chroma server" if services.settings.chroma_url else "embedded chroma")
+    return Health(
+        status="ok",
+        personas=len(ids),
+        brains=services.graph.brains,
+        store="chroma server" if services.settings.chroma_url else "embedded chroma",
+    )
 
 
 @router.get("/livez")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Query, Response, status
 from pydantic import ValidationError
@@ -37,19 +38,34 @@ _NATIVE_EXAMPLE = {
 # What every record needs, in the schema as the service checks it: a native persona names its id; an OPeRA user-table
 # row (it has survey or raw_survey) or personas.jsonl record (big_five_levels, agrees_with or disagrees_with) its
 # user_id (personas/sources/__init__.py record_kind).
-PERSONA_RECORD_SHAPES = {"anyOf": [
-    {"required": ["id"], "properties": {"id": {"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1,
-                                               "maxLength": 128}}},
-    {"required": ["user_id"], "properties": {"user_id": {"type": "string", "minLength": 1}},
-     "anyOf": [{"required": [key]} for key in ("survey", "raw_survey", "big_five_levels", "agrees_with", "disagrees_with")]},
-]}
+PERSONA_RECORD_SHAPES = {
+    "anyOf": [
+        {
+            "required": ["id"],
+            "properties": {"id": {"type": "string", "pattern": PERSONA_ID_PATTERN, "minLength": 1, "maxLength": 128}},
+        },
+        {
+            "required": ["user_id"],
+            "properties": {"user_id": {"type": "string", "minLength": 1}},
+            "anyOf": [
+                {"required": [key]}
+                for key in ("survey", "raw_survey", "big_five_levels", "agrees_with", "disagrees_with")
+            ],
+        },
+    ]
+}
 
 
 @router.post("", response_model=PersonaCreated, status_code=status.HTTP_201_CREATED)
 async def import_persona(
     services: ServicesDep,
-    record: dict = Body(..., openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}},
-                        json_schema_extra=PERSONA_RECORD_SHAPES),
+    record: Annotated[
+        dict,
+        Body(
+            openapi_examples={"native": {"summary": "A hand-written persona", "value": _NATIVE_EXAMPLE}},
+            json_schema_extra=PERSONA_RECORD_SHAPES,
+        ),
+    ],
 ) -> PersonaCreated:
     """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
     try:
@@ -132,10 +148,18 @@ def _run_dir(run: str, experiments, simulations) -> Path:
     return job.out_dir
 
 
-@router.post("/{persona_id}/interview", response_model=InterviewAnswer,
-             responses=NOT_FOUND | {409: error("The run's decision export is of another format.")})
-async def interview_persona(persona_id: PersonaId, body: InterviewRequest, services: ServicesDep,
-                            experiments: ExperimentJobsDep, simulations: SimulationJobsDep) -> InterviewAnswer:
+@router.post(
+    "/{persona_id}/interview",
+    response_model=InterviewAnswer,
+    responses=NOT_FOUND | {409: error("The run's decision export is of another format.")},
+)
+async def interview_persona(
+    persona_id: PersonaId,
+    body: InterviewRequest,
+    services: ServicesDep,
+    experiments: ExperimentJobsDep,
+    simulations: SimulationJobsDep,
+) -> InterviewAnswer:
     """Ask the persona's twin a question, optionally about a decision of a run (docs/interviews.md): offline, an
     answer assembled from that decision's drivers and the person's own recalled words; with brain=llm, the
     model's answer from the same (and the decision's page), falling back to the offline one if it fails."""
@@ -150,17 +174,37 @@ async def interview_persona(persona_id: PersonaId, body: InterviewRequest, servi
         sample = body.sample
         try:
             decision, page_html = await asyncio.to_thread(
-                decision_in_run, directory, persona_id, body.question, store.embedder.embed,
-                decision_id=body.decision, variant=sample.variant if sample else None,
-                instance=sample.instance if sample else None, step=sample.step if sample else None)
+                decision_in_run,
+                directory,
+                persona_id,
+                body.question,
+                store.embedder.embed,
+                decision_id=body.decision,
+                variant=sample.variant if sample else None,
+                instance=sample.instance if sample else None,
+                step=sample.step if sample else None,
+            )
         except ExportMissing:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"run '{body.run}' has no decisions to ask about yet (it "
-                                "ran before decisions were exported, or no twin has finished)") from None
+            raise HTTPException(
+                status.HTTP_404_NOT_FOUND,
+                f"run '{body.run}' has no decisions to ask about yet (it "
+                "ran before decisions were exported, or no twin has finished)",
+            ) from None
         except DecisionNotFound as missing:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"run '{body.run}': {missing}") from None
         except ExportFormatError as unreadable:
-            raise HTTPException(status.HTTP_409_CONFLICT, str(unreadable).replace(str(directory), f"run '{body.run}'")) from None
+            raise HTTPException(
+                status.HTTP_409_CONFLICT, str(unreadable).replace(str(directory), f"run '{body.run}'")
+            ) from None
     memories = await asyncio.to_thread(store.recall, persona_id, body.question, RECALL_K)
-    return await interview(body.question, persona, memories, decision=decision, page_html=page_html, brain=body.brain,
-                           llm=services.llm, model=body.model or services.settings.llm_model,
-                           embed=store.embedder.embed)
+    return await interview(
+        body.question,
+        persona,
+        memories,
+        decision=decision,
+        page_html=page_html,
+        brain=body.brain,
+        llm=services.llm,
+        model=body.model or services.settings.llm_model,
+        embed=store.embedder.embed,
+    )

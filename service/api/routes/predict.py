@@ -10,7 +10,8 @@ import asyncio
 from fastapi import APIRouter, HTTPException, Request, status
 
 from agent.page.read_page import PageRefused
-from agent.predict_use_case import PredictionServices, page_reader, predict as predict_next
+from agent.predict_use_case import PredictionServices, page_reader
+from agent.predict_use_case import predict as predict_next
 from agent.prediction import Prediction
 from agent.screenshots import Screenshot
 from personas.memory_store import PersonaNotFound
@@ -21,11 +22,18 @@ from service.api.screenshot_input import request_screenshot
 router = APIRouter(tags=["predict"])
 
 
-@router.post("/predict", response_model=Prediction, responses={
-    **NOT_FOUND, 422: error("Invalid input, a screenshot that is not a PNG, JPEG or WebP within the limits, or a "
-                            "screenshot URL that is not one of this service's own simulations.")})
-async def predict(request: PredictRequest, http: Request, services: ServicesDep,
-                  jobs: SimulationJobsDep) -> Prediction:
+@router.post(
+    "/predict",
+    response_model=Prediction,
+    responses={
+        **NOT_FOUND,
+        422: error(
+            "Invalid input, a screenshot that is not a PNG, JPEG or WebP within the limits, or a "
+            "screenshot URL that is not one of this service's own simulations."
+        ),
+    },
+)
+async def predict(request: PredictRequest, http: Request, services: ServicesDep, jobs: SimulationJobsDep) -> Prediction:
     settings = services.settings
     brain = request.brain or settings.default_brain
 
@@ -39,13 +47,21 @@ async def predict(request: PredictRequest, http: Request, services: ServicesDep,
 
     def screenshot() -> Screenshot | None:
         shot = request.screenshot
-        return None if shot is None else request_screenshot(shot.base64, shot.url, jobs, http.url.netloc,
-                                                            settings.screenshot_limits, looks(brain))
+        return (
+            None
+            if shot is None
+            else request_screenshot(
+                shot.base64, shot.url, jobs, http.url.netloc, settings.screenshot_limits, looks(brain)
+            )
+        )
 
     shot = await asyncio.to_thread(screenshot) if request.screenshot is not None else None
-    agent_services = PredictionServices(graph=services.graph, personas=services.store,
-                                        read=page_reader(settings.max_page_bytes, settings.page_limits),
-                                        default_brain=settings.default_brain)
+    agent_services = PredictionServices(
+        graph=services.graph,
+        personas=services.store,
+        read=page_reader(settings.max_page_bytes, settings.page_limits),
+        default_brain=settings.default_brain,
+    )
     try:
         prediction = await predict_next(request.to_input(shot), agent_services)
     except PageRefused as refused:

@@ -16,8 +16,12 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("install", help="create .oscar/venv and build the shop's database (idempotent)")
     starting = commands.add_parser("start", help="start an instance in the background and print its URL")
     starting.add_argument("--variant", default="control", help="a live configuration (project/shopsite/variants.py)")
-    starting.add_argument("--currency", default=CURRENCIES[0], choices=CURRENCIES,
-                          help="the catalogue: in pounds (as built) or the euro catalogue, prices like 29,95 €")
+    starting.add_argument(
+        "--currency",
+        default=CURRENCIES[0],
+        choices=CURRENCIES,
+        help="the catalogue: in pounds (as built) or the euro catalogue, prices like 29,95 €",
+    )
     starting.add_argument("--port", type=int, default=None, help="default: a free port")
     starting.add_argument("--name", default="shop", help="instance name, to run several at once")
     stopping = commands.add_parser("stop", help="stop an instance started with `start`")
@@ -26,8 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "install":
             spent = install()
-            print("oscar shop installed: " + ", ".join(f"{step} {'reused' if s == 0 else f'{s:.1f} s'}"
-                                                       for step, s in spent.items()))
+            print(
+                "oscar shop installed: "
+                + ", ".join(f"{step} {'reused' if s == 0 else f'{s:.1f} s'}" for step, s in spent.items())
+            )
         elif args.command == "start":
             instance = start(args.name, args.variant, args.port, currency=args.currency)
             print(instance.url)

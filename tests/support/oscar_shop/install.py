@@ -48,8 +48,10 @@ def _venv(log) -> float:
     log(f"oscar shop: creating {VENV} and installing django-oscar (one-time)")
     shutil.rmtree(VENV, ignore_errors=True)
     _run([sys.executable, "-m", "venv", str(VENV)], "create the venv")
-    _run([str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(REQUIREMENTS)],
-         "pip install the shop's requirements")
+    _run(
+        [str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(REQUIREMENTS)],
+        "pip install the shop's requirements",
+    )
     (VENV / STAMP).write_text(wanted)
     return time.perf_counter() - started
 

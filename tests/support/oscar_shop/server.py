@@ -9,6 +9,7 @@ browser needs them; DEBUG stays off, so error pages are the shop's own.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -53,8 +54,9 @@ class ShopInstance:
         return self.folder / "server.pid"
 
 
-def start(name: str = "shop", variant: str = "control", port: int | None = None, log=print,
-          currency: str = CURRENCIES[0]) -> ShopInstance:
+def start(
+    name: str = "shop", variant: str = "control", port: int | None = None, log=print, currency: str = CURRENCIES[0]
+) -> ShopInstance:
     """Install if needed, copy the built state, apply `variant` in `currency`'s catalogue, start the server; returns
     once it answers. An instance already running under `name` is stopped first."""
     if currency not in CURRENCIES:
@@ -66,13 +68,23 @@ def start(name: str = "shop", variant: str = "control", port: int | None = None,
     shutil.copytree(BUILT, folder)
     manage(["apply_variant", variant, "--currency", currency], folder)
     instance = ShopInstance(name=name, variant=variant, port=port or _free_port(), folder=folder, currency=currency)
-    output = open(folder / "server.log", "w")
-    instance.process = subprocess.Popen(
-        [str(PYTHON), str(PROJECT / "manage.py"), "runserver", "--insecure", "--noreload",
-         f"127.0.0.1:{instance.port}"],
-        cwd=PROJECT, env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
-        stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        start_new_session=True)
+    with open(folder / "server.log", "w") as output:  # the server writes to its own copy
+        instance.process = subprocess.Popen(
+            [
+                str(PYTHON),
+                str(PROJECT / "manage.py"),
+                "runserver",
+                "--insecure",
+                "--noreload",
+                f"127.0.0.1:{instance.port}",
+            ],
+            cwd=PROJECT,
+            env={**shop_env(folder), "OSCAR_SHOP_CURRENCY": currency},  # settings.py: the formats
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     instance.pid_file.write_text(str(instance.process.pid))
     _wait_until_answering(instance)
     (folder / "url").write_text(instance.url)
@@ -105,10 +117,8 @@ def stop(name: str = "shop") -> bool:
 
 
 def _reap(pid: int) -> None:
-    try:
+    with contextlib.suppress(ChildProcessError):  # started by another process (the CLI): not ours to reap
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass  # started by another process (the CLI): not ours to reap
 
 
 def _wait_until_answering(instance: ShopInstance) -> None:

@@ -6,7 +6,7 @@ guest checkout. Paths come from the environment so one install serves several sh
 import os
 from pathlib import Path
 
-from oscar.defaults import *  # noqa: F401,F403 - Oscar's documented way to start from its defaults
+from oscar.defaults import *  # noqa: F403 - Oscar's documented way to start from its defaults
 
 STATE = Path(os.environ.get("OSCAR_SHOP_STATE", Path(__file__).resolve().parents[1] / "state"))
 BASE_DIR = Path(__file__).resolve().parent
