@@ -4,8 +4,8 @@ Pure functions on two run documents of the same kind: experiments' results.json 
 or simulations' report.json (agent/simulation/run.py). Each outcome is a share of twins: a funnel stage
 reached, a way the run ended, the task reached (simulations); a variant's purchase, leave, target or task rate,
 variants matched by name (experiments). Each share comes with its Wilson interval in each run, the difference
-B - A with a percentile bootstrap interval, and a test from agent/experiments/statistics.py: McNemar on pairs
-when the same twins ran in both runs (matched by persona id; in experiments by persona id and instance, which
+B - A with a percentile bootstrap interval, and a test from agent/experiments/significance_tests.py: McNemar on
+pairs when the same twins ran in both runs (matched by persona id; in experiments by persona id and instance, which
 needs both runs' samples), otherwise the two-proportion z-test, or Fisher's exact test when an expected count is
 below 5. All p-values of a comparison are Holm-corrected together; "beyond noise" means the corrected p-value is
 below alpha.
@@ -22,14 +22,10 @@ from agent.comparison.run_settings import (
     settings_diff,
     simulation_settings,
 )
+from agent.experiments.bootstrap import _Bootstrap
+from agent.experiments.sample_outcomes import _outcome
 from agent.experiments.samples import Sample
-from agent.experiments.statistics import (
-    _Bootstrap,
-    _independent_binary,
-    _multipletests,
-    _outcome,
-    _paired_binary,
-)
+from agent.experiments.significance_tests import _independent_binary, _multipletests, _paired_binary
 
 ALPHA = 0.05
 N_BOOTSTRAP = 2000
@@ -505,7 +501,7 @@ def _share(values: np.ndarray, alpha: float) -> dict:
 
 
 def _ab(key: str) -> str:
-    """statistics.py names the sides control and variant; here they are run A and run B."""
+    """significance_tests.py names the sides control and variant; here they are run A and run B."""
     return key.replace("control", "a").replace("variant", "b")
 
 
