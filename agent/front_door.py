@@ -69,6 +69,7 @@ FRONT_DOOR = (
     "agent.simulation.trace",
     # after a run: comparing runs, interviewing a twin
     "agent.comparison.run_comparison",
+    "agent.comparison.comparison_error",
     "agent.comparison.run_files",
     "agent.reporting.compare_report",
     "agent.interview",

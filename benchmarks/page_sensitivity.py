@@ -19,7 +19,7 @@ Twins: the 52 OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) x 2
 sample mode, common random numbers (seed = instance, the same in every variant), no memories. History: a search
 (query typed, search clicked) and, on a product page, a click on that product's link. One decision each.
 Outcomes: purchase, leave (terminate), review reading (label review). Paired McNemar per outcome (the test
-agent/experiments/statistics.py uses), Holm over every test of the run, within trait groups too.
+agent/experiments/significance_tests.py has), Holm over every test of the run, within trait groups too.
 
 Run: .venv/bin/python benchmarks/page_sensitivity.py [--instances 20]
 """
@@ -39,7 +39,7 @@ from statsmodels.stats.multitest import multipletests
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
 from agent.decision import TwinContext
-from agent.experiments.statistics import _paired_binary
+from agent.experiments.significance_tests import _paired_binary
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
@@ -390,8 +390,8 @@ def main() -> None:
                 "brain": "embedded",
             },
             "traits": {TRAIT_LABEL[t]: sum(1 for s in sens if getattr(s, t) > 0) for t in TRAIT_LABEL},
-            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; "
-            "tests "
+            "test": "paired McNemar (agent/experiments/significance_tests.py _paired_binary) on persona x instance "
+            "pairs; tests "
             "without a discordant pair are reported with p_value null and left out of the correction",
             "correction": {
                 "method": "holm",

@@ -15,8 +15,9 @@ edit (`visible_to_twins`); twins decide on every applied edit, seen or not.
 
 Twins: the 52 OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) x 20 instances, embedded brain,
 sample mode, seeds as page_sensitivity.py (per persona and instance, the same in every variant), no memories,
-arriving from a search and a click on the product. Paired McNemar per outcome (agent/experiments/statistics.py),
-Holm over every test of this run: pages x edits x outcomes and the pooled tests per currency.
+arriving from a search and a click on the product. Paired McNemar per outcome
+(agent/experiments/significance_tests.py), Holm over every test of this run: pages x edits x outcomes and the pooled
+tests per currency.
 
 Run: .venv/bin/python benchmarks/page_sensitivity_any_shop.py [--instances 20]
 """
@@ -246,8 +247,8 @@ def main() -> None:
                 "deal_50pct": "the list price the page shows set to 2x the price, else a struck 2x price added after "
                 "the page's first short visible price, in its spelling and currency",
             },
-            "test": "paired McNemar (agent/experiments/statistics.py _paired_binary) on persona x instance pairs; "
-            "tests "
+            "test": "paired McNemar (agent/experiments/significance_tests.py _paired_binary) on persona x instance "
+            "pairs; tests "
             "without a discordant pair have p_value null and stay out of the correction",
             "correction": {
                 "method": "holm",

@@ -9,7 +9,8 @@ from math import erfc, sqrt
 
 import pytest
 
-from agent.comparison.run_comparison import ComparisonError, compare_runs, run_kind
+from agent.comparison.comparison_error import ComparisonError
+from agent.comparison.run_comparison import compare_runs, run_kind
 from agent.experiments.samples import Sample
 from agent.experiments.statistics import analyse
 from agent.reporting.compare_report import render_comparison_html

@@ -78,3 +78,15 @@ def _page(page: dict) -> dict:
         elif value is not None:
             shown[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(value, sort_keys=True)
     return shown
+
+
+def seed_note(seed_a: object, seed_b: object) -> list[str]:
+    """A note for the comparison when the two runs' seeds differ, else none."""
+    if seed_a == seed_b:
+        return []
+    return [
+        (
+            f"the seeds differ ({seed_a} vs {seed_b}): the twins' own random draws differ too, which is part of the "
+            "noise the tests allow for"
+        )
+    ]

@@ -37,7 +37,8 @@ def compare(
     ] = None,
 ) -> None:
     """Compare two runs: what differs in their setup, and each outcome in A and B with the difference and a test."""
-    from agent.comparison.run_comparison import ComparisonError, compare_runs
+    from agent.comparison.comparison_error import ComparisonError
+    from agent.comparison.run_comparison import compare_runs
     from agent.comparison.run_files import RunUnreadable, read_run
     from agent.reporting.compare_report import render_comparison_html
 

@@ -5,122 +5,38 @@ dotted name: the path of the landmarks and sections around them (header, nav, ma
 card named by its heading, ...) and a slug of their text or label, e.g. `main.blue_mug.add_to_cart`.
 Names come from text, never from positions, so reloading the page gives the same names; repeats get a
 stable `_2`, `_3` in document order. Visible text (titles, prices, ratings) is kept as text.
+
+This module holds the walk itself; what it recognises lives beside it: generic_vocabulary.py (tags and roles),
+generic_sections.py (landmarks, sections, cards), generic_controls.py (interactive elements) and
+generic_ratings.py (star ratings drawn rather than written).
 """
 
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.page.simplifier.dom import attr, fold, label_of, text_of
+from agent.page.simplifier.generic_controls import _ancestor, _fallback_part, _is_interactive, _is_product_choice
+from agent.page.simplifier.generic_ratings import _rating_attribute, _rating_class, _star_picture
+from agent.page.simplifier.generic_sections import _section_part
+from agent.page.simplifier.generic_vocabulary import (
+    HEADING_TAGS,
+    INLINE_TAGS,
+    LANDMARK_TAGS,
+    SECTION_TAGS,
+    SLUG_MAX,
+    STRUCK_TAGS,
+    TEXT_INPUT_TYPES,
+    TYPING_ROLES,
+)
 from agent.page.simplifier.slug import UniqueNames, join_name, slugify
 from agent.page.simplifier.source_map import SourceMap
 
-SLUG_MAX = 40
-CLICKABLE_ROLES = {
-    "button",
-    "link",
-    "checkbox",
-    "radio",
-    "tab",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "option",
-    "switch",
-    "treeitem",
-    "slider",
-    "spinbutton",
-}
-TYPING_ROLES = {"textbox", "searchbox", "combobox"}
-TEXT_INPUT_TYPES = {
-    "text",
-    "search",
-    "email",
-    "tel",
-    "number",
-    "password",
-    "url",
-    "date",
-    "datetime-local",
-    "month",
-    "week",
-    "time",
-    "",
-}
-LANDMARK_TAGS = {
-    "header": "header",
-    "nav": "nav",
-    "main": "main",
-    "aside": "sidebar",
-    "footer": "footer",
-    "form": "form",
-    "dialog": "dialog",
-}
-LANDMARK_ROLES = {
-    "banner": "header",
-    "navigation": "nav",
-    "main": "main",
-    "complementary": "sidebar",
-    "contentinfo": "footer",
-    "search": "search",
-    "dialog": "dialog",
-    "form": "form",
-}
-SECTION_TAGS = {"section", "article", "fieldset"}
-HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-INLINE_TAGS = {
-    "span",
-    "b",
-    "strong",
-    "em",
-    "i",
-    "small",
-    "label",
-    "sup",
-    "sub",
-    "abbr",
-    "time",
-    "data",
-    "mark",
-    "s",
-    "del",
-    "ins",
-    "u",
-    "font",
-    "bdi",
-    "bdo",
-    "q",
-    "cite",
-    "code",
-    "kbd",
-    "var",
-    "big",
-    "wbr",
-    "br",
-    "img",
-    "picture",
-    "source",
-    "meter",
-    "progress",
-    "output",
-}
-STRUCK_TAGS = frozenset({"s", "del"})
-RATING_VALUE = re.compile(r"[0-5](?:\.\d{1,2})?")
-STARS_ALT = re.compile(r"([0-5](?:\.\d)?)\s+out\s+of\s+5\s+stars?", re.IGNORECASE)
-STARS_FILE = re.compile(r"(?:^|[-_])stars?[-_]?([0-5])(?:[-_]([05]))?$", re.IGNORECASE)
-RATING_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5"}
-RATING_CLASS = re.compile(r"(?:star[-_]?)?rating[-_]([0-5])(?:[-_](5))?")
-ADD_TO_CART = re.compile(r"\badd to (?:cart|basket|bag|trolley)\b", re.IGNORECASE)
-QUANTITY = re.compile(r"quantity|\bqty\b", re.IGNORECASE)
-CARD_CLASS = re.compile(r"(?:^|[\s_-])(?:product|card|item|tile|result|offer)s?(?:$|[\s_-])", re.IGNORECASE)
-CARD_HEADING = "h1, h2, h3, h4, h5, h6, legend, [itemprop=name], [class*=title], [class*=name]"
 _SELECTED = ' selected=""'
 GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
 
@@ -346,151 +262,3 @@ class _Walker:
         if "disabled" in node.attributes or node.attributes.get("aria-disabled") == "true":
             label_attr += ' aria-disabled="true"'
         return f'<{tag} name="{esc(name)}"{role_attr}{label_attr}>{esc(shown, quote=False)}</{tag}>'
-
-
-def _is_product_choice(select: LexborNode, label: str) -> bool:
-    """A drop-down that chooses what to buy: in the same form as an add-to-cart button, and not the quantity."""
-    if QUANTITY.search(label) or QUANTITY.search(select.attributes.get("name") or ""):
-        return False
-    form = _ancestor(select, "form")
-    if form is None:
-        return False
-    return any(ADD_TO_CART.search(text_of(b) or attr(b, "value")) for b in form.css("button, input[type=submit]"))
-
-
-def _rating_attribute(attrs: dict[str, str | None]) -> str | None:
-    """The value of a rating widget's `rating` / `data-rating` / `data-score` attribute when it is 0-5."""
-    for key in ("rating", "data-rating", "data-score", "data-stars"):
-        value = (attrs.get(key) or "").strip()
-        if RATING_VALUE.fullmatch(value) and float(value) <= 5:
-            return value
-    return None
-
-
-def _rating_class(attrs: dict[str, str | None]) -> str | None:
-    """The value a rating widget's class gives it, as shops whose stylesheet draws the stars name it:
-    `star-rating Four`, `rating-4`, `rating-4-5` (4.5)."""
-    for token in (attrs.get("class") or "").lower().split():
-        if token in RATING_WORDS:
-            return RATING_WORDS[token]
-        if found := RATING_CLASS.fullmatch(token):
-            whole, half = found.groups()
-            return f"{whole}.5" if half and whole != "5" else whole
-    return None
-
-
-def _star_picture(attrs: dict[str, str | None]) -> str | None:
-    """The rating a picture of stars shows: from its alt text ("4.5 out of 5 stars") or, when it has none,
-    from its file name as older shops name them (stars_5.gif, stars-4-5._V1_.gif -> "4.5")."""
-    alt = fold(attrs.get("alt"))
-    if alt:
-        found = STARS_ALT.search(alt)
-        return found.group(1) if found else None
-    stem = urlparse(attrs.get("src") or "").path.rsplit("/", 1)[-1].split(".", 1)[0]
-    if not (found := STARS_FILE.search(stem)):
-        return None
-    whole, half = found.groups()
-    value = f"{whole}.{half}" if half == "5" else whole
-    return value if float(value) <= 5 else None
-
-
-def _is_interactive(node: LexborNode) -> bool:
-    tag = node.tag
-    attrs = node.attributes
-    if tag == "a":
-        return "href" in attrs or "onclick" in attrs or "role" in attrs
-    if tag in ("button", "select", "textarea", "summary"):
-        return True
-    if tag == "input":
-        return (attrs.get("type") or "").lower() != "hidden"
-    role = (attrs.get("role") or "").lower()
-    return (
-        role in CLICKABLE_ROLES or role in TYPING_ROLES or "onclick" in attrs or attrs.get("contenteditable") == "true"
-    )
-
-
-def _section_part(node: LexborNode, tree: LexborHTMLParser, cards: dict[int, bool]) -> str | None:
-    """The name part a landmark or section contributes, or None when the element is not one."""
-    tag = node.tag
-    role = (node.attributes.get("role") or "").lower()
-    default = LANDMARK_TAGS.get(tag or "") or LANDMARK_ROLES.get(role)
-    if default is None and not _is_card(node, cards):
-        return None
-    own_label = slugify(
-        label_of(node, tree) if ("aria-label" in node.attributes or "aria-labelledby" in node.attributes) else "",
-        SLUG_MAX,
-    )
-    if default is not None:
-        return own_label or default
-    heading = _own_heading(node, cards)
-    heading_part = slugify(text_of(heading, 120), SLUG_MAX) if heading is not None else ""
-    part = heading_part or own_label or slugify(node.attributes.get("id"), SLUG_MAX)
-    return part or None
-
-
-def _own_heading(node: LexborNode, known: dict[int, bool]) -> LexborNode | None:
-    """The heading a section is named by: the first one inside it that is not inside one of a list of cards it
-    holds (two or more cards of the same tag and class: product tiles, reviews). A section that holds a list
-    of products is not named after the first product; a product page that shows a few is still named by its title."""
-    found: list[tuple[LexborNode, tuple[str, str] | None]] = []
-    cards: dict[tuple[str, str], set[int]] = {}
-    for heading in node.css(CARD_HEADING):
-        if heading.mem_id == node.mem_id:
-            continue
-        card = _card_between(heading, node, known)
-        kind = (card.tag or "", card.attributes.get("class") or "") if card is not None else None
-        if card is not None and kind is not None:
-            cards.setdefault(kind, set()).add(card.mem_id)
-            if len(cards[kind]) > 1:
-                continue  # in a list of cards: it cannot name the section
-        if not text_of(heading, 120):
-            continue
-        if kind is None and not found:
-            return heading  # the section's own heading, first in the document: nothing can come before it
-        found.append((heading, kind))
-    return next((heading for heading, kind in found if kind is None or len(cards[kind]) < 2), None)
-
-
-def _card_between(heading: LexborNode, section: LexborNode, known: dict[int, bool]) -> LexborNode | None:
-    """The closest card or section between a heading and the section it sits in, if any."""
-    parent = heading.parent
-    while parent is not None and parent.mem_id != section.mem_id:
-        if _is_card(parent, known):
-            return parent
-        parent = parent.parent
-    return None
-
-
-def _is_card(node: LexborNode, known: dict[int, bool]) -> bool:
-    """A section, an item in a microdata scope, or a div/li whose class says product, card, item ... (answers kept
-    in `known` by mem_id: a heading's ancestors are asked again for every heading of every enclosing section)."""
-    found = known.get(node.mem_id)
-    if found is None:
-        found = known[node.mem_id] = (
-            node.tag in SECTION_TAGS
-            or "itemscope" in node.attributes
-            or (node.tag in ("div", "li") and CARD_CLASS.search(node.attributes.get("class") or "") is not None)
-        )
-    return found
-
-
-def _fallback_part(node: LexborNode) -> str:
-    """A name part for an element with no text or label: its href's last path segment, else its kind."""
-    href = node.attributes.get("href") or ""
-    if href and not href.startswith(("javascript:", "#")):
-        segment = [s for s in urlparse(href).path.split("/") if s]
-        if segment and (slug := slugify(segment[-1], SLUG_MAX)):
-            return slug
-    role = (node.attributes.get("role") or "").lower()
-    return {"a": "link", "button": "button", "select": "select", "textarea": "text_area", "input": "input"}.get(
-        node.tag or "", role or "control"
-    )
-
-
-def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
-    parent = node.parent
-    while parent is not None:
-        if parent.tag == tag:
-            return parent
-        parent = parent.parent
-    return None

@@ -1,6 +1,6 @@
 """The recipe engine: declarative, CSS-selector rules that turn a raw page into OPeRA-style HTML.
 
-A recipe is data (see `amazon_recipes.py`): a tree of `Rule`s, each with fallback selectors (markup
+A recipe is data (see `amazon_product_recipe.py`): a tree of `Rule`s, each with fallback selectors (markup
 changes over the years, so several per element), a name template, and how to emit the element. This
 is the shape of the parser OPeRA used to record its pages (Wang et al. 2025, arXiv 2506.05606,
 CC-BY-4.0; the UXAgent recipe parser): nested rules whose names join with dots, text-derived name

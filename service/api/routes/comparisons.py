@@ -12,7 +12,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Query, status
 from fastapi.responses import HTMLResponse
 
-from agent.comparison.run_comparison import ComparisonError, compare_runs
+from agent.comparison.comparison_error import ComparisonError
+from agent.comparison.run_comparison import compare_runs
 from agent.reporting.compare_report import render_comparison_html
 from service.api.dependencies import ExperimentJobsDep, SimulationJobsDep
 from service.api.schemas import NOT_FOUND, error
