@@ -18,11 +18,11 @@ from _common import SHARED_OPERA, percentile, write_result
 
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 HISTORY = [

@@ -30,14 +30,15 @@ from page_edits import MANIPULATIONS, Page
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent.actions import ClickAction, InputAction
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.grounding import grounding_error, normalise
 from agent.history import Step
 from agent.llm.client import LLMClient
 from agent.page.click_types import infer_click_type
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 from service.local_model import LocalModelServer, shipped_gguf
 

@@ -38,13 +38,13 @@ from statsmodels.stats.multitest import multipletests
 
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.experiments.significance_tests import _paired_binary
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 from agent.page.simplifier.slug import slugify
+from agent.twin_context import TwinContext
 from personas.sensitivities import sensitivities
 from personas.sources import load_personas
 

@@ -33,11 +33,11 @@ from _common import SHARED_OPERA, percentile, write_result
 from agent.brains.llm import LLMBrain
 from agent.browser.chromium import launch
 from agent.browser.snapshot import SnapshotTaker, selector_for
-from agent.decision import TwinContext
 from agent.llm.client import LLMClient
 from agent.llm.offline_litellm import load_litellm
 from agent.page.observation import Observation
 from agent.screenshots import read_screenshot
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from service.demo_shop import create_shop_app
 from tests.support.live_server import serve

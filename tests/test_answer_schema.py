@@ -8,13 +8,14 @@ import json
 
 import pytest
 
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.llm.answer_schema import answer_schema, resolve_structured_output
 from agent.llm.client import LLMClient
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from tests.conftest import page
 from tests.support.openai_server import OpenAICompatibleServer

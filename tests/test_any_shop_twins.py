@@ -10,10 +10,10 @@ from agent.actions import ClickAction, InputAction
 from agent.behaviour.labels import INPUT
 from agent.behaviour.query_text import first_query
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 HEADER = (

@@ -17,10 +17,10 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics
 from agent.calibration.timelines import read_timelines, session_from_timeline
 from agent.calibration.training_data import build_rows
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.sources import load_personas
 from tests.conftest import page

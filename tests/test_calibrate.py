@@ -14,9 +14,9 @@ from agent.actions import ClickAction
 from agent.behaviour.params import PARAMS_PATH, load_params
 from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.calibrate import calibrate
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
+from agent.twin_context import TwinContext
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "opera_small"

@@ -18,7 +18,6 @@ from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.model import LabelDistribution
 from agent.brains.embedded import EmbeddedBrain
 from agent.browser.form_fields import field_kind
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.page_types import is_order_confirmation
 from agent.page.parse import parse_page
@@ -26,6 +25,7 @@ from agent.page.simplifier import simplify_html
 from agent.simulation import SimulationConfig
 from agent.simulation.checkout_details import CheckoutDetails, short_id
 from agent.simulation.funnel import is_purchase, stages_reached
+from agent.twin_context import TwinContext
 from personas.persona import Demographics, Persona
 from personas.sources import load_personas
 

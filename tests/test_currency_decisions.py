@@ -11,10 +11,10 @@ import pytest
 
 from agent.behaviour.page_terms import PRIORS, appeal, page_effect, page_references
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.page.exchange_rates import rate_date, to_usd
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.read_page import observe_page
+from agent.twin_context import TwinContext
 from personas.sensitivities import NEUTRAL
 
 BUDGET = replace(NEUTRAL, monthly_budget=100.0)

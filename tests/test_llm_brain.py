@@ -14,13 +14,14 @@ import litellm
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
 from agent.llm.prompts import build_messages
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 

@@ -15,7 +15,6 @@ from PIL import Image
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
-from agent.decision import TwinContext
 from agent.graph import TwinGraph
 from agent.llm.client import LLMClient
 from agent.llm.prompts import SYSTEM_PROMPT, SYSTEM_PROMPTS
@@ -25,6 +24,7 @@ from agent.page.observation import Observation
 from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, decode_base64, read_screenshot
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 
 MODEL = "openai/twin-test"  # litellm does not know it: it takes images only with vision "always"

@@ -39,10 +39,10 @@ from agent.calibration.page_term_fitting import (
     fit_page_terms,
     log_likelihood,
 )
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.memory_texts import persona_memory_texts
 from personas.memory_types import Memory
 from personas.sensitivities import sensitivities

@@ -12,12 +12,12 @@ import unicodedata
 import pytest
 
 from agent.actions import ClickAction
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import fence_close, fence_open, fold_lookalikes
 from agent.llm.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages
 from agent.page.parse import parse_page
 from agent.tasks import Task
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.persona import Persona
 

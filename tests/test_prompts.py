@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import neutralise
 from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, candidate_line, estimate_tokens, trim_candidates
@@ -13,6 +12,7 @@ from agent.llm.parsing import parse_decision_text
 from agent.llm.prompts import SYSTEM_PROMPT, action_text, build_messages, persona_block
 from agent.page.candidate import Candidate
 from agent.page.observation import EMPTY_OBSERVATION, Observation
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.persona import Persona
 

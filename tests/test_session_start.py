@@ -13,10 +13,10 @@ from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE
 from agent.behaviour.params import load_params
 from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.decision_tuning import DecisionRule, TuningSet, tune_start_biases
-from agent.decision import TwinContext
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 

@@ -13,11 +13,11 @@ from agent.actions import ClickAction
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS, build_intent, choose_element
 from agent.behaviour.page_index import page_index
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
 from agent.tasks import Task
+from agent.twin_context import TwinContext
 from service.api.app import create_app
 from service.cli.main import app as cli
 from service.settings import Settings

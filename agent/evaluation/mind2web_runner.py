@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from agent.actions import Action, ClickAction, InputAction
-from agent.decision import Usage
 from agent.evaluation.mind2web_metrics import (
     StepScore,
     operation_string,
@@ -40,6 +39,7 @@ from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import Task
+from agent.usage import Usage
 
 _REPR = re.compile(
     r"^\s*\[(?P<tag>[^\]]*)\]\s*(?P<text>.*?)\s*->\s*(?P<op>[A-Za-z]+)(?::\s*(?P<value>.*?))?\s*$", re.DOTALL

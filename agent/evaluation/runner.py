@@ -21,7 +21,6 @@ from pathlib import Path
 
 from agent.actions import parse_action
 from agent.brains.names import BrainName
-from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.evaluation.steps import (
@@ -39,6 +38,7 @@ from agent.graph import TwinGraph
 from agent.memory_recall import RecallRequest
 from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from agent.recorded_sessions import RecordedSession, user_id_from_session_id
+from agent.usage import Usage
 from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")

@@ -8,10 +8,10 @@ history, counted at a flat rate). Dollars come from litellm's bundled price map;
 
 from __future__ import annotations
 
-from agent.decision import TwinContext
 from agent.experiments.prepared import PreparedExperiment
 from agent.llm.offline_litellm import load_litellm
 from agent.llm.prompts import build_messages
+from agent.twin_context import TwinContext
 
 COMPLETION_TOKENS_PER_CALL = 120  # a one- or two-sentence rationale and a JSON action
 HISTORY_TOKENS_PER_STEP = 60  # what one earlier step of a sequence adds to the prompt

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from agent.brains.names import BrainName
-from agent.decision import Usage
 from agent.executors.units import InProcessExecutor, UnitExecutor
 from agent.experiments.context import PersonaSource
 from agent.experiments.live import (
@@ -34,6 +33,7 @@ from agent.experiments.unit_loop import (
     run_unit_live,
 )
 from agent.graph import TwinGraph
+from agent.usage import Usage
 from personas.persona import Persona
 
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time

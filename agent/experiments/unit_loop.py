@@ -17,9 +17,9 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from agent.brain_answer import Decision
 from agent.brains.base import Brain
 from agent.decide_step import decide_and_ground
-from agent.decision import Decision, TwinContext, Usage
 from agent.experiments.live import browse, trace_to_sample
 from agent.experiments.pages import ResolvedPage
 from agent.experiments.prepared import PreparedExperiment, WorkUnit, instance_seed, page_seed, unit_options
@@ -31,6 +31,8 @@ from agent.prediction import Prediction, prediction_of
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.step_driving import run_async, run_sync
 from agent.tasks import judge
+from agent.twin_context import TwinContext
+from agent.usage import Usage
 from personas.memory_types import Memory
 from personas.persona import Persona
 

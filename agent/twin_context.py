@@ -1,17 +1,13 @@
-"""The words every layer shares about one decision: what a brain is given (TwinContext), what it returns
-(Decision, Usage), how it fails (BrainError), and where memories come from (MemorySource).
+"""What a brain is given for one prediction (TwinContext), derived from the prediction's one input.
 
-They live here, not in a brain, so the graph, the engine, the LLM client and the experiment runner can use
-them without importing any brain."""
+Why its own module: every brain, the LLM prompts and the decide step read it, and none of them should have to
+import another brain to do so."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from agent.actions import Action
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.predict_options import GroundingStrategy, PromptStyle, VisionPolicy
@@ -22,25 +18,6 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 
 DecisionMode = Literal["most_likely", "sample"]
-
-
-class Usage(BaseModel):
-    """Tokens and dollars one prediction spent (zero for offline brains)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    cost_usd: float = 0.0
-    calls: int = 0
-
-    def add(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-            calls=self.calls + other.calls,
-        )
 
 
 @dataclass
@@ -89,28 +66,3 @@ class TwinContext:
             grounding=options.grounding,
             vision=options.vision,
         )
-
-
-class Decision(BaseModel):
-    """A brain's answer: the action, the rationale behind it, and what it cost."""
-
-    action: Action
-    rationale: str
-    usage: Usage = Field(default_factory=Usage)
-    model: str | None = None
-    details: dict = Field(default_factory=dict, description="Brain-specific evidence: probabilities, raw text ...")
-
-
-class BrainError(Exception):
-    """A brain could not answer (timeout, provider error, unparseable output); the graph falls back.
-    `usage` is what the attempt still cost: a call whose answer was unusable was paid for all the same."""
-
-    def __init__(self, message: str, usage: Usage | None = None) -> None:
-        super().__init__(message)
-        self.usage = usage or Usage()
-
-
-class MemorySource(Protocol):
-    """Where a twin's memories come from (the persona store, or a fixed list in tests)."""
-
-    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
