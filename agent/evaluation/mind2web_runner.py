@@ -36,6 +36,7 @@ from agent.page.observation import Observation
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 from agent.page.simplifier.slug import slugify
 from agent.predict_options import PredictOptions
+from agent.predict_use_case import predict_resolved
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import Task
@@ -127,7 +128,7 @@ async def evaluate_step(
         task=Task(goal=step.task[:2000]),
         screenshot=screenshot,
     )
-    prediction = await graph.predict(given, ResolvedInput(observation=observation))
+    prediction = await predict_resolved(given, ResolvedInput(observation=observation), graph)
     latency = (time.perf_counter() - started) * 1000
     node_id, op, value = as_operation(prediction.action, observation)
     predicted = operation_string(op, value)

@@ -27,6 +27,7 @@ from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec
 from agent.exports.decision_record import DecisionRecord, MemoryRef, evidence_of
 from agent.history import Step
+from agent.predict_use_case import predict_resolved
 from agent.prediction import Prediction, prediction_of
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.step_driving import run_async, run_sync
@@ -215,7 +216,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph: TwinGraph, unit: W
     """The same unit through the full graph (LLM brains, baselines): its recall, decide step and fallback."""
 
     async def predict(turn: Turn) -> Prediction:
-        return await graph.predict(turn.given, turn.resolved)
+        return await predict_resolved(turn.given, turn.resolved, graph)
 
     return await run_async(unit_turns(prepared, unit), predict)
 
