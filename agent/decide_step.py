@@ -16,10 +16,12 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 
 from agent.actions import Action
+from agent.brain_answer import BrainError, Decision
 from agent.brains.base import Brain
 from agent.brains.names import BrainName
-from agent.decision import BrainError, Decision, TwinContext, Usage
 from agent.grounding import grounding_error, normalise, rejection
+from agent.twin_context import TwinContext
+from agent.usage import Usage
 
 FALLBACK_BRAIN = BrainName.EMBEDDED.value
 

@@ -17,14 +17,15 @@ from typing import cast
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from agent.brain_answer import Decision
 from agent.brains.base import Brain
 from agent.decide_step import FALLBACK_BRAIN, Ask, decide_and_ground
-from agent.decision import Decision, MemorySource, TwinContext
-from agent.memory_recall import Recall
+from agent.memory_recall import MemorySource, Recall
 from agent.prediction import Prediction, prediction_of
 from agent.prediction_input import NOTHING_RESOLVED, PredictionInput, ResolvedInput
-from agent.state import TwinState
 from agent.step_driving import run_async
+from agent.twin_context import TwinContext
+from agent.twin_state import TwinState
 
 
 class TwinGraph:

@@ -28,13 +28,13 @@ from pydantic import BaseModel, Field
 
 from agent.actions import parse_action
 from agent.behaviour.rationale import memory_words
-from agent.decision import Usage
 from agent.exports.decision_lookup import find_decision
 from agent.exports.decision_record import DriverReason
 from agent.exports.run_export import read_rows, stored_page_html
 from agent.llm.client import LLMCallError, LLMClient
 from agent.llm.interview_prompts import decision_block, interview_messages
 from agent.llm.prompts import action_text
+from agent.usage import Usage
 from personas.memory_types import Memory
 from personas.persona import Persona
 

@@ -8,10 +8,9 @@ a store-less run recalls nothing in every one of them alike.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from agent.brains.base import Brain
-from agent.decision import MemorySource
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.predict_options import PredictOptions
@@ -21,6 +20,12 @@ from personas.memory_types import Memory
 from personas.persona import Persona
 
 NO_MEMORIES = "none stored for this person: the twin decided from its profile alone"
+
+
+class MemorySource(Protocol):
+    """Where a twin's memories come from (the persona store, or a fixed list in tests)."""
+
+    def recall(self, persona_id: str, query: str, k: int = 5) -> list[Memory]: ...
 
 
 class RecallRequest(NamedTuple):

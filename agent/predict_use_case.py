@@ -1,4 +1,6 @@
-"""Predict one next action: the use case the API's POST /predict, `twinsim predict` and evaluation all call.
+"""Predict one next action: the use case the API's POST /predict, `twinsim predict` and evaluation all call,
+and the one path from a `PredictionInput` to a `Prediction` for the callers that read their pages themselves
+(Mind2Web evaluation, experiments run through the graph, live browsing): `predict_resolved`.
 
 Why here: looking the person up, reading the page within the service's limits and running the graph is the
 agent's work, not a transport's; the route and the CLI only translate their input into a `PredictionInput` (and
@@ -14,12 +16,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agent.brains.base import Brain
 from agent.graph import TwinGraph
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES, ReadPage, read_page
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.prediction import Prediction
 from agent.prediction_input import DEFAULT_BRAIN, Page, PredictionInput, ResolvedInput
 from personas.persona import Persona
+
+
+class Predictor(Protocol):
+    """What turns an input, its persona and page in hand, into a prediction: the TwinGraph, or a wrapper of it
+    that also counts (agent/experiments/live.py:UsageMeter)."""
+
+    def brain(self, name: str) -> Brain: ...
+
+    async def predict(self, given: PredictionInput, resolved: ResolvedInput) -> Prediction: ...
 
 
 class PersonaLookup(Protocol):
@@ -80,4 +92,11 @@ async def predict(given: PredictionInput, services: PredictionServices) -> Predi
         given = given.model_copy(update={"brain": brain})
     services.graph.brain(brain)  # an unknown brain is refused before the page is read
     resolved = await asyncio.to_thread(resolve, given, services)
-    return await services.graph.predict(given, resolved)
+    return await predict_resolved(given, resolved, services.graph)
+
+
+async def predict_resolved(given: PredictionInput, resolved: ResolvedInput, predictor: Predictor) -> Prediction:
+    """The next action for an input whose persona and page are already looked up and read: what `predict` does
+    after resolving, and what callers that read pages in bulk or in a browser call directly, so every
+    prediction takes this one path into the graph."""
+    return await predictor.predict(given, resolved)

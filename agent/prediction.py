@@ -7,10 +7,10 @@ from pydantic import BaseModel, Field
 
 from agent.actions import Action
 from agent.decide_step import Grounded
-from agent.decision import Usage
 from agent.grounding import click_type_of
 from agent.memory_recall import NO_MEMORIES
 from agent.prediction_input import PredictionInput, ResolvedInput
+from agent.usage import Usage
 from personas.memory_types import Memory
 
 

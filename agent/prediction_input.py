@@ -3,7 +3,7 @@
 Why: the API, the CLI, evaluation, experiments and live browsing all hand the agent the same things (who, which
 page, what happened so far, what they came to do, which brain, how to choose). They are written out here and
 nowhere else: the API's `PredictRequest` derives from `PredictionInput`, the graph's state holds it, and a brain's
-`TwinContext` is derived from it (`agent.decision.TwinContext.of`). The persona and the page are named by
+`TwinContext` is derived from it (`agent.twin_context.TwinContext.of`). The persona and the page are named by
 reference (an id, HTML); `ResolvedInput` is what they point to once looked up and read, which callers that read
 pages in bulk (experiments, evaluation) hand over already made.
 """

@@ -18,11 +18,13 @@ from _common import SHARED_OPERA, percentile, write_result
 
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 HISTORY = [
@@ -41,13 +43,12 @@ def contexts(personas, observation) -> list[TwinContext]:
         persona = personas[i % len(personas)]
         mode = "sample" if i % 2 else "most_likely"
         out.append(
-            TwinContext(
-                persona=persona,
-                memories=[],
-                observation=observation,
-                history=HISTORY[: i % 13],
-                mode=mode,
-                seed=i if mode == "sample" else None,
+            TwinContext.on_page(
+                persona,
+                observation,
+                PredictionInput(
+                    history=HISTORY[: i % 13], options=PredictOptions(mode=mode, seed=i if mode == "sample" else None)
+                ),
             )
         )
     return out

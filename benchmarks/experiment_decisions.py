@@ -18,7 +18,7 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.experiments.prepared import prepare
 from agent.experiments.runner import personas_from, run_experiment
 from agent.graph import TwinGraph
-from personas.memory_store import open_memory_store
+from personas.open_store import open_memory_store
 from personas.sources import load_personas
 
 

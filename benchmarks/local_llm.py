@@ -30,14 +30,17 @@ from page_edits import MANIPULATIONS, Page
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent.actions import ClickAction, InputAction
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.grounding import grounding_error, normalise
 from agent.history import Step
 from agent.llm.client import LLMClient
 from agent.page.click_types import infer_click_type
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 from service.local_model import LocalModelServer, shipped_gguf
 
@@ -114,7 +117,7 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
         observation, history, _ = book[page_name]
         persona = personas[(index // len(names)) % len(personas)]
         for arm_name, arm in arms.items():
-            ctx = TwinContext(persona=persona, memories=[], observation=observation, history=history)
+            ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history))
             started = time.perf_counter()
             result = await decide(arm["brain"], ctx)
             total = time.perf_counter() - started
@@ -202,13 +205,12 @@ async def sensitivity(brain: LLMBrain, personas, instances: int) -> dict:
         started = time.perf_counter()
         for p, persona in enumerate(personas):
             for i in range(instances):
-                ctx = TwinContext(
-                    persona=persona,
-                    memories=[],
-                    observation=observation,
-                    history=history,
-                    mode="sample",
-                    seed=1_000_000 + 1_000 * p + i,
+                ctx = TwinContext.on_page(
+                    persona,
+                    observation,
+                    PredictionInput(
+                        history=history, options=PredictOptions(mode="sample", seed=1_000_000 + 1_000 * p + i)
+                    ),
                 )
                 result = await decide(brain, ctx)
                 ok, _, _ = first_try(result, observation)

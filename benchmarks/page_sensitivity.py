@@ -38,13 +38,15 @@ from statsmodels.stats.multitest import multipletests
 
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.experiments.significance_tests import _paired_binary
 from agent.history import Step
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
 from agent.page.simplifier.slug import slugify
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.sensitivities import sensitivities
 from personas.sources import load_personas
 
@@ -220,13 +222,12 @@ def decide_all(
     for p, persona in enumerate(personas):
         for i in range(instances):
             decision = brain.decide_sync(
-                TwinContext(
-                    persona=persona,
-                    memories=[],
-                    observation=observation,
-                    history=history,
-                    mode="sample",
-                    seed=seed_of(p, i, per_persona),
+                TwinContext.on_page(
+                    persona,
+                    observation,
+                    PredictionInput(
+                        history=history, options=PredictOptions(mode="sample", seed=seed_of(p, i, per_persona))
+                    ),
                 )
             )
             labels[p, i] = decision.details["label"]

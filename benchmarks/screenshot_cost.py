@@ -33,11 +33,12 @@ from _common import SHARED_OPERA, percentile, write_result
 from agent.brains.llm import LLMBrain
 from agent.browser.chromium import launch
 from agent.browser.snapshot import SnapshotTaker, selector_for
-from agent.decision import TwinContext
 from agent.llm.client import LLMClient
 from agent.llm.offline_litellm import load_litellm
 from agent.page.observation import Observation
+from agent.prediction_input import PredictionInput
 from agent.screenshots import read_screenshot
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from service.demo_shop import create_shop_app
 from tests.support.live_server import serve
@@ -153,13 +154,7 @@ async def page_costs(source: str, calls: int, server: OpenAICompatibleServer) ->
         brain = LLMBrain(
             LLMClient(api_base=server.base_url, retries=0), default_model=MODEL, grounding=grounding, vision="always"
         )
-        ctx = TwinContext(
-            persona=persona,
-            memories=[],
-            observation=observation,
-            history=[],
-            screenshot=screenshot if with_image else None,
-        )
+        ctx = TwinContext.on_page(persona, observation, PredictionInput(screenshot=screenshot if with_image else None))
         runs[name] = (brain, ctx)
         await build_costs(brain, ctx, server, 3)  # warm up (imports, connection)
         results[name] = await build_costs(brain, ctx, server, calls)

@@ -8,13 +8,16 @@ import json
 
 import pytest
 
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.llm.answer_schema import answer_schema, resolve_structured_output
 from agent.llm.client import LLMClient
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
+from agent.prediction_input import PredictionInput
+from agent.tasks import Task
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from tests.conftest import page
 from tests.support.openai_server import OpenAICompatibleServer
@@ -53,9 +56,9 @@ def server():
         yield srv
 
 
-def context(observation: Observation = PAGE, **extra) -> TwinContext:
+def context(observation: Observation = PAGE, task: Task | None = None) -> TwinContext:
     persona = Persona(id="user_1", self_description="I hunt for deals.", preferences={"price_consciousness": 5})
-    return TwinContext(persona=persona, memories=[], observation=observation, history=[], **extra)
+    return TwinContext.on_page(persona, observation, PredictionInput(task=task))
 
 
 def brain(server, **options) -> LLMBrain:
@@ -119,7 +122,6 @@ def test_a_page_without_text_fields_offers_no_input():
 async def test_a_prompt_over_the_context_is_cut_to_the_highest_ranked_elements(server):
     """The canned server has no tokenizer route: the count is the estimate, and the page is cut to fit it."""
     observation = parse_page(page("search_results.html"), url="https://www.amazon.com/s?k=usb+c+cable")
-    from agent.tasks import Task
 
     server.enqueue(CLICK)
     ctx = context(observation, task=Task(goal="buy the Samsung 25W USB-C cable in white"))

@@ -10,10 +10,12 @@ from agent.actions import ClickAction, InputAction
 from agent.behaviour.labels import INPUT
 from agent.behaviour.query_text import first_query
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 HEADER = (
@@ -52,7 +54,9 @@ def observe(raw: str, url: str = URL):
 
 def decide(brain, persona, observation, history, seed=0):
     return brain.decide_sync(
-        TwinContext(persona=persona, memories=[], observation=observation, history=history, mode="sample", seed=seed)
+        TwinContext.on_page(
+            persona, observation, PredictionInput(history=history, options=PredictOptions(mode="sample", seed=seed))
+        )
     )
 
 
@@ -63,7 +67,7 @@ def test_a_click_into_any_shops_search_box_is_followed_by_typing_as_on_amazon(br
 
     def typing(name):
         history = [Step(action=ClickAction(name=name), click_type="search", url=URL)]
-        return brain.decide_sync(TwinContext(persona=None, memories=[], observation=page, history=history)).details[
+        return brain.decide_sync(TwinContext.on_page(None, page, PredictionInput(history=history))).details[
             "probabilities"
         ][INPUT]
 

@@ -17,10 +17,12 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.label_metrics import action_type_f1_by_class, label_metrics
 from agent.calibration.timelines import read_timelines, session_from_timeline
 from agent.calibration.training_data import build_rows
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.sources import load_personas
 from tests.conftest import page
@@ -199,9 +201,9 @@ def test_known_people_keep_their_own_habits(brain, personas):
         person = personas[who]
         stranger = person.model_copy(update={"id": "00000000-0000-0000-0000-000000000000"})
         own, theirs = (
-            brain.decide_sync(
-                TwinContext(persona=p, memories=[], observation=EMPTY_OBSERVATION, history=history)
-            ).details["probabilities"][label]
+            brain.decide_sync(TwinContext.on_page(p, EMPTY_OBSERVATION, PredictionInput(history=history))).details[
+                "probabilities"
+            ][label]
             for p in (person, stranger)
         )
         assert direction * (own - theirs) > 0.05, (who, own, theirs)
@@ -221,9 +223,7 @@ def test_shipped_model_keeps_rare_self_following_labels_at_real_rates(brain, ope
             Step(action=ClickAction(name="search_results.some_product.product_name"), click_type="product_link"),
             Step(action=ClickAction(name="refinements.brand.some_brand"), click_type=label),
         ]
-        decision = brain.decide_sync(
-            TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION, history=history)
-        )
+        decision = brain.decide_sync(TwinContext.on_page(None, EMPTY_OBSERVATION, PredictionInput(history=history)))
         assert decision.details["probabilities"][label] >= 0.4 * observed, (label, observed)
     assert decision.details["label"] == "cart_page_select"
 
@@ -233,11 +233,15 @@ def test_shipped_model_keeps_rare_self_following_labels_at_real_rates(brain, ope
 
 def test_most_likely_is_deterministic_and_sampling_is_seeded(brain, personas):
     persona = next(iter(personas.values()))
-    ctx = {"persona": persona, "memories": [], "observation": EMPTY_OBSERVATION, "history": REVIEWING}
-    first = brain.decide_sync(TwinContext(**ctx))
-    assert brain.decide_sync(TwinContext(**ctx)).action == first.action
-    draws = [brain.decide_sync(TwinContext(**ctx, mode="sample", seed=seed)).details["label"] for seed in range(400)]
-    again = [brain.decide_sync(TwinContext(**ctx, mode="sample", seed=seed)).details["label"] for seed in range(400)]
+
+    def ctx(options: PredictOptions | None = None) -> TwinContext:
+        given = PredictionInput(history=REVIEWING, options=options or PredictOptions())
+        return TwinContext.on_page(persona, EMPTY_OBSERVATION, given)
+
+    first = brain.decide_sync(ctx())
+    assert brain.decide_sync(ctx()).action == first.action
+    draws = [brain.decide_sync(ctx(PredictOptions(mode="sample", seed=seed))).details["label"] for seed in range(400)]
+    again = [brain.decide_sync(ctx(PredictOptions(mode="sample", seed=seed))).details["label"] for seed in range(400)]
     assert draws == again
     probabilities = first.details["probabilities"]
     counts = Counter(draws)
@@ -252,8 +256,10 @@ def test_page_mode_only_names_elements_of_the_page(brain, personas):
     for persona in list(personas.values())[:10]:
         for seed in range(5):
             decision = brain.decide_sync(
-                TwinContext(
-                    persona=persona, memories=[], observation=observation, history=SEARCH, mode="sample", seed=seed
+                TwinContext.on_page(
+                    persona,
+                    observation,
+                    PredictionInput(history=SEARCH, options=PredictOptions(mode="sample", seed=seed)),
                 )
             )
             if decision.action.type != "terminate":
@@ -262,21 +268,16 @@ def test_page_mode_only_names_elements_of_the_page(brain, personas):
 
 def test_page_free_mode_names_clicks_from_the_history(brain, personas):
     persona = next(iter(personas.values()))
-    decision = brain.decide_sync(
-        TwinContext(persona=persona, memories=[], observation=EMPTY_OBSERVATION, history=REVIEWING)
-    )
+    decision = brain.decide_sync(TwinContext.on_page(persona, EMPTY_OBSERVATION, PredictionInput(history=REVIEWING)))
     assert decision.details["page_free"] is True
     if decision.details["label"] == "review":
         assert decision.action.name == "reviews.popover.review_images.next"
     after_typing = [
         brain.decide_sync(
-            TwinContext(
-                persona=persona,
-                memories=[],
-                observation=EMPTY_OBSERVATION,
-                history=SEARCH[:1],
-                mode="sample",
-                seed=seed,
+            TwinContext.on_page(
+                persona,
+                EMPTY_OBSERVATION,
+                PredictionInput(history=SEARCH[:1], options=PredictOptions(mode="sample", seed=seed)),
             )
         )
         for seed in range(40)
@@ -293,7 +294,7 @@ def test_name_priors_follow_a_click_on_the_element_not_typing_into_it(brain):
 
     def probabilities(*history):
         return brain.decide_sync(
-            TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION, history=list(history))
+            TwinContext.on_page(None, EMPTY_OBSERVATION, PredictionInput(history=list(history)))
         ).details["probabilities"]
 
     typed_into_box = probabilities(Step(action=InputAction(name="nav_bar.search_input", text="tea")))
@@ -308,17 +309,15 @@ def test_name_priors_follow_a_click_on_the_element_not_typing_into_it(brain):
 def test_persona_terms_move_the_distribution_and_ablation_removes_them(brain, personas):
     by_id = list(personas.values())
     distributions = {
-        p.id: brain.decide_sync(
-            TwinContext(persona=p, memories=[], observation=EMPTY_OBSERVATION, history=REVIEWING)
-        ).details["probabilities"]
+        p.id: brain.decide_sync(TwinContext.on_page(p, EMPTY_OBSERVATION, PredictionInput(history=REVIEWING))).details[
+            "probabilities"
+        ]
         for p in by_id
     }
     terminate = [d[TERMINATE] for d in distributions.values()]
     assert max(terminate) > 1.2 * min(terminate)  # people differ in how soon they leave
     ablated = [
-        brain.decide_sync(
-            TwinContext(persona=None, memories=[], observation=EMPTY_OBSERVATION, history=REVIEWING)
-        ).details
+        brain.decide_sync(TwinContext.on_page(None, EMPTY_OBSERVATION, PredictionInput(history=REVIEWING))).details
         for _ in range(2)
     ]
     assert ablated[0]["persona_terms"] is False and ablated[0]["probabilities"] == ablated[1]["probabilities"]
@@ -330,7 +329,7 @@ def test_rationale_is_first_person_and_uses_a_memory(brain, personas):
         id="m1", persona_id=persona.id, kind="preference", text="I always read the reviews before I buy.", score=0.9
     )
     decision = brain.decide_sync(
-        TwinContext(persona=persona, memories=[memory], observation=EMPTY_OBSERVATION, history=REVIEWING)
+        TwinContext.on_page(persona, EMPTY_OBSERVATION, PredictionInput(history=REVIEWING), memories=[memory])
     )
     assert decision.rationale.startswith("I") or " I " in decision.rationale
     assert "read the reviews" in decision.rationale
@@ -359,13 +358,11 @@ def test_typed_queries_come_from_what_the_person_told_not_from_survey_statements
     )
     typed = [
         brain.decide_sync(
-            TwinContext(
-                persona=persona,
+            TwinContext.on_page(
+                persona,
+                EMPTY_OBSERVATION,
+                PredictionInput(options=PredictOptions(mode="sample", seed=seed)),
                 memories=[statement, told],
-                observation=EMPTY_OBSERVATION,
-                history=[],
-                mode="sample",
-                seed=seed,
             )
         )
         for seed in range(300)
@@ -407,7 +404,9 @@ def test_after_submitting_a_search_a_search_click_goes_into_the_box_not_the_same
     persona = next(iter(personas.values()))
     decisions = [
         brain.decide_sync(
-            TwinContext(persona=persona, memories=[], observation=observation, history=SEARCH, mode="sample", seed=seed)
+            TwinContext.on_page(
+                persona, observation, PredictionInput(history=SEARCH, options=PredictOptions(mode="sample", seed=seed))
+            )
         )
         for seed in range(200)
     ]

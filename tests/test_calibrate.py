@@ -14,9 +14,11 @@ from agent.actions import ClickAction
 from agent.behaviour.params import PARAMS_PATH, load_params
 from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.calibrate import calibrate
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.observation import EMPTY_OBSERVATION
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "opera_small"
@@ -100,8 +102,10 @@ def test_calibrating_with_an_action_table_learns_element_names(tmp_path: Path, o
     def review_names(brain: EmbeddedBrain) -> set[str]:
         decisions = [
             brain.decide_sync(
-                TwinContext(
-                    persona=None, memories=[], observation=EMPTY_OBSERVATION, history=past, mode="sample", seed=seed
+                TwinContext.on_page(
+                    None,
+                    EMPTY_OBSERVATION,
+                    PredictionInput(history=past, options=PredictOptions(mode="sample", seed=seed)),
                 )
             )
             for seed in range(300)

@@ -18,14 +18,16 @@ from agent.behaviour.labels import LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.behaviour.model import LabelDistribution
 from agent.brains.embedded import EmbeddedBrain
 from agent.browser.form_fields import field_kind
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.page_types import is_order_confirmation
 from agent.page.parse import parse_page
 from agent.page.simplifier import simplify_html
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
 from agent.simulation import SimulationConfig
 from agent.simulation.checkout_details import CheckoutDetails, short_id
 from agent.simulation.funnel import is_purchase, stages_reached
+from agent.twin_context import TwinContext
 from personas.persona import Demographics, Persona
 from personas.sources import load_personas
 
@@ -162,8 +164,10 @@ def test_after_deciding_to_buy_a_twin_at_a_checkout_step_goes_on_or_leaves_and_n
     for persona in personas:
         for seed in range(40):
             decision = brain.decide_sync(
-                TwinContext(
-                    persona=persona, memories=[], observation=page, history=after_buying, mode="sample", seed=seed
+                TwinContext.on_page(
+                    persona,
+                    page,
+                    PredictionInput(history=after_buying, options=PredictOptions(mode="sample", seed=seed)),
                 )
             )
             if decision.action.type == "terminate":
@@ -177,7 +181,7 @@ def test_after_deciding_to_buy_a_twin_at_a_checkout_step_goes_on_or_leaves_and_n
     assert expected > 0 and abs(left - expected) <= 3 * np.sqrt(expected) + 1
     wandering = {
         brain.decide_sync(
-            TwinContext(persona=personas[0], memories=[], observation=page, history=[], mode="sample", seed=seed)
+            TwinContext.on_page(personas[0], page, PredictionInput(options=PredictOptions(mode="sample", seed=seed)))
         ).details["label"]
         for seed in range(40)
     }

@@ -11,10 +11,12 @@ import pytest
 
 from agent.behaviour.page_terms import PRIORS, appeal, page_effect, page_references
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.page.exchange_rates import rate_date, to_usd
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.read_page import observe_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.sensitivities import NEUTRAL
 
 BUDGET = replace(NEUTRAL, monthly_budget=100.0)
@@ -83,13 +85,13 @@ def test_the_twins_evidence_and_words_carry_the_conversion(persona):
     observation = observe_page(PAGE.format(price="£4,999.00"), url="https://shop.example/p/sofa", simplified=False)
     assert observation.facts.focus_product.currency == "GBP"
     decision = EmbeddedBrain().decide_sync(
-        TwinContext(persona=persona, memories=[], observation=observation, history=[], mode="likely", seed=1)
+        TwinContext.on_page(persona, observation, PredictionInput(options=PredictOptions(seed=1)))
     )
     budget = [d for d in decision.details["page_drivers"] if d["kind"] == "price_vs_budget"]
     assert budget and budget[0]["currency"] == "GBP" and "GBP 4,999.00 ≈ $" in budget[0]["note"]
     unknown = observe_page(PAGE.format(price="ARS 4.999.000"), url="https://shop.example/p/sofa", simplified=False)
     decision = EmbeddedBrain().decide_sync(
-        TwinContext(persona=persona, memories=[], observation=unknown, history=[], mode="likely", seed=1)
+        TwinContext.on_page(persona, unknown, PredictionInput(options=PredictOptions(seed=1)))
     )
     kinds = {d["kind"]: d for d in decision.details["page_drivers"]}
     assert "price_vs_budget" not in kinds and "no ARS exchange rate" in kinds["budget_not_compared"]["note"]

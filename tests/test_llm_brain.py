@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -14,13 +15,16 @@ import litellm
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
+from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.decision import BrainError, TwinContext
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
 from agent.llm.prompts import build_messages
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput, ResolvedInput
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from tests.support.openai_server import OpenAICompatibleServer, Reply
 
@@ -62,7 +66,7 @@ def server():
 @pytest.fixture
 def ctx() -> TwinContext:
     persona = Persona(id="user_1", self_description="I hunt for deals.", preferences={"price_consciousness": 5})
-    return TwinContext(persona=persona, memories=[], observation=PAGE, history=[])
+    return TwinContext.on_page(persona, PAGE)
 
 
 def brain_for(srv: OpenAICompatibleServer, model: str = MODEL, **client_kwargs) -> LLMBrain:
@@ -138,14 +142,14 @@ async def test_cost_uses_litellms_local_price_map(server, ctx) -> None:
 
 
 async def test_sample_mode_sends_temperature_and_seed(server, ctx) -> None:
-    ctx.mode, ctx.seed = "sample", 7
+    ctx = replace(ctx, input=PredictionInput(options=PredictOptions(mode="sample", seed=7)))
     await brain_for(server).decide(ctx)
     assert server.requests[0]["temperature"] == 1.0
     assert server.requests[0]["seed"] == 7
 
 
 async def test_the_request_model_overrides_the_default(server, ctx) -> None:
-    ctx.model = "openai/other-model"
+    ctx = replace(ctx, input=PredictionInput(model="openai/other-model"))
     decision = await brain_for(server).decide(ctx)
     assert server.requests[0]["model"] == "other-model"
     assert decision.model == "openai/other-model"
@@ -262,9 +266,8 @@ async def test_a_cache_hit_avoids_a_second_http_call(server, ctx) -> None:
     assert brain.client.totals.cache_hits == 1 and brain.client.totals.calls == 1
 
     # A different page is a different prompt, so a different key: the server is asked again.
-    ctx.observation = Observation(
-        url=None, page_type="other", title="t", candidates=CANDIDATES[:1], by_name={}, text=""
-    )
+    other_page = Observation(url=None, page_type="other", title="t", candidates=CANDIDATES[:1], by_name={}, text="")
+    ctx = replace(ctx, resolved=ResolvedInput(persona=ctx.persona, observation=other_page))
     await brain.decide(ctx)
     assert len(server.requests) == 2
 

@@ -15,7 +15,6 @@ from PIL import Image
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.brains.llm import LLMBrain
-from agent.decision import TwinContext
 from agent.graph import TwinGraph
 from agent.llm.client import LLMClient
 from agent.llm.prompts import SYSTEM_PROMPT, SYSTEM_PROMPTS
@@ -24,7 +23,8 @@ from agent.page.candidate import Candidate
 from agent.page.observation import Observation
 from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput, ResolvedInput
-from agent.screenshots import ScreenshotRefused, decode_base64, read_screenshot
+from agent.screenshots import Screenshot, ScreenshotRefused, decode_base64, read_screenshot
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 
 MODEL = "openai/twin-test"  # litellm does not know it: it takes images only with vision "always"
@@ -71,9 +71,9 @@ def brain(server, **kwargs) -> LLMBrain:
     return LLMBrain(client, default_model=MODEL, **kwargs)
 
 
-def context(**kwargs) -> TwinContext:
+def context(screenshot: Screenshot | None = None) -> TwinContext:
     persona = Persona(id="user_1", self_description="I hunt for deals.")
-    return TwinContext(persona=persona, memories=[], observation=PAGE, history=[], **kwargs)
+    return TwinContext.on_page(persona, PAGE, PredictionInput(screenshot=screenshot))
 
 
 def image_parts(request: dict) -> list[dict]:

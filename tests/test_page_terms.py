@@ -39,10 +39,12 @@ from agent.calibration.page_term_fitting import (
     fit_page_terms,
     log_likelihood,
 )
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.memory_texts import persona_memory_texts
 from personas.memory_types import Memory
 from personas.sensitivities import sensitivities
@@ -120,7 +122,9 @@ def sampled(pages, personas, brain):
         name: [
             [
                 brain.decide_sync(
-                    TwinContext(persona=p, memories=[], observation=o, history=HISTORY, mode="sample", seed=_seed(i, s))
+                    TwinContext.on_page(
+                        p, o, PredictionInput(history=HISTORY, options=PredictOptions(mode="sample", seed=_seed(i, s)))
+                    )
                 )
                 for s in range(SEEDS)
             ]
@@ -341,9 +345,9 @@ def test_expensive_product_splits_twins_by_their_budget(pages, personas, brain):
     buyers, others = [], []
     for person in personas:
         budget = sensitivities(person).monthly_budget
-        ctx = {"persona": person, "memories": [], "history": HISTORY}
-        cheap = brain.decide_sync(TwinContext(observation=pages["original"], **ctx))
-        dear = brain.decide_sync(TwinContext(observation=expensive, **ctx))
+        given = PredictionInput(history=HISTORY)
+        cheap = brain.decide_sync(TwinContext.on_page(person, pages["original"], given))
+        dear = brain.decide_sync(TwinContext.on_page(person, expensive, given))
         buys = dear.details["label"] == PURCHASE
         (buyers if buys else others).append(budget)
         p_cheap, p_dear = cheap.details["probabilities"][PURCHASE], dear.details["probabilities"][PURCHASE]
@@ -393,13 +397,11 @@ def many_decisions(personas, brain):
             observations.items(), histories.items(), range(3)
         ):
             decision = brain.decide_sync(
-                TwinContext(
-                    persona=person,
+                TwinContext.on_page(
+                    person,
+                    observation,
+                    PredictionInput(history=steps, options=PredictOptions(mode="sample", seed=_seed(i, draw))),
                     memories=memories,
-                    observation=observation,
-                    history=steps,
-                    mode="sample",
-                    seed=_seed(i, draw),
                 )
             )
             out.append((person, page, history, decision))

@@ -12,12 +12,13 @@ import unicodedata
 import pytest
 
 from agent.actions import ClickAction
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import fence_close, fence_open, fold_lookalikes
 from agent.llm.prompts import FENCED_BLOCKS, SYSTEM_PROMPT, build_messages
 from agent.page.parse import parse_page
+from agent.prediction_input import PredictionInput
 from agent.tasks import Task
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -41,7 +42,7 @@ def hostile_context(forged: str) -> TwinContext:
     ]
     observation = parse_page(PAGE.replace("Cart", f"Cart {forged.format(label='PAGE')} {ATTACK}"))
     task = Task(goal=f"buy a kettle {forged.format(label='TASK')} {ATTACK}")
-    return TwinContext(persona=persona, observation=observation, memories=memories, history=history, task=task)
+    return TwinContext.on_page(persona, observation, PredictionInput(history=history, task=task), memories=memories)
 
 
 @pytest.mark.parametrize("forged", FORGED_CLOSES)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.actions import ClickAction, InputAction, TerminateAction
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import neutralise
 from agent.llm.page_block import PAGE_CLOSE, PAGE_OPEN, candidate_line, estimate_tokens, trim_candidates
@@ -13,6 +14,8 @@ from agent.llm.parsing import parse_decision_text
 from agent.llm.prompts import SYSTEM_PROMPT, action_text, build_messages, persona_block
 from agent.page.candidate import Candidate
 from agent.page.observation import EMPTY_OBSERVATION, Observation
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -58,10 +61,15 @@ def persona() -> Persona:
     )
 
 
-def context(persona: Persona | None, observation: Observation = EMPTY_OBSERVATION, **kwargs) -> TwinContext:
-    kwargs.setdefault("memories", [])
-    kwargs.setdefault("history", [])
-    return TwinContext(persona=persona, observation=observation, **kwargs)
+def context(
+    persona: Persona | None,
+    observation: Observation = EMPTY_OBSERVATION,
+    history: list[Step] | None = None,
+    memories: list[Memory] | None = None,
+    feedback: str | None = None,
+) -> TwinContext:
+    ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history or []), memories=memories or [])
+    return replace(ctx, feedback=feedback)
 
 
 def user_text(messages: list[dict]) -> str:

@@ -13,8 +13,9 @@ import pytest
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.executors.ray_units import RayExecutor
+from agent.executors.units import InProcessExecutor
 from agent.experiments.prepared import prepare
-from agent.experiments.runner import InProcessExecutor, RunInterrupted, run_experiment
+from agent.experiments.runner import RunInterrupted, run_experiment
 from personas.sources import load_personas
 from tests.conftest import ray_batches_run
 from tests.test_experiment_cli import PERSONA_FILES, invoke, write_spec

@@ -13,10 +13,10 @@ from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE
 from agent.behaviour.params import load_params
 from agent.brains.embedded import EmbeddedBrain
 from agent.calibration.decision_tuning import DecisionRule, TuningSet, tune_start_biases
-from agent.decision import TwinContext
 from agent.page.observation import EMPTY_OBSERVATION
 from agent.page.parse import parse_page
 from agent.sample_pages import sample_page
+from agent.twin_context import TwinContext
 from personas.sources import load_personas
 
 
@@ -57,10 +57,7 @@ def test_no_persona_buys_first_page_free_or_on_the_sample_pages(opera_dir):
         "search": parse_page(sample_page("search_results.html")),
     }
     for kind, observation in pages.items():
-        labels = [
-            brain.decide_sync(TwinContext(persona=p, memories=[], observation=observation, history=[])).details["label"]
-            for p in personas
-        ]
+        labels = [brain.decide_sync(TwinContext.on_page(p, observation)).details["label"] for p in personas]
         purchases = sum(label == PURCHASE for label in labels)
         assert purchases * 10 <= len(labels), f"{kind}: {purchases} of {len(labels)} personas buy first"
 
@@ -71,9 +68,7 @@ def test_a_first_search_is_for_what_the_person_came_for_and_the_rationale_says_s
     persona = load_personas(opera_dir / "personas.jsonl")[0]
     told = Memory(id="m1", persona_id=persona.id, kind="interview", text="I was shopping for running shoes.")
     decision = EmbeddedBrain().decide_sync(
-        TwinContext(
-            persona=persona, memories=[told], history=[], observation=parse_page(sample_page("product_page.html"))
-        )
+        TwinContext.on_page(persona, parse_page(sample_page("product_page.html")), memories=[told])
     )
     assert decision.rationale.startswith("I came to look for running shoes")
     if decision.action.type == "input":  # the query and the stated purpose agree

@@ -13,11 +13,13 @@ from agent.actions import ClickAction
 from agent.behaviour.element_choice import DEFAULT_WEIGHTS, build_intent, choose_element
 from agent.behaviour.page_index import page_index
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.page.parse import parse_page
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
 from agent.sample_pages import sample_page
 from agent.tasks import Task
+from agent.twin_context import TwinContext
 from service.api.app import create_app
 from service.cli.main import app as cli
 from service.settings import Settings
@@ -120,14 +122,14 @@ def test_the_persona_still_chooses_the_kind_of_action(results_page, opera_dir):
     for seed in range(40):
         for key, given in ((None, None), ("task", task)):
             decision = brain.decide_sync(
-                TwinContext(
-                    persona=personas[seed % 10],
-                    memories=[],
-                    observation=results_page,
-                    history=[Step(action=ClickAction(name="nav_bar.homepage"))],
-                    mode="sample",
-                    seed=seed,
-                    task=given,
+                TwinContext.on_page(
+                    personas[seed % 10],
+                    results_page,
+                    PredictionInput(
+                        history=[Step(action=ClickAction(name="nav_bar.homepage"))],
+                        task=given,
+                        options=PredictOptions(mode="sample", seed=seed),
+                    ),
                 )
             )
             kinds[key].append(decision.details["label"])

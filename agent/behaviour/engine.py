@@ -32,9 +32,10 @@ from agent.behaviour.persona_features import is_persona_feature, person_feature,
 from agent.behaviour.query_text import interests, query_text
 from agent.behaviour.rationale import doing_phrase, write_rationale
 from agent.behaviour.task_text import best_option, field_value, search_terms
-from agent.decision import Decision, TwinContext
+from agent.brain_answer import Decision
 from agent.page.observation import Observation
 from agent.page.page_types import page_type_feature
+from agent.twin_context import TwinContext
 from personas.persona import Persona
 from personas.sensitivities import NEUTRAL, Sensitivities, sensitivities
 

@@ -1,10 +1,12 @@
-"""The one interface every brain implements; what it is given and returns is in agent.decision."""
+"""The one interface every brain implements; what it is given is in agent.twin_context, what it returns in
+agent.brain_answer."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from agent.decision import Decision, TwinContext
+from agent.brain_answer import Decision
+from agent.twin_context import TwinContext
 
 
 @runtime_checkable

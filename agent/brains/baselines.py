@@ -9,8 +9,9 @@ from __future__ import annotations
 from agent.actions import ClickAction
 from agent.behaviour.names_without_page import name_click
 from agent.behaviour.params import load_params
+from agent.brain_answer import Decision
 from agent.brains.names import BrainName
-from agent.decision import Decision, TwinContext
+from agent.twin_context import TwinContext
 
 # The most frequent action in OPeRA: a click of click type "review" (20.8% of clicks in the filtered
 # release, Wang et al. 2025, arXiv 2506.05606; also the most frequent click in the shared timelines).

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from agent.behaviour.engine import BehaviourEngine
 from agent.behaviour.params import load_params
+from agent.brain_answer import Decision
 from agent.brains.names import BrainName
-from agent.decision import Decision, TwinContext
+from agent.twin_context import TwinContext
 
 
 class EmbeddedBrain:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 
 from agent.actions import TerminateAction
+from agent.brain_answer import BrainError, Decision
 from agent.brains.names import BrainName
-from agent.decision import BrainError, Decision, TwinContext
 from agent.llm.answer_schema import StructuredOutput, answer_schema, resolve_structured_output, response_format
 from agent.llm.choices import ChoiceSet, number_choices
 from agent.llm.client import LLMCallError, LLMClient
@@ -29,6 +29,7 @@ from agent.llm.set_of_marks import draw_marks
 from agent.llm.token_count import TokenCounter
 from agent.llm.vision import shows_screenshot, with_image
 from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
+from agent.twin_context import TwinContext
 
 SCREENSHOT_CAPTION = "The screenshot of the page in front of you:"
 MARKED_CAPTION = "The screenshot of the page in front of you, with numbered boxes around the elements you can choose:"

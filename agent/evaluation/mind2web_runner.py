@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from agent.actions import Action, ClickAction, InputAction
-from agent.decision import Usage
 from agent.evaluation.mind2web_metrics import (
     StepScore,
     operation_string,
@@ -37,9 +36,11 @@ from agent.page.observation import Observation
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, PageTooComplex
 from agent.page.simplifier.slug import slugify
 from agent.predict_options import PredictOptions
+from agent.predict_use_case import predict_resolved
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.tasks import Task
+from agent.usage import Usage
 
 _REPR = re.compile(
     r"^\s*\[(?P<tag>[^\]]*)\]\s*(?P<text>.*?)\s*->\s*(?P<op>[A-Za-z]+)(?::\s*(?P<value>.*?))?\s*$", re.DOTALL
@@ -127,7 +128,7 @@ async def evaluate_step(
         task=Task(goal=step.task[:2000]),
         screenshot=screenshot,
     )
-    prediction = await graph.predict(given, ResolvedInput(observation=observation))
+    prediction = await predict_resolved(given, ResolvedInput(observation=observation), graph)
     latency = (time.perf_counter() - started) * 1000
     node_id, op, value = as_operation(prediction.action, observation)
     predicted = operation_string(op, value)

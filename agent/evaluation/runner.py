@@ -3,7 +3,7 @@
 At step t the twin gets the persona, the gold actions 1..t-1 with their rationales, and the page of
 step t (page-free when the recording has none); its prediction is scored against gold action t
 (Wang et al. 2025, arXiv 2506.05606). Finished steps go to a checkpoint file, so a stopped run resumes.
-Steps run in this process with bounded concurrency, or on an executor (Ray) in batches: see steps.py.
+Steps run in this process with bounded concurrency, or on an executor (agent/executors/: Ray) in batches: see steps.py.
 """
 
 from __future__ import annotations
@@ -13,16 +13,14 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 from agent.actions import parse_action
 from agent.brains.names import BrainName
-from agent.decision import Usage
 from agent.evaluation.metrics import compute_metrics
 from agent.evaluation.published import PUBLISHED_RESULTS
 from agent.evaluation.steps import (
@@ -35,10 +33,12 @@ from agent.evaluation.steps import (
     predict_step,
     step_record,
 )
+from agent.executors.units import UnitExecutor
 from agent.graph import TwinGraph
 from agent.memory_recall import RecallRequest
 from agent.predict_options import GroundingStrategy, PredictOptions, PromptStyle, VisionPolicy
 from agent.recorded_sessions import RecordedSession, user_id_from_session_id
+from agent.usage import Usage
 from personas.persona import Persona
 
 ABLATIONS = ("persona", "rationale", "memory")
@@ -81,12 +81,6 @@ class EvalConfig:
         }
         data.update({key: value for key, value in llm.items() if value})  # unset: the fingerprint of older runs
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-
-
-class StepExecutor(Protocol):
-    """Runs a function over units elsewhere (agent.executors.ray_units.RayExecutor) and yields results in unit order."""
-
-    def map(self, work: Callable[[StepUnit], StepOutcome], units: Sequence[StepUnit]) -> Iterator[StepOutcome]: ...
 
 
 class _Checkpoint:
@@ -137,7 +131,7 @@ async def evaluate(
     graph: TwinGraph,
     config: EvalConfig,
     on_step: Callable[[], object] | None = None,
-    executor: StepExecutor | None = None,
+    executor: UnitExecutor | None = None,
 ) -> dict:
     """Score every step of every session; returns the report (metrics, run details, published figures).
     With an executor, the steps not yet checkpointed run there, with the memories recalled here first."""

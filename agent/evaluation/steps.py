@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from agent.actions import Action
 from agent.brains.base import Brain
-from agent.decision import Usage
 from agent.evaluation.metrics import StepRecord
 from agent.graph import TwinGraph
 from agent.history import Step
@@ -28,6 +27,7 @@ from agent.predict_use_case import PredictionServices, predict
 from agent.prediction_input import Page, PredictionInput
 from agent.recorded_sessions import RecordedSession
 from agent.screenshots import Screenshot, ScreenshotRefused, read_screenshot
+from agent.usage import Usage
 from personas.memory_types import Memory
 from personas.persona import Persona
 

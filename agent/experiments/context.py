@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from agent.allowed_hosts import HostAllowList
-from agent.decision import MemorySource
 from agent.graph import TwinGraph
 from agent.llm.client import LLMClient
+from agent.memory_recall import MemorySource
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from personas.embedder import Embedder

@@ -8,10 +8,12 @@ history, counted at a flat rate). Dollars come from litellm's bundled price map;
 
 from __future__ import annotations
 
-from agent.decision import TwinContext
 from agent.experiments.prepared import PreparedExperiment
 from agent.llm.offline_litellm import load_litellm
 from agent.llm.prompts import build_messages
+from agent.predict_options import PredictOptions
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 
 COMPLETION_TOKENS_PER_CALL = 120  # a one- or two-sentence rationale and a JSON action
 HISTORY_TOKENS_PER_STEP = 60  # what one earlier step of a sequence adds to the prompt
@@ -42,19 +44,18 @@ def estimate_cost(prepared: PreparedExperiment, model: str | None) -> dict:
     persona_ids = sorted(prepared.personas)[:MAX_PERSONAS_COUNTED]
     scale = len(prepared.personas) / max(1, len(persona_ids))
     calls = prompt_tokens = 0
+    given = PredictionInput(
+        history=list(spec.history), model=model, task=spec.task, options=PredictOptions(mode="sample", seed=0)
+    )
     for _variant, pages in prepared.pages.items():
         for number, page in enumerate(pages):
             counted = 0
             for pid in persona_ids:
-                ctx = TwinContext(
-                    persona=prepared.personas[pid],
+                ctx = TwinContext.on_page(
+                    prepared.personas[pid],
+                    page.observation,
+                    given,
                     memories=prepared.memories.get((pid, page.key), []),
-                    observation=page.observation,
-                    history=list(spec.history),
-                    mode="sample",
-                    seed=0,
-                    model=model,
-                    task=spec.task,
                 )
                 counted += count_tokens(model, build_messages(ctx)) + number * HISTORY_TOKENS_PER_STEP
             prompt_tokens += round(counted * scale) * spec.samples_per_persona

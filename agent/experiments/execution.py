@@ -11,10 +11,11 @@ import threading
 from collections.abc import Callable, Sequence
 
 from agent.brains.names import BrainName
+from agent.executors.units import InProcessExecutor, UnitExecutor
 from agent.experiments.context import ExperimentContext
 from agent.experiments.planning import CheckedExperiment
 from agent.experiments.results import experiment_results
-from agent.experiments.runner import Executor, InProcessExecutor, Progress, run_experiment
+from agent.experiments.runner import Progress, run_experiment
 from agent.experiments.samples import Sample
 from agent.exports.experiment_export import ExperimentExport
 from agent.graph import TwinGraph
@@ -23,10 +24,10 @@ from agent.graph import TwinGraph
 class ExperimentExecutor:
     def __init__(self, context: ExperimentContext) -> None:
         self.context = context
-        self._units: Executor | None = None
+        self._units: UnitExecutor | None = None
         self._lock = threading.Lock()
 
-    def unit_executor(self) -> Executor:
+    def unit_executor(self) -> UnitExecutor:
         """Where embedded-brain units run (TWINSIM_EXECUTOR): here, or as Ray tasks on TWINSIM_RAY_ADDRESS."""
         with self._lock:
             if self._units is None:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from agent.allowed_hosts import HostAllowList
 from agent.brains.base import Brain
 from agent.browser.chromium import ChromiumMissing, chromium_path
-from agent.decision import Usage
 from agent.experiments.pages import fetch
 from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec, SpecError, VariantSpec
@@ -24,6 +23,7 @@ from agent.prediction import Prediction
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.simulation.config import SimulationConfig
 from agent.simulation.trace import TwinTrace
+from agent.usage import Usage
 from personas.persona import Persona
 
 if TYPE_CHECKING:  # Playwright is imported where a browser starts (the browser extra)

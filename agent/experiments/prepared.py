@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.allowed_hosts import HostAllowList
-from agent.decision import MemorySource
 from agent.experiments.live import check_live_variants
 from agent.experiments.pages import ResolvedPage, resolve_variants
 from agent.experiments.samples import Sample
 from agent.experiments.spec import ExperimentSpec, SpecError
 from agent.experiments.targets import check_targets
-from agent.memory_recall import Recall
+from agent.memory_recall import MemorySource, Recall
 from agent.page.read_page import DEFAULT_MAX_PAGE_BYTES
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits
 from agent.predict_options import PredictOptions

@@ -3,8 +3,8 @@
 The units are prepared once (agent/experiments/prepared.py) and each runs through one loop
 (agent/experiments/unit_loop.py): with the embedded brain called directly in bulk, or through `TwinGraph.predict`
 with bounded concurrency for any other brain, or on a live variant in headless Chromium. Which way a unit runs is
-decided here, once, from the spec's brain. An `Executor` runs the bulk units; the in-process one is here, a
-distributed one only needs `map`. Finished samples are handed out in batches, so a run can be stopped and
+decided here, once, from the spec's brain. An executor (agent/executors/) runs the bulk units: in this process,
+or as Ray tasks. Finished samples are handed out in batches, so a run can be stopped and
 resumed.
 """
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import cast
 
 from agent.brains.names import BrainName
-from agent.decision import Usage
+from agent.executors.units import InProcessExecutor, UnitExecutor
 from agent.experiments.context import PersonaSource
 from agent.experiments.live import (
     LIVE_CONCURRENCY,
@@ -33,6 +33,7 @@ from agent.experiments.unit_loop import (
     run_unit_live,
 )
 from agent.graph import TwinGraph
+from agent.usage import Usage
 from personas.persona import Persona
 
 FLUSH_EVERY = 200  # samples handed to on_samples (e.g. the store) at a time
@@ -44,18 +45,6 @@ class RunInterrupted(Exception):
 
 class BudgetExceeded(Exception):
     """The LLM spend (estimated before the run, or actual during it) is over the spec's budget."""
-
-
-class Executor(Protocol):
-    """Runs units of work; results may come back in any order."""
-
-    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]: ...
-
-
-class InProcessExecutor:
-    def map(self, work: Callable[[WorkUnit], Sample], units: Sequence[WorkUnit]) -> Iterator[Sample]:
-        for unit in units:
-            yield work(unit)
 
 
 # ---- the run -----------------------------------------------------------------------------------------------
@@ -132,7 +121,7 @@ def run_experiment(
     done: Iterable[Sample] = (),
     on_samples: Callable[[list[Sample]], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
-    executor: Executor | None = None,
+    executor: UnitExecutor | None = None,
     stop: threading.Event | None = None,
 ) -> RunOutcome:
     """Run every unit not already in `done`; returns all samples. Raises RunInterrupted or BudgetExceeded

@@ -17,9 +17,9 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from agent.brain_answer import Decision
 from agent.brains.base import Brain
 from agent.decide_step import decide_and_ground
-from agent.decision import Decision, TwinContext, Usage
 from agent.experiments.live import browse, trace_to_sample
 from agent.experiments.pages import ResolvedPage
 from agent.experiments.prepared import PreparedExperiment, WorkUnit, instance_seed, page_seed, unit_options
@@ -27,10 +27,13 @@ from agent.experiments.samples import Sample, to_sample
 from agent.experiments.spec import ExperimentSpec
 from agent.exports.decision_record import DecisionRecord, MemoryRef, evidence_of
 from agent.history import Step
+from agent.predict_use_case import predict_resolved
 from agent.prediction import Prediction, prediction_of
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.step_driving import run_async, run_sync
 from agent.tasks import judge
+from agent.twin_context import TwinContext
+from agent.usage import Usage
 from personas.memory_types import Memory
 from personas.persona import Persona
 
@@ -213,7 +216,7 @@ async def run_unit_graph(prepared: PreparedExperiment, graph: TwinGraph, unit: W
     """The same unit through the full graph (LLM brains, baselines): its recall, decide step and fallback."""
 
     async def predict(turn: Turn) -> Prediction:
-        return await graph.predict(turn.given, turn.resolved)
+        return await predict_resolved(turn.given, turn.resolved, graph)
 
     return await run_async(unit_turns(prepared, unit), predict)
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
-from agent.decision import Usage
 from agent.llm.cache import CachedResponse, ResponseCache, cache_key
 from agent.llm.offline_litellm import litellm_loaded, load_litellm
 from agent.llm.provider_lock import ProviderLock
+from agent.usage import Usage
 
 # A key for keyless local servers: the OpenAI SDK refuses to send a request without one.
 _PLACEHOLDER_KEY = "sk-no-key-required"

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import json
 
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.fences import fence_close, fence_open, fenced, neutralise
 from agent.llm.prompts import persona_block
+from agent.twin_context import TwinContext
 
 PROTOCOL_STYLES = ("opera_protocol", "opera_protocol_rationale")
 _BLOCKS = {

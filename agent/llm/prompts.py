@@ -15,7 +15,6 @@ import json
 from collections.abc import Sequence
 
 from agent.actions import Action
-from agent.decision import TwinContext
 from agent.history import Step
 from agent.llm.choices import ChoiceSet
 from agent.llm.fences import fence_close, fence_open, fenced, neutralise
@@ -26,6 +25,7 @@ from agent.llm.page_block import (
     page_block,
 )
 from agent.page.candidate import Candidate
+from agent.twin_context import TwinContext
 from personas.memory_texts import core_profile_text
 from personas.memory_types import Memory
 from personas.persona import Persona

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Protocol
 
 from playwright.async_api import Browser, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agent.actions import Action, ClickAction
 from agent.allowed_hosts import HostAllowList
-from agent.brains.base import Brain
 from agent.browser.actuator import perform
 from agent.browser.chromium import VIEWPORT
 from agent.browser.context_pool import TwinTabs
@@ -33,7 +31,7 @@ from agent.history import Step
 from agent.page.observation import Observation
 from agent.page.page_types import is_order_confirmation
 from agent.predict_options import PredictOptions
-from agent.prediction import Prediction
+from agent.predict_use_case import Predictor, predict_resolved
 from agent.prediction_input import PredictionInput, ResolvedInput
 from agent.screenshots import ScreenshotRefused, read_screenshot
 from agent.simulation.checkout_form import fill_checkout_form
@@ -55,19 +53,11 @@ from personas.persona import Persona
 BOX_TIMEOUT_MS = 2000  # scrolling the element into view for its screenshot mark
 
 
-class TwinPredictor(Protocol):
-    """What a twin's session asks of the agent: the TwinGraph, or a wrapper of it (agent/experiments/live.py)."""
-
-    def brain(self, name: str) -> Brain: ...
-
-    async def predict(self, *args: Any, **kwargs: Any) -> Prediction: ...
-
-
 def timeouts_of(config: SimulationConfig) -> Timeouts:
     return Timeouts(config.navigation_timeout_ms, config.action_timeout_ms, config.idle_timeout_ms)
 
 
-def takes_pictures(graph: TwinPredictor, config: SimulationConfig, out_dir: Path | None) -> bool:
+def takes_pictures(graph: Predictor, config: SimulationConfig, out_dir: Path | None) -> bool:
     """Whether a screenshot is taken at any step: for the report (--screenshots with an output directory) or for
     the brain. Such runs give every twin a fresh context (agent/browser/context_pool.py says why)."""
     return (config.screenshots and out_dir is not None) or brain_wants_screenshot(graph, config)
@@ -75,7 +65,7 @@ def takes_pictures(graph: TwinPredictor, config: SimulationConfig, out_dir: Path
 
 async def run_twin(
     tabs: TwinTabs | Browser,
-    graph: TwinPredictor,
+    graph: Predictor,
     persona: Persona,
     config: SimulationConfig,
     out_dir: Path | None = None,
@@ -94,7 +84,7 @@ async def run_twin(
 async def _browse(
     page: Page,
     guard: RequestGuard | None,
-    graph: TwinPredictor,
+    graph: Predictor,
     persona: Persona,
     config: SimulationConfig,
     out_dir: Path | None,
@@ -182,7 +172,7 @@ def _reached(trace: TwinTrace, config: SimulationConfig, snapshot: PageSnapshot,
     return True
 
 
-def brain_wants_screenshot(graph: TwinPredictor, config: SimulationConfig) -> bool:
+def brain_wants_screenshot(graph: Predictor, config: SimulationConfig) -> bool:
     """Whether the twin's brain would show each step's screenshot to its model (the LLM brain with a model that
     takes images, or vision: always); a screenshot is then taken before every decision, saved or not."""
     wants = getattr(graph.brain(config.brain), "wants_screenshot", None)
@@ -204,7 +194,7 @@ def _goes_on_with_order(step: TraceStep, config: SimulationConfig) -> bool:
 
 
 async def _decide(
-    graph: TwinPredictor,
+    graph: Predictor,
     persona: Persona,
     snapshot: PageSnapshot,
     observation: Observation,
@@ -230,8 +220,8 @@ async def _decide(
         screenshot=screenshot,
         options=PredictOptions(mode="sample", seed=seed, vision=config.vision, grounding=config.grounding),
     )
-    prediction = await graph.predict(
-        given, ResolvedInput(persona=persona, observation=observation, page_html=snapshot.simplified.html)
+    prediction = await predict_resolved(
+        given, ResolvedInput(persona=persona, observation=observation, page_html=snapshot.simplified.html), graph
     )
     html = snapshot.simplified.html
     return TraceStep(
