@@ -82,6 +82,15 @@ class Driver:
     note: str | None = None  # how a price was held against the budget: the conversion, or why it was not
 
 
+# The market OPeRA's twins shop in: amazon.com, prices in US dollars (or none shown, as on OPeRA's pages). Their
+# expectations of a product's review volume (`typical_reviews`) were formed there.
+HOME_CURRENCIES: frozenset[str | None] = frozenset({None, "USD"})
+OTHER_MARKET_REVIEWS = (
+    "priced in {currency}, outside the US-dollar market where the twin's expectation of {typical:,.0f} reviews "
+    "was formed: held against the first {bar:g} reviews (Spiegel 2017), not that expectation"
+)
+
+
 @dataclass(frozen=True)
 class References:
     """What the twin holds the product against: the other products on the same page, its own budget and expectations."""
@@ -91,6 +100,7 @@ class References:
     reviews: float | None
     days: float | None
     expected: frozenset[str] = frozenset()  # references that are the twin's expectation, not the page's products
+    reviews_note: str | None = None  # why the expected review count is not `typical_reviews`
 
 
 def page_references(
@@ -101,7 +111,13 @@ def page_references(
     currency: str | None = None,
 ) -> References:
     """Medians over the page's products (but `exclude`), with the twin's expectations where the page has too few.
-    Prices are compared within one currency: products priced in another than `currency` are no price reference."""
+    Prices are compared within one currency: products priced in another than `currency` are no price reference.
+
+    The expected review count is a marketplace's norm: a twin from OPeRA (amazon.com shoppers) expects about
+    `typical_reviews` there. A page priced in another currency is another market whose norm the twin does not
+    know (review volumes differ by orders of magnitude between shops), so with no other product on the page to
+    learn it from, the bar is the first reviews, which drive the bulk of the effect of reviews (Spiegel 2017):
+    fewer than those still count against the product, a shop-sized count does not."""
     others = [p for i, p in enumerate(facts.products) if i != exclude]
     priced = [p for p in others if currency is None or p.currency is None or p.currency == currency]
 
@@ -117,12 +133,17 @@ def page_references(
     expected = frozenset(
         name for name, value in (("rating", rating), ("reviews", reviews), ("days", day)) if value is None
     )
+    home = currency in HOME_CURRENCIES
+    expected_reviews = coef.typical_reviews if home else min(coef.typical_reviews, coef.first_reviews_count)
     return References(
         price=middle(prices),
         rating=rating if rating is not None else coef.expected_rating,
-        reviews=reviews if reviews is not None else coef.typical_reviews,
+        reviews=reviews if reviews is not None else expected_reviews,
         days=day if day is not None else expected_days,
         expected=expected,
+        reviews_note=None
+        if home or reviews is not None
+        else OTHER_MARKET_REVIEWS.format(currency=currency, typical=coef.typical_reviews, bar=expected_reviews),
     )
 
 
@@ -180,7 +201,7 @@ def appeal(
     count = product.review_count if product.review_count is not None else (0 if reviews_expected else None)
     if count is not None and refs.reviews is not None:
         shift = held(review_weight * (social_proof(float(count), coef) - social_proof(refs.reviews, coef)), "reviews")
-        drivers.append(Driver("reviews", shift, float(count), refs.reviews, "reviews"))
+        drivers.append(Driver("reviews", shift, float(count), refs.reviews, "reviews", note=refs.reviews_note))
     if product.delivery_days is not None and refs.days is not None:
         shift = (
             -coef.delivery_days_elasticity

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from agent.page.money import find_money
+
 # In OPeRA's order of frequency in the filtered release.
 CLICK_TYPES: tuple[str, ...] = (
     "review",
@@ -180,6 +182,32 @@ def infer_click_type(name: str, tag: str | None = None, text: str | None = None)
         if any(phrase in words for phrase in _PURCHASE_TEXTS):
             return "purchase"
     return click_type
+
+
+def links_a_product(name: str, tag: str | None, role: str | None, text: str) -> bool:
+    """A link in the page (not its header, navigation or footer) whose own text is a product's title and price
+    ("Levi's SEINE - Belt - black 22,95 €"): a product tile, as many shops render the products they recommend or
+    list, so it opens a product (OPeRA's product_link) whatever the shop names it."""
+    if tag != "a" and (role or "").lower() != "link":
+        return False
+    if name.lower().split(".", 1)[0] in _SITE_FRAME or not text:
+        return False
+    amounts = find_money(text)
+    if not amounts:
+        return False
+    title = text[: amounts[0].start]
+    return len(_TITLE_WORD.findall(title)) >= 2 and not _NOT_A_PRICE.search(title[-24:])
+
+
+_TITLE_WORD = re.compile(r"[^\W\d_]{2,}")
+# An amount after these words is a threshold, a fee or a saving, not a product's price ("Free delivery over £50",
+# "Everything under 10 €", "Tout à moins de 10€", "Save $20", "Shipping: $4.99"), in the shops' main languages.
+_NOT_A_PRICE = re.compile(
+    r"(?:over|above|under|below|less than|up to|orders?(?: of)?|spend|save|saving|shipping|delivery|fee|"
+    r"unter|über|bis|ab|versand|moins de|plus de|jusqu'à|livraison|menos de|más de|hasta|envío|meno di|sotto|"
+    r"spedizione|poniżej|до|от)\W*$",
+    re.IGNORECASE,
+)
 
 
 def checkout_click_type(name: str, click_type: str) -> str:

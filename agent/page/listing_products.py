@@ -104,7 +104,7 @@ class _Reader:
         if self.run and self.priced:
             name, title = _chosen_title(self.run)
             text = fold(" ".join(self.texts))[:_AFTER]
-            price = _price(text, self.hint)
+            price = shown_price(text, self.hint)
             if price is not None:
                 self.products.append(
                     common_facts(
@@ -174,7 +174,7 @@ def _inside_link(node: LexborNode) -> bool:
     return False
 
 
-def _price(text: str, hint: str | None) -> Money | None:
+def shown_price(text: str, hint: str | None) -> Money | None:
     """The first amount that is no saving, fee, unit price or labelled list price; of a higher and a lower amount
     side by side ("$7.99$7.19") or shown with a saving ("$224.99 $174.99 You save $50.00"), the lower."""
     found = [

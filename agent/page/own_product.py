@@ -31,6 +31,7 @@ _REVIEW_BODIES = "div.review, [data-hook=review]"
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
 _AFTER_TITLE = 300  # characters after the title that hold its price on the shops in the data
+_BEFORE_BUYING = 80  # characters before the buy button that hold the price it buys at
 _RIGHT_AFTER = 40  # on a page that does not say it is a product page: the amount right after the title only
 _TITLE_REPEATS = 8
 _REWARD = re.compile(r"\s*(?:back|off|bonus|бонус|reward|cashback|in rewards|points)", re.IGNORECASE)
@@ -65,7 +66,7 @@ def own_product(
     count = _count_of(tree, [c for name, c in by_name.items() if name in COUNT_PARTS])
     title = (
         _text_of(tree, "#productTitle, [name=product_title], .product-title")
-        or _text_of(tree, "h1")
+        or _heading_naming(tree, declared.get("name"))
         or declared.get("name")
         or _strip_store(page_title)
     )
@@ -100,6 +101,7 @@ def own_product(
                     fact_texts.first_price(buybox, hint),
                     fact_texts.labelled_price(text, hint),
                     _price_under_title(text, title, hint, _AFTER_TITLE if wide else _RIGHT_AFTER),
+                    _price_before_buying(text, title, [by_name[n].text for n in page_buy if n in by_name], hint),
                 )
                 if p is not None
             ),
@@ -191,6 +193,17 @@ def _price_under_title(text: str, title: str, hint: str | None, within: int) -> 
     return None
 
 
+def _price_before_buying(text: str, title: str, buy_texts: list[str], hint: str | None) -> Money | None:
+    """The price shown right before the product's own buy button, past its title: where a long description parts
+    the price from the title, the price still stands beside the button that buys at it."""
+    start = max(0, text.find(title)) if title else 0
+    for label in buy_texts:
+        at = text.find(label, start) if label else -1
+        if at > start:
+            return fact_texts.price_to_pay(text[max(start, at - _BEFORE_BUYING) : at], hint, skip=_REWARD)
+    return None
+
+
 def _count_of(scope: LexborNode | LexborHTMLParser, candidates: list[Candidate]) -> int | None:
     """The review count from the element that shows it: a named `reviews` element or a rating-count text."""
     for candidate in candidates:
@@ -205,6 +218,16 @@ def _count_of(scope: LexborNode | LexborHTMLParser, candidates: list[Candidate])
         if found is not None:
             return found
     return None
+
+
+def _heading_naming(tree: LexborHTMLParser, name: str | None) -> str:
+    """The page's first heading; where the page declares its product's name, the first heading that shares a word
+    with it (a cart panel's "Your basket is empty" heading may come first), else none (the declared name then)."""
+    headings = [text for node in tree.css("h1") if (text := fold(node.text(deep=True, separator=" ")))]
+    if not name:
+        return headings[0] if headings else ""
+    wanted = set(re.findall(r"[^\W_]{3,}", name.casefold()))
+    return next((h for h in headings if wanted & set(re.findall(r"[^\W_]{3,}", h.casefold()))), "")
 
 
 def _text_of(scope: LexborNode | LexborHTMLParser | None, selector: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.page.candidate import Candidate, CandidateKind
-from agent.page.click_types import checkout_click_type, infer_click_type
+from agent.page.click_types import checkout_click_type, infer_click_type, links_a_product
 from agent.page.elements import element_label, fold, is_text_input, select_options
 from agent.page.fact_texts import parse_price
 from agent.page.facts import read_facts
@@ -23,6 +23,7 @@ from agent.page.node_pages import (
 )
 from agent.page.observation import Observation
 from agent.page.page_types import Shown, classify_page
+from agent.page.product_tiles import with_tiles
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
 _INTERACTIVE_TAGS = frozenset({"input", "textarea", "select", "button", "a", "li", "option", "summary", "label", "img"})
@@ -106,6 +107,8 @@ def parse_page(
             click_type = "search" if "search" in name.lower() else "other"
         else:
             click_type = infer_click_type(name, node.tag, text)
+            if click_type == "other" and links_a_product(name, node.tag, node.attributes.get("role"), text):
+                click_type = "product_link"
         candidate = Candidate(
             name=name,
             kind=kind,
@@ -136,6 +139,8 @@ def parse_page(
     if page_type == "other":  # nothing but what the page shows says what it is
         shown = Shown(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
         page_type = classify_page(url, list(by_name), declared, shown)
+    if page_type == "product":  # the products its tiles recommend: what its own price is held against
+        facts = with_tiles(facts, candidates)
     return Observation(
         url=url,
         page_type=page_type,

@@ -1,0 +1,48 @@
+"""The product a product page is about, read from what any shop shows (agent/page/own_product.py): its title is
+the heading that names it, not a cart panel's heading that comes first; its price stands beside its own buy button
+when a long description parts it from the title. Generic markup, no shop's page."""
+
+from __future__ import annotations
+
+from agent.page.read_page import observe_page
+
+DESCRIPTION = "<p>" + "A calm, precise desktop computer with a large screen and quiet fans. " * 20 + "</p>"
+URL = "https://shop.example/p/desktop-27"
+
+
+def read(html: str):
+    return observe_page(html, url=URL, simplified=False)
+
+
+def test_the_price_beside_the_buy_button_past_a_long_description():
+    html = (
+        "<html><body><main><h1>Desktop 27 inch, 32GB</h1><p>Ships in 20 working days</p>"
+        f"{DESCRIPTION}<p>excl. VAT 4386,00 €</p><p>incl. VAT 5263,20 €</p>"
+        "<form><input type='number' value='1'><button>Do košíka</button></form></main></body></html>"
+    )
+    product = read(html).facts.focus_product
+    assert product is not None and product.title == "Desktop 27 inch, 32GB"
+    assert product.price == 4386.0 and product.currency == "EUR" and product.source_of("price") == "visible"
+
+
+def test_no_price_is_taken_from_far_before_the_buy_button():
+    html = (
+        "<html><body><main><h1>Desktop 27 inch, 32GB</h1><p>Was 5263,20 € last year</p>"
+        f"{DESCRIPTION}<form><button>Do košíka</button></form></main></body></html>"
+    )
+    assert read(html).facts.focus_product.price is None
+
+
+def test_the_heading_that_names_the_declared_product_is_its_title():
+    declared = (
+        '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", '
+        '"name": "Sports bra, seamless microfibre", "offers": {"@type": "Offer", "price": "20.00", '
+        '"priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}</script>'
+    )
+    html = (
+        f"<html><head>{declared}</head><body><aside><h1>Your basket is empty :(</h1></aside>"
+        "<main><h1>Sports bra - seamless microfibre - black</h1><p>20,00 €</p>"
+        "<button>Ajouter au panier</button></main></body></html>"
+    )
+    product = read(html).facts.focus_product
+    assert product.title == "Sports bra - seamless microfibre - black" and product.price == 20.0
