@@ -5,6 +5,7 @@ navigation), where the failure ends that twin's run and is recorded in its trace
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -148,3 +149,32 @@ def test_the_same_seeds_give_the_same_traces_at_two_contexts_on_any_shop_run(tmp
     assert full(runs[2]) != full(runs[0])  # another port: the raw URLs differ ...
     assert comparable_run(runs[2].model_dump(mode="json")) == comparable_run(runs[0].model_dump(mode="json"))
     assert [t.outcome for t in runs[2].traces] == [t.outcome for t in runs[0].traces]
+
+
+def test_a_site_that_stops_answering_mid_run_is_a_counted_failure_not_a_hang(twins, broken_url):
+    started = time.monotonic()
+    result = simulate(
+        twins,
+        broken_url + "/stalling",
+        [OPERA_USER, EXAMPLE],
+        max_steps=4,
+        seed=0,
+        navigation_timeout_ms=2000,
+        action_timeout_ms=1500,
+        idle_timeout_ms=300,
+    )
+    clicked = [t for t in result.traces if t.steps and t.steps[0].action.type == "click"]
+    assert clicked, [(t.outcome, t.reason) for t in result.traces]  # a twin followed a link into the silence
+    for trace in clicked:
+        assert trace.outcome == "error" and trace.failure.kind == "timeout", (trace.outcome, trace.reason)
+        assert "/stalled/" in trace.failure.message
+    assert result.funnel.failures == {"timeout": len(clicked)}
+    assert time.monotonic() - started < 90  # each wait has its deadline; nothing waits for the site
+
+
+def test_a_page_that_never_finishes_loading_is_a_counted_failure_not_a_hang(twins, broken_url):
+    result = simulate(twins, broken_url + "/unsettled", [OPERA_USER], max_steps=3, seed=0, navigation_timeout_ms=2000)
+    trace = result.traces[0]
+    assert (trace.outcome, trace.failure.kind, trace.failure.step) == ("error", "timeout", 0)
+    assert "/unsettled did not load within 2000 ms" in trace.failure.message
+    assert result.funnel.failures == {"timeout": 1}
