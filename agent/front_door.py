@@ -31,6 +31,7 @@ FRONT_DOOR = (
     "agent.llm.client",
     "agent.llm.offline_litellm",
     "agent.llm.provider_lock",
+    "agent.llm.provider_slots",
     "agent.behaviour.params",
     "agent.allowed_hosts",
     "agent.opera_data",

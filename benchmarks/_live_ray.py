@@ -14,20 +14,11 @@ import time
 from pathlib import Path
 
 
-def signature(result) -> list:
-    return [
-        (
-            t.persona_id,
-            t.outcome,
-            t.stages,
-            t.final_url,
-            [
-                (s.url, s.action.model_dump_json(), s.click_type, s.rationale, s.result_url, s.seed, s.page_sha256)
-                for s in t.steps
-            ],
-        )
-        for t in result.traces
-    ]
+def signature(result) -> dict:
+    """Traces and funnel as they must be identical (agent/simulation/comparable.py: not timings or the Ray node)."""
+    from agent.simulation.comparable import comparable_run
+
+    return comparable_run(result.model_dump(mode="json"))
 
 
 def main() -> None:

@@ -33,6 +33,8 @@ from pathlib import Path
 
 from _common import REPO, SHARED_OPERA, write_result
 
+from agent.simulation.comparable import comparable_run
+
 BASELINE_COMMIT = "4cfd768"  # main before the live-speed work (issue 28)
 PROFILE = Path(__file__).resolve().parent / "_live_profile.py"
 RAY_COMPARISON = Path(__file__).resolve().parent / "_live_ray.py"
@@ -138,35 +140,30 @@ class OscarShop:
 
 
 def signature(report: dict) -> dict:
-    """What must be identical for the same seeds: each twin's steps, outcome and stages, and the funnel."""
-    return {
-        "traces": [
-            {
-                "persona": t["persona_id"],
-                "outcome": t["outcome"],
-                "stages": t["stages"],
-                "failure": t["failure"],
-                "final_url": t["final_url"],
-                "steps": [
-                    [
-                        s["url"],
-                        s["page_type"],
-                        s["action"],
-                        s["click_type"],
-                        s["rationale"],
-                        s["result_url"],
-                        s["seed"],
-                        s["page_sha256"],
-                        s["candidates"],
-                        s["filled"],
-                    ]
-                    for s in t["steps"]
-                ],
-            }
-            for t in report["traces"]
-        ],
-        "funnel": report["funnel"],
-    }
+    """What must be identical for the same seeds (agent/simulation/comparable.py): each twin's steps (page, action,
+    reason, memories), outcome and stages, and the funnel; not timings, the shop's port or memory ids."""
+    return comparable_run(report)
+
+
+def first_difference(a: object, b: object, path: str = "") -> str | None:
+    """Where two signatures first differ (a JSON path and both values), or None."""
+    if type(a) is not type(b):
+        return f"{path}: {a!r:.120} != {b!r:.120}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            found = first_difference(a.get(key), b.get(key), f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)}"
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {a!r:.120} != {b!r:.120}"
 
 
 def end_to_end(
@@ -301,8 +298,10 @@ def main() -> None:
                 )
                 for label in checkouts
             }
+            before, after = runs["before"].pop("_signature"), runs["after"].pop("_signature")
             same = {
-                "traces_and_funnel": runs["before"].pop("_signature") == runs["after"].pop("_signature"),
+                "traces_and_funnel": before == after,
+                "first_difference": first_difference(before, after),
                 "orders": runs["before"].pop("_orders") == runs["after"].pop("_orders"),
             }
             entry = {

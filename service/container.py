@@ -12,6 +12,7 @@ from agent.graph import TwinGraph
 from agent.llm.cache import ResponseCache
 from agent.llm.client import LLMClient
 from agent.llm.provider_lock import ProviderLock
+from agent.llm.provider_slots import shared_slots
 from service.settings import Settings
 from service.tenant_store import TenantScopedStore, open_tenant_store, store_description
 
@@ -39,6 +40,7 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
         concurrency=settings.llm_concurrency,
         cache=ResponseCache(cache_path) if cache_path else None,
         provider_lock=ProviderLock(settings.llm_model, settings.llm_api_base) if settings.api_key is not None else None,
+        slots=shared_slots(tuple(settings.llm_provider_limits.items()), settings.llm_provider_limit),
     )
 
 

@@ -76,6 +76,18 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(30.0, gt=0, le=600)
     llm_retries: int = Field(2, ge=0, le=10)
     llm_concurrency: int = Field(8, ge=1, le=256)
+    llm_provider_limit: int = Field(
+        8,
+        ge=1,
+        le=1024,
+        description="LLM calls in flight at once to one provider from this process, whichever client or run makes "
+        "them (agent/llm/provider_slots.py); on Ray, per worker process.",
+    )
+    llm_provider_limits: dict[str, int] = Field(
+        default_factory=dict,
+        description='Per-provider overrides of llm_provider_limit, JSON: {"openai": 4, "http://127.0.0.1:8001": 1} '
+        "(a litellm provider prefix, or an api_base's scheme://host:port).",
+    )
     llm_prompt_style: PromptStyle = Field(
         "twinsim",
         description="The LLM brain's prompt: twinsim's own, or the OPeRA paper's protocol (opera_protocol: next action "
@@ -156,6 +168,14 @@ class Settings(BaseSettings):
         if secret is not None:
             parse_keys(secret.get_secret_value())  # a bad tenant name is a settings error at start-up
         return secret
+
+    @field_validator("llm_provider_limits")
+    @classmethod
+    def _limits_positive(cls, limits: dict[str, int]) -> dict[str, int]:
+        bad = {k: n for k, n in limits.items() if n < 1}
+        if bad:
+            raise ValueError(f"a provider's limit must be at least 1: {bad}")
+        return limits
 
     @field_validator("allowed_hosts")
     @classmethod

@@ -27,9 +27,31 @@ REPO = Path(__file__).resolve().parents[1]
 TWINS, STEPS = 6, 5
 
 
+class TwoNodes:
+    """A head (one browser slot) and a worker node (two); `worker()` is the worker node, a new one when a test
+    killed the last."""
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+        self._worker = None
+
+    @property
+    def address(self) -> str:
+        return self.cluster.address
+
+    def worker(self):
+        if self._worker is None or self._worker not in self.cluster.worker_nodes:
+            self._worker = self.cluster.add_node(num_cpus=2, resources={"chromium": 2}, object_store_memory=100 * 2**20)
+            self.cluster.wait_for_nodes()
+        return self._worker
+
+    def kill(self, node) -> None:
+        self.cluster.remove_node(node)  # its raylet and worker processes, Chromium with them, gone mid-session
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    """A head (one browser slot) and a worker node (two), shared by the module; one Ray start for every test."""
+    """One Ray start for every test of the module."""
     from ray.cluster_utils import Cluster
 
     for attempt in range(5):  # Ray gives a raylet 30 s to register; on a machine busy with other work it may not
@@ -47,10 +69,10 @@ def cluster():
         except Exception:
             if attempt == 4:
                 raise
-    worker = cluster.add_node(num_cpus=2, resources={"chromium": 2}, object_store_memory=100 * 2**20)
+    nodes = TwoNodes(cluster)
+    nodes.worker()
     ray.init(address=cluster.address, log_to_driver=False)
-    cluster.wait_for_nodes()
-    yield cluster, worker
+    yield nodes
     ray.shutdown()
     cluster.shutdown()
 
@@ -100,9 +122,9 @@ def here(twins, shop_url):
 
 
 def test_a_live_simulation_on_a_two_node_cluster_equals_the_in_process_run(cluster, twins, shop_url, here):
-    head_cluster, worker = cluster
+    worker = cluster.worker()
     arrived = []
-    there = simulate(twins, shop_url + "/", RayTwins(RayExecutor(head_cluster.address)), on_trace=arrived.append)
+    there = simulate(twins, shop_url + "/", RayTwins(RayExecutor(cluster.address)), on_trace=arrived.append)
 
     assert signature(there) == signature(here)
     assert there.funnel.model_dump() == here.funnel.model_dump()
@@ -113,19 +135,15 @@ def test_a_live_simulation_on_a_two_node_cluster_equals_the_in_process_run(clust
 
 
 def test_a_worker_node_killed_mid_run_loses_no_twin_and_doubles_none(cluster, twins, shop_url, here):
-    head_cluster, worker = cluster
+    worker = cluster.worker()
     outcome: dict = {}
 
     def run() -> None:
-        outcome["result"] = simulate(twins, shop_url + "/", RayTwins(RayExecutor(head_cluster.address)))
+        outcome["result"] = simulate(twins, shop_url + "/", RayTwins(RayExecutor(cluster.address)))
 
     runner = threading.Thread(target=run)
     runner.start()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not _running_on(worker.node_id):
-        time.sleep(0.2)
-    assert _running_on(worker.node_id), "no twin session started on the worker node"
-    head_cluster.remove_node(worker)  # its raylet and worker processes, Chromium with them, gone mid-session
+    _kill_when_busy(cluster, worker)
     runner.join(timeout=600)
     assert not runner.is_alive()
 
@@ -133,6 +151,15 @@ def test_a_worker_node_killed_mid_run_loses_no_twin_and_doubles_none(cluster, tw
     assert [t.persona_id for t in there.traces] == [t.persona_id for t in here.traces]  # none lost, none doubled
     assert signature(there) == signature(here)  # the killed sessions ran again from their start
     assert all(t.node != worker.node_id for t in there.traces)
+
+
+def _kill_when_busy(cluster: TwoNodes, worker) -> None:
+    """Kill the worker node once a session holds one of its browser slots."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _running_on(worker.node_id):
+        time.sleep(0.2)
+    assert _running_on(worker.node_id), "no twin session started on the worker node"
+    cluster.kill(worker)
 
 
 def _running_on(node_id: str) -> bool:
@@ -176,3 +203,96 @@ def test_an_unreachable_ray_address_fails_in_seconds_with_a_clear_message(tmp_pa
     assert "Ray head at 127.0.0.1:9" in done.stderr and "does not answer" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---- live A/B variants on the cluster ------------------------------------------------------------------------
+
+
+def live_ab(twins, shop_url: str, **context) -> tuple[dict, list]:
+    """A live A/B (the demo shop's `/` against `/?variant=b`) of three twins, through the path the CLI and the API
+    share; `context`: where it runs (executor, ray_address). Returns the results and every sample handed out."""
+    from dataclasses import replace
+
+    from agent.experiments.execution import ExperimentExecutor
+    from agent.experiments.planning import check_experiment
+    from agent.experiments.spec import parse_spec
+    from service.container import experiment_context
+
+    services, personas = twins
+    spec = parse_spec(
+        {
+            "name": "demo shop: sale banner, on Ray",
+            "variants": [
+                {"name": "A", "live_url": shop_url + "/", "max_steps": 3},
+                {"name": "B", "live_url": shop_url + "/?variant=b", "max_steps": 3},
+            ],
+            "population": {"ids": [p.id for p in personas[:3]]},
+            "samples_per_persona": 1,
+            "targets": ["search_results"],
+            "seed": 11,
+        }
+    )
+    where = replace(experiment_context(services), **context)
+    kept: list = []
+    results = ExperimentExecutor(where).run(check_experiment(where, spec), on_samples=kept.extend)
+    return results, kept
+
+
+def samples_signature(samples: list) -> list:
+    """Every sample as stored, and each step's decision: page, action, reason, the memories it drew on."""
+    return sorted(
+        (
+            s.variant,
+            s.persona_id,
+            s.instance,
+            s.model_dump_json(),
+            [
+                (d.url, d.page_sha256, d.action.model_dump_json(), d.rationale, [m.id for m in d.memories])
+                for d in s.decisions
+            ],
+        )
+        for s in samples
+    )
+
+
+@pytest.fixture(scope="module")
+def ab_here(twins, shop_url):
+    results, samples = live_ab(twins, shop_url)
+    assert len(samples) == 3 * 2 and all(s.node is None for s in samples)
+    assert any(s.steps > 1 for s in samples)  # the twins browsed the variants, not just opened them
+    return results, samples
+
+
+def test_a_live_ab_on_a_two_node_cluster_equals_the_in_process_run(cluster, twins, shop_url, ab_here):
+    worker = cluster.worker()
+    results_here, here = ab_here
+    results, there = live_ab(twins, shop_url, executor="ray", ray_address=cluster.address)
+
+    assert samples_signature(there) == samples_signature(here)
+    assert any(m for s in there for d in s.decisions for m in d.memories)  # recalls crossed to the driver
+    assert results["analysis"] == results_here["analysis"]
+    assert results["visibility"] == results_here["visibility"]  # what the twins were shown came back too
+    nodes = {s.node for s in there}
+    assert None not in nodes and worker.node_id in nodes, nodes  # every unit on Ray, some on the worker node
+
+
+def test_a_worker_node_killed_mid_ab_loses_no_unit_and_doubles_none(cluster, twins, shop_url, ab_here):
+    worker = cluster.worker()
+    outcome: dict = {}
+
+    def run() -> None:
+        outcome["run"] = live_ab(twins, shop_url, executor="ray", ray_address=cluster.address)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    _kill_when_busy(cluster, worker)
+    runner.join(timeout=600)
+    assert not runner.is_alive()
+
+    results, there = outcome["run"]
+    keys = [(s.variant, s.persona_id, s.instance) for s in there]
+    assert sorted(keys) == sorted((s.variant, s.persona_id, s.instance) for s in ab_here[1])  # none lost
+    assert len(set(keys)) == len(keys)  # none doubled
+    assert samples_signature(there) == samples_signature(ab_here[1])  # the killed units ran again from their start
+    assert all(s.node != worker.node_id for s in there)
+    assert results["analysis"] == ab_here[0]["analysis"]

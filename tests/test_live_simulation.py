@@ -5,6 +5,7 @@ navigation), where the failure ends that twin's run and is recorded in its trace
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -113,3 +114,67 @@ def test_dead_and_unreachable_start_pages_fail_cleanly(twins, broken_url):
     assert (dead.outcome, dead.failure.kind, dead.failure.step, dead.steps) == ("error", "dead_link", 0, [])
     closed = simulate(twins, f"http://127.0.0.1:{free_port()}/", [OPERA_USER], max_steps=3).traces[0]
     assert closed.failure.kind == "navigation_failed" and "ERR_CONNECTION_REFUSED" in closed.failure.message
+
+
+def test_the_same_seeds_give_the_same_traces_at_two_contexts_on_any_shop_run(tmp_path_factory, opera_dir, shop_url):
+    # Six OPeRA twins, two browser contexts at a time (tabs handed on from twin to twin, finishing in whatever order
+    # the machine allows): run twice on one shop, then on a second shop on another port, as the speed benchmark does.
+    # Every step's page, action, rationale, seed and recalled memories (ids, texts, scores) must repeat; only timings
+    # may differ, and across the two shops their origin (agent/simulation/comparable.py).
+    from agent.simulation.comparable import comparable_run
+    from service.demo_shop import create_shop_app
+    from tests.support.sample_twins import services_with_opera_personas
+
+    services, personas = services_with_opera_personas(tmp_path_factory.mktemp("repeat"), opera_dir, 6)
+    ids = [p.id for p in personas]
+
+    def full(result) -> list:
+        traces = [t.model_dump(mode="json") for t in result.traces]
+        for trace in traces:
+            for step in trace["steps"]:
+                step.pop("predict_ms")
+        return traces
+
+    runs = [
+        simulate(services, shop_url + "/", ids, max_steps=5, seed=1, concurrency=2),
+        simulate(services, shop_url + "/", ids, max_steps=5, seed=1, concurrency=2),
+    ]
+    with serve(create_shop_app()) as other_shop:
+        runs.append(simulate(services, other_shop + "/", ids, max_steps=5, seed=1, concurrency=2))
+
+    assert sum(len(t.steps) for t in runs[0].traces) > len(ids)  # the twins browsed, not just opened the page
+    assert any(s.memories for t in runs[0].traces for s in t.steps)
+    assert full(runs[1]) == full(runs[0])
+    assert runs[1].funnel == runs[0].funnel
+    assert full(runs[2]) != full(runs[0])  # another port: the raw URLs differ ...
+    assert comparable_run(runs[2].model_dump(mode="json")) == comparable_run(runs[0].model_dump(mode="json"))
+    assert [t.outcome for t in runs[2].traces] == [t.outcome for t in runs[0].traces]
+
+
+def test_a_site_that_stops_answering_mid_run_is_a_counted_failure_not_a_hang(twins, broken_url):
+    started = time.monotonic()
+    result = simulate(
+        twins,
+        broken_url + "/stalling",
+        [OPERA_USER, EXAMPLE],
+        max_steps=4,
+        seed=0,
+        navigation_timeout_ms=2000,
+        action_timeout_ms=1500,
+        idle_timeout_ms=300,
+    )
+    clicked = [t for t in result.traces if t.steps and t.steps[0].action.type == "click"]
+    assert clicked, [(t.outcome, t.reason) for t in result.traces]  # a twin followed a link into the silence
+    for trace in clicked:
+        assert trace.outcome == "error" and trace.failure.kind == "timeout", (trace.outcome, trace.reason)
+        assert "/stalled/" in trace.failure.message
+    assert result.funnel.failures == {"timeout": len(clicked)}
+    assert time.monotonic() - started < 90  # each wait has its deadline; nothing waits for the site
+
+
+def test_a_page_that_never_finishes_loading_is_a_counted_failure_not_a_hang(twins, broken_url):
+    result = simulate(twins, broken_url + "/unsettled", [OPERA_USER], max_steps=3, seed=0, navigation_timeout_ms=2000)
+    trace = result.traces[0]
+    assert (trace.outcome, trace.failure.kind, trace.failure.step) == ("error", "timeout", 0)
+    assert "/unsettled did not load within 2000 ms" in trace.failure.message
+    assert result.funnel.failures == {"timeout": 1}

@@ -12,10 +12,11 @@ import pytest
 from agent.behaviour.labels import PURCHASE
 from agent.behaviour.page_terms import PRIORS, page_effect, page_references
 from agent.brains.embedded import EmbeddedBrain
-from agent.decision import TwinContext
 from agent.page.click_types import links_a_product
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.read_page import observe_page
+from agent.prediction_input import PredictionInput
+from agent.twin_context import TwinContext
 from personas.sensitivities import NEUTRAL
 
 TILES = (
@@ -137,9 +138,7 @@ def test_twins_buy_less_when_the_product_costs_more_than_the_tiles_beside_it(per
     brain = EmbeddedBrain()
 
     def buy_probability(html: str) -> float:
-        decision = brain.decide_sync(
-            TwinContext(persona=persona, memories=[], observation=read(html), history=[], mode="likely", seed=1)
-        )
+        decision = brain.decide_sync(TwinContext.on_page(persona, read(html), PredictionInput(mode="likely", seed=1)))
         return decision.details["probabilities"][PURCHASE]
 
     assert buy_probability(page(price="95,38 €")) < 0.5 * buy_probability(page())

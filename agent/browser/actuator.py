@@ -8,13 +8,15 @@ there; a name that is gone is a `name_missing` failure, not an exception out of 
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.actions import Action
 from agent.browser.failures import StepFailure
-from agent.browser.navigation import Timeouts
+from agent.browser.navigation import NavigationWatch, Timeouts
 from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 
 
@@ -32,12 +34,22 @@ async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: Snapsho
 
 
 async def perform(
-    page: Page, snapshot: PageSnapshot, action: Action, reader: SnapshotTaker, timeouts: Timeouts
+    page: Page,
+    snapshot: PageSnapshot,
+    action: Action,
+    reader: SnapshotTaker,
+    timeouts: Timeouts,
+    watch: NavigationWatch | None = None,
 ) -> None:
-    """Click, type and submit, or choose a drop-down's option. Raises StepFailure; terminate never reaches here."""
+    """Click, type and submit, or choose a drop-down's option. Raises StepFailure; terminate never reaches here.
+    With the page's watch: Playwright holds a click (or Enter) until the document it leads to starts arriving, within
+    the action's deadline; a site slower than that still has navigation_ms to answer, and one that does not answer
+    is a `timeout` naming the address, never a wait for the site (reading a page held by a pending navigation
+    blocks until it arrives)."""
     if action.type == "terminate":
         raise ValueError("terminate is not performed on the page")
     locator = await _locate(page, snapshot, action.name, reader)
+    sent = watch.requested if watch is not None else 0
     try:
         if action.type == "input" and await locator.evaluate("el => el.tagName") == "SELECT":
             await locator.select_option(label=action.text, timeout=timeouts.action_ms)  # a drop-down's option
@@ -49,8 +61,18 @@ async def perform(
         else:
             await locator.click(timeout=timeouts.action_ms)
     except PlaywrightTimeout:
+        if watch is not None and watch.requested != sent and watch.navigations:  # it landed; the site is slow
+            if await watch.arrived(timeouts.navigation_ms / 1000):
+                return
+            waiting = next(iter(watch.navigations.values()), page.url)
+            raise StepFailure("timeout", f"{waiting} did not answer within {timeouts.navigation_ms} ms") from None
         # The element may have vanished while Playwright waited for it: tell that apart from a slow page.
-        fresh = await reader.take(page)
+        try:
+            fresh = await asyncio.wait_for(reader.take(page), timeouts.navigation_ms / 1000)
+        except (TimeoutError, PlaywrightError):
+            raise StepFailure(
+                "timeout", f"could not {action.type} '{action.name}', nor read {page.url} again, in time"
+            ) from None
         if fresh.marker(action.name) is None:
             raise StepFailure(
                 "name_missing",

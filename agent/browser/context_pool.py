@@ -11,6 +11,7 @@ picture would show them: when a report or the brain takes screenshots, every twi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from agent.browser.chromium import VIEWPORT
 from agent.browser.request_guard import RequestGuard, guarded_context
 
 CONTEXT_OPTIONS = {"viewport": VIEWPORT, "locale": "en-US", "timezone_id": "UTC"}
+WIPE_TIMEOUT_S = 5.0  # then the tab is closed instead of handed on
 _CLEAR_TAB_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }"
 
 
@@ -78,8 +80,8 @@ class TwinTabs:
 
 async def _wipe(tab: _Tab) -> bool:
     """Leave nothing of this twin for the next; False (close the tab instead) when any part fails."""
-    try:
-        await tab.page.evaluate(_CLEAR_TAB_STORAGE)
+    try:  # bounded: a page held by a navigation that never arrives blocks a script until it does
+        await asyncio.wait_for(tab.page.evaluate(_CLEAR_TAB_STORAGE), WIPE_TIMEOUT_S)
         await tab.page.goto("about:blank")
         await tab.context.clear_cookies()
         assert tab.cdp is not None  # only a reused tab is wiped, and it has its CDP session (_open_tab)
@@ -87,7 +89,7 @@ async def _wipe(tab: _Tab) -> bool:
             await tab.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         tab.origins.clear()
         return not tab.page.is_closed()
-    except PlaywrightError:
+    except (PlaywrightError, TimeoutError):
         return False
 
 

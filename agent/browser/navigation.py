@@ -1,5 +1,6 @@
 """Following the main frame: which document the last navigation loaded and with what HTTP status, and
-waiting until a page has settled: loaded, then no request of its own left in flight (when it gets there).
+waiting until a page has settled: the document an action sent the frame to has arrived, it has loaded, then no
+request of its own is left in flight (when it gets there).
 
 Why by events: Playwright's "networkidle" waits for 500 ms without traffic after every page, which on a
 server-rendered shop was half of a live step and told nothing. The watch counts the page's requests from the
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request, Response
+from playwright.async_api import Frame, Page, Request, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from agent.browser.failures import StepFailure
@@ -42,10 +43,16 @@ class NavigationWatch:
         self.in_flight: set = set()
         self._quiet = asyncio.Event()
         self._quiet.set()
+        self.navigations: dict[Request, str] = {}  # main-frame documents asked for and not yet shown, by their URL
+        self._arrived = asyncio.Event()
+        self._arrived.set()
+        self.arrivals = 0  # documents the main frame has shown (framenavigated)
+        self.requested = 0  # documents the main frame was sent to (navigation requests, redirect hops too)
         page.on("response", self._on_response)
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_done)
         page.on("requestfailed", self._on_done)
+        page.on("framenavigated", self._on_navigated)
 
     def detach(self) -> None:
         """Stop following the page (a kept tab is handed on to the next twin with a watch of its own)."""
@@ -54,17 +61,38 @@ class NavigationWatch:
             ("request", self._on_request),
             ("requestfinished", self._on_done),
             ("requestfailed", self._on_done),
+            ("framenavigated", self._on_navigated),
         ):
             self._page.remove_listener(event, handler)
 
     def _on_request(self, request: Request) -> None:
         self.in_flight.add(request)
         self._quiet.clear()
+        if request.is_navigation_request() and request.frame == self._page.main_frame:
+            self.navigations[request] = request.url
+            self.requested += 1
+            self._arrived.clear()
 
     def _on_done(self, request: Request) -> None:
         self.in_flight.discard(request)
         if not self.in_flight:
             self._quiet.set()
+        if self.navigations.pop(request, None) is not None and not self.navigations:
+            self._arrived.set()  # answered without a new document (a download, a 204) or failed (an error page)
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if frame == self._page.main_frame:
+            self.arrivals += 1
+            self.navigations.clear()
+            self._arrived.set()
+
+    async def arrived(self, timeout_s: float) -> bool:
+        """Until the main frame shows the document it was sent to (True), or `timeout_s` passed (False)."""
+        try:
+            await asyncio.wait_for(self._arrived.wait(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
 
     async def quiet(self, timeout_s: float) -> bool:
         """Until nothing is in flight (True), or `timeout_s` passed (False)."""
@@ -90,25 +118,43 @@ class NavigationWatch:
 async def settle(page: Page, timeouts: Timeouts, watch: NavigationWatch | None = None) -> None:
     """Wait for the load event (a failure past the deadline), then up to idle_ms for the page's requests to finish
     (best effort: busy pages, polling or streaming, never get there; loaded is enough). Without a watch, Playwright's
-    network idle (500 ms without traffic) stands in."""
+    network idle (500 ms without traffic) stands in. With one, a document the main frame was sent to (by the action,
+    or by the page while it settles) must arrive within navigation_ms, else a failure: the page read next is the new
+    one however slowly the site answers, never the old one or one torn down mid-read."""
+    if watch is None:
+        await _loaded(page, timeouts)
+        with contextlib.suppress(PlaywrightTimeout):
+            await page.wait_for_load_state("networkidle", timeout=timeouts.idle_ms)
+        return
+    give_up = time.monotonic() + (timeouts.navigation_ms + timeouts.idle_ms) / 1000  # a page that never stops moving
+    quiet_by: float | None = None
+    while True:
+        await _arrived(page, timeouts, watch)
+        await _loaded(page, timeouts)
+        quiet_by = quiet_by or time.monotonic() + timeouts.idle_ms / 1000
+        moving, arrivals = False, watch.arrivals
+        try:  # one frame: what the page starts on load (fetches, timers at 0) is started by then
+            await asyncio.wait_for(page.evaluate(_NEXT_FRAME), max(0.05, quiet_by - time.monotonic()))
+        except (TimeoutError, PlaywrightError):
+            moving = True  # navigating again, or a page too busy to paint
+        if not moving and watch.in_flight and await watch.quiet(quiet_by - time.monotonic()):
+            continue  # quiet: one more frame, for what the last answers started
+        if not ((watch.navigations or watch.arrivals != arrivals) and time.monotonic() < give_up):
+            return  # loaded, and quiet or as quiet as it gets
+        # the main frame went, or is on its way, to another document: wait for that one
+
+
+async def _arrived(page: Page, timeouts: Timeouts, watch: NavigationWatch) -> None:
+    if not await watch.arrived(timeouts.navigation_ms / 1000):
+        waiting = next(iter(watch.navigations.values()), page.url)
+        raise StepFailure("timeout", f"{waiting} did not answer within {timeouts.navigation_ms} ms")
+
+
+async def _loaded(page: Page, timeouts: Timeouts) -> None:
     try:
         await page.wait_for_load_state("load", timeout=timeouts.navigation_ms)
     except PlaywrightTimeout:
         raise StepFailure("timeout", f"{page.url} did not finish loading within {timeouts.navigation_ms} ms") from None
-    if watch is None:
-        with contextlib.suppress(PlaywrightTimeout):
-            await page.wait_for_load_state("networkidle", timeout=timeouts.idle_ms)
-        return
-    deadline = time.monotonic() + timeouts.idle_ms / 1000
-    while True:
-        try:  # one frame: what the page starts on load (fetches, timers at 0) is started by then
-            await asyncio.wait_for(page.evaluate(_NEXT_FRAME), max(0.05, deadline - time.monotonic()))
-        except (TimeoutError, PlaywrightError):
-            return  # navigating again, or a page too busy to paint: loaded is enough
-        if not watch.in_flight:
-            return
-        if not await watch.quiet(deadline - time.monotonic()):
-            return
 
 
 async def open_page(page: Page, url: str, watch: NavigationWatch, timeouts: Timeouts) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from playwright.async_api import Page
 
+from agent.browser.failures import StepFailure
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.simplifier import SimplifiedPage, simplify_html
@@ -79,14 +80,22 @@ class PageSnapshot:
 
 
 class SnapshotTaker:
-    """Numbers its readings, so a marker from an earlier reading never matches an element re-marked later."""
+    """Numbers its readings, so a marker from an earlier reading never matches an element re-marked later.
+    `timeout_s`: how long a reading may take; a page held by a navigation that never arrives blocks a reading until
+    it does, so past that it is a `timeout` failure, not a wait for the site."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeout_s: float | None = None) -> None:
         self.count = 0
+        self.timeout_s = timeout_s
 
     async def take(self, page: Page) -> PageSnapshot:
         self.count += 1
-        rendered = await page.evaluate(_READ_RENDERED_DOM, [MARK, f"s{self.count}-"])
+        try:
+            rendered = await asyncio.wait_for(
+                page.evaluate(_READ_RENDERED_DOM, [MARK, f"s{self.count}-"]), self.timeout_s
+            )
+        except TimeoutError:
+            raise StepFailure("timeout", f"could not read {page.url} within {self.timeout_s:g} s") from None
         url = page.url
         simplified = await asyncio.to_thread(simplify_html, rendered["html"], url, source_attribute=MARK)
         observation = parse_page(simplified.html, url=url)

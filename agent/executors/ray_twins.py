@@ -20,7 +20,8 @@ import asyncio
 import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -151,6 +152,41 @@ def _head_node(ray: ModuleType) -> str:
     return ray.get_runtime_context().get_node_id()
 
 
+def session_resources(ray: ModuleType) -> dict[str, Any]:
+    """What one browsing session asks of a node: a "chromium" slot where the nodes advertise them (workers with a
+    browser: docs/deploy.md), else a CPU."""
+    return {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
+
+
+def sessions_in_flight(ray: ModuleType) -> int:
+    """Sessions submitted at once: twice the browser slots (or CPUs), so every slot stays busy, memory bounded."""
+    return max(2, int(ray.cluster_resources().get("chromium") or ray.cluster_resources().get("CPU", 1)) * 2)
+
+
+@contextmanager
+def recall_broker(ray: ModuleType, graph: TwinGraph) -> Iterator[Any]:
+    """A RecallBroker on the head and the driver's thread that answers it from `graph`'s store, for the length of
+    a run; the broker's handle is what the sessions' BrokeredMemory asks."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    broker = (
+        ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RecallBroker)
+        .options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(_head_node(ray), soft=True),
+        )
+        .remote()
+    )  # on the head; restarted elsewhere if its node dies, and the recalls asked of it asked again
+    done = threading.Event()
+    answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)
+    answering.start()
+    try:
+        yield broker
+    finally:
+        done.set()
+        answering.join(timeout=POLL_S * 4)
+        ray.kill(broker)
+
+
 def run_twins_on_ray(
     executor: RayExecutor,
     config: SimulationConfig,
@@ -162,44 +198,29 @@ def run_twins_on_ray(
 ) -> list[TwinTrace]:
     """Every persona's session as a Ray task; traces in the order of `personas` (on_trace too, as they arrive)."""
     ray = executor.connect()
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
     screenshots = config.screenshots and out_dir is not None
-    needs = {"resources": {"chromium": 1}} if ray.cluster_resources().get("chromium") else {"num_cpus": 1}
-    remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **needs)(browse_on_worker)
-    broker = (
-        ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RecallBroker)
-        .options(
-            scheduling_strategy=NodeAffinitySchedulingStrategy(_head_node(ray), soft=True),
-        )
-        .remote()
-    )  # on the head; restarted elsewhere if its node dies, and the recalls asked of it asked again
-    brains = ray.put(graph.brains_for(config.brain))
-    done = threading.Event()
-    answering = threading.Thread(target=_answer_recalls, args=(ray, broker, graph, done), daemon=True)
-    answering.start()
-    window = max(2, int(ray.cluster_resources().get("chromium") or ray.cluster_resources().get("CPU", 1)) * 2)
+    remote = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False, **session_resources(ray))(browse_on_worker)
+    window = sessions_in_flight(ray)
     pending: deque = deque()
     traces: list[TwinTrace] = []
     submitted = 0
-    try:
-        while submitted < len(personas) or pending:
-            while submitted < len(personas) and len(pending) < window:
-                pending.append(remote.remote(brains, broker, personas[submitted], config, screenshots, allowed))
-                submitted += 1
-            trace, pictures = ray.get(pending.popleft())
-            for relative, data in pictures.items():
-                (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
-                (out_dir / relative).write_bytes(data)
-            traces.append(trace)
-            if on_trace is not None:
-                on_trace(trace)
-    finally:
-        for ref in pending:  # stopped or failed: leave no session running for nobody
-            ray.cancel(ref)
-        done.set()
-        answering.join(timeout=POLL_S * 4)
-        ray.kill(broker)
+    with recall_broker(ray, graph) as broker:
+        brains = ray.put(graph.brains_for(config.brain))
+        try:
+            while submitted < len(personas) or pending:
+                while submitted < len(personas) and len(pending) < window:
+                    pending.append(remote.remote(brains, broker, personas[submitted], config, screenshots, allowed))
+                    submitted += 1
+                trace, pictures = ray.get(pending.popleft())
+                for relative, data in pictures.items():
+                    (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+                    (out_dir / relative).write_bytes(data)
+                traces.append(trace)
+                if on_trace is not None:
+                    on_trace(trace)
+        finally:
+            for ref in pending:  # stopped or failed: leave no session running for nobody
+                ray.cancel(ref)
     return traces
 
 

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from agent.brains.names import BrainName
+from agent.executors.ray_units import RayExecutor
 from agent.executors.units import InProcessExecutor, UnitExecutor
 from agent.experiments.context import PersonaSource
 from agent.experiments.live import (
     LIVE_CONCURRENCY,
     chromium,
 )
+from agent.experiments.live_on_ray import live_units_on_ray
 from agent.experiments.prepared import PreparedExperiment, WorkUnit, sample_key
 from agent.experiments.samples import Sample
 from agent.experiments.unit_loop import (
@@ -161,7 +163,7 @@ def run_experiment(
         if graph is None:
             raise ValueError("live variants browse through the twin graph: pass it")
         sink.flush_every = LIVE_CONCURRENCY
-        usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights))
+        usage = asyncio.run(_run_live(prepared, graph, live, sink, stop, spent=usage, sights=sights, executor=executor))
     samples = canonical_order([*finished.values(), *sink.samples], spec.variant_names)
     return RunOutcome(
         samples=samples, usage=usage, resumed=len(finished), wall_s=time.perf_counter() - started, live_sights=sights
@@ -182,8 +184,22 @@ async def _run_live(
     stop: threading.Event | None,
     spent: Usage,
     sights: dict,
+    executor: UnitExecutor | None = None,
 ) -> Usage:
-    """Live units share one headless Chromium, a few twins (browser contexts) at a time."""
+    """Live units share one headless Chromium, a few twins (browser contexts) at a time; with a Ray executor,
+    each is a Ray task with a Chromium of its own (agent/experiments/live_on_ray.py)."""
+    if isinstance(executor, RayExecutor):
+        async with live_units_on_ray(executor, prepared, graph) as on_ray:
+            return await _run_through_graph(
+                prepared,
+                graph,
+                todo,
+                sink,
+                stop,
+                spent=spent,
+                work=lambda unit: on_ray.run(unit, sights),
+                concurrency=on_ray.in_flight,
+            )
     async with chromium() as browser:
         return await _run_through_graph(
             prepared,

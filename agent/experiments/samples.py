@@ -35,6 +35,9 @@ class Sample(BaseModel):
     # Every step's decision, for the decision export (agent/exports): carried from the unit to whoever keeps the
     # samples, never part of the sample's JSON (samples.jsonl, the store keep the run-level facts only).
     decisions: list[DecisionRecord] = Field(default_factory=list, exclude=True, repr=False)
+    # The Ray node that ran a live unit (agent/experiments/live_on_ray.py), None in process; like the decisions, not
+    # part of the sample's JSON: where a twin ran is not what it did.
+    node: str | None = Field(None, exclude=True, repr=False)
 
 
 class ActedStep(Protocol):

@@ -12,10 +12,12 @@ and nothing here counts tokens with a tokenizer that could download its vocabula
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import weakref
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
@@ -23,6 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from agent.llm.cache import CachedResponse, ResponseCache, cache_key
 from agent.llm.offline_litellm import litellm_loaded, load_litellm
 from agent.llm.provider_lock import ProviderLock
+from agent.llm.provider_slots import ProviderSlots, provider_key
 from agent.usage import Usage
 
 # A key for keyless local servers: the OpenAI SDK refuses to send a request without one.
@@ -129,6 +132,7 @@ class LLMClient:
     cache: ResponseCache | None = None
     extra_params: dict = field(default_factory=dict)
     provider_lock: ProviderLock | None = None  # a shared service: only the configured provider (provider_lock.py)
+    slots: ProviderSlots | None = None  # calls in flight per provider, shared by the process (provider_slots.py)
     totals: LLMTotals = field(default_factory=LLMTotals)
 
     def __post_init__(self) -> None:
@@ -180,7 +184,7 @@ class LLMClient:
             nonlocal attempts
             attempts += 1
             self.totals.attempts += 1
-            async with self._semaphore():
+            async with self._semaphore(), self._provider_slot(model):
                 # A hard deadline over litellm's own timeout, so a stuck transport cannot hang a twin.
                 return await asyncio.wait_for(
                     self._acompletion(model, messages, temperature, seed, response_format, max_tokens),
@@ -215,6 +219,20 @@ class LLMClient:
                 ),
             )
         return completion
+
+    def _provider_slot(self, model: str) -> AbstractAsyncContextManager[None]:
+        if self.slots is None:
+            return contextlib.nullcontext()
+        return self.slots.slot(provider_key(model, self.api_base))
+
+    def __getstate__(self) -> dict:
+        """A client travels (to a Ray worker) without what binds it to this process: its per-loop semaphores
+        (rebuilt there), its response cache (a file here) and its totals; its provider slots go as their limits."""
+        return {**self.__dict__, "_semaphores": None, "cache": None, "totals": LLMTotals()}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._semaphores = weakref.WeakKeyDictionary()
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()

@@ -94,7 +94,7 @@ async def _browse(
         trace.task = TaskProgress(reached=False if config.task.success is not None else None)
     timeouts = timeouts_of(config)
     watch = NavigationWatch(page)
-    reader = SnapshotTaker()
+    reader = SnapshotTaker(timeouts.navigation_ms / 1000)
     history: list[Step] = []
     page_types: list[str] = []
     ordered = False
@@ -131,7 +131,7 @@ async def _browse(
                     page, snapshot, step.action.name, config.checkout_details.values_for(persona)
                 )
             watch.reset()
-            await perform(page, snapshot, step.action, reader, timeouts)
+            await perform(page, snapshot, step.action, reader, timeouts, watch)
             await settle(page, timeouts, watch)
             step.result_url = page.url
             watch.raise_if_dead()
