@@ -31,11 +31,16 @@ def one_persona() -> dict:
         return next(csv.DictReader(handle))
 
 
+CONFIG = Path(__file__).with_name("api_fuzz.toml")
+
+
 def run_schemathesis(url: str, report: Path, args: argparse.Namespace) -> subprocess.CompletedProcess:
     command = [
         sys.executable,
         "-m",
         "schemathesis.cli",
+        "--config-file",
+        str(CONFIG),
         "run",
         f"{url}/openapi.json",
         "--checks",
@@ -54,6 +59,11 @@ def run_schemathesis(url: str, report: Path, args: argparse.Namespace) -> subpro
         "--output-truncate",
         "true",
     ]
+    for operation in args.operation:  # "POST /predict": one operation, for a quick look at one finding
+        method, path = operation.split(" ", 1)
+        command += ["--include-method", method, "--include-path", path]
+    if args.phases:
+        command += ["--phases", args.phases]
     return subprocess.run(command, capture_output=True, text=True)
 
 
@@ -62,6 +72,8 @@ def main() -> None:
     parser.add_argument("--max-examples", type=int, default=500, help="fuzzing examples per operation")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--operation", action="append", default=[], help='only this one, e.g. "POST /predict"')
+    parser.add_argument("--phases", help="only these phases, e.g. fuzzing (default: all)")
     args = parser.parse_args()
     load_before = os.getloadavg()
     with (
