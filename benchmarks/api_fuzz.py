@@ -60,8 +60,7 @@ def run_schemathesis(url: str, report: Path, args: argparse.Namespace) -> subpro
         "true",
     ]
     for operation in args.operation:  # "POST /predict": one operation, for a quick look at one finding
-        method, path = operation.split(" ", 1)
-        command += ["--include-method", method, "--include-path", path]
+        command += ["--include-name", operation]
     if args.phases:
         command += ["--phases", args.phases]
     return subprocess.run(command, capture_output=True, text=True)
