@@ -79,7 +79,7 @@ class RequestGuard:
             if not await self.allows(request.url):
                 self.blocked.append(request.url)
                 await route.abort("blockedbyclient")
-            elif fresh and request.is_navigation_request():
+            elif fresh and page is not None and request.is_navigation_request():
                 # begun before the page's Fetch guard, its redirect hops would go unjudged: start it again
                 await route.abort("aborted")
                 task = asyncio.ensure_future(_navigate(page, request.url))
