@@ -5,7 +5,13 @@ benchmarks/results/api_fuzz.json: cases generated per run, failures by kind and 
 The suite's tests/test_fuzz_api.py runs a few derandomised examples per operation in CI; this is the bounded long run
 (at least 500 cases per operation by default), as the command line a user of schemathesis would type.
 
+Settings in benchmarks/api_fuzz.toml: no cache (a run learns nothing from an earlier run against another server),
+and a documented 422 accepted for schema-valid data on POST /simulations, /experiments and /predict only, whose
+validity depends on what JSON Schema cannot state (a start page or page url that answers on an allowed host, a
+screenshot that is a real image within the caps); every other check applies to them unchanged.
+
 Run: .venv/bin/python benchmarks/api_fuzz.py [--max-examples 500] [--seed 0] [--workers 1]
+     [--operation "POST /predict"] [--phases fuzzing]
 """
 
 from __future__ import annotations
