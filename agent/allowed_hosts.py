@@ -20,6 +20,12 @@ from dataclasses import dataclass
 import ada_url
 
 LOOPBACK = "localhost,127.0.0.0/8,::1"
+# What JSON Schema can say of such a URL: an http: or https: scheme as a browser reads it (leading spaces and
+# controls skipped, any case, tabs and newlines anywhere dropped); the rest is judged by `browser_url`.
+_SKIPPED = "[\\t\\n\\r]*"
+HTTP_URL_PATTERN = (
+    "^[\\x00-\\x20]*" + _SKIPPED.join(f"[{c.lower()}{c.upper()}]" for c in "http") + f"{_SKIPPED}(?:[sS]{_SKIPPED})?:"
+)
 PUBLIC = "public"  # every globally routable address: no loopback, private, link-local, CGNAT, multicast, reserved
 
 

@@ -17,11 +17,15 @@ VISION_POLICIES: tuple[str, ...] = ("auto", "always", "never")
 class PredictOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ablate_persona: bool = Field(False, description="Predict without the persona (OPeRA ablation 'w/o persona').")
-    ablate_rationale: bool = Field(
-        False, description="Drop the rationales of past steps (OPeRA ablation 'w/o rationale')."
+    ablate_persona: bool = Field(
+        False, strict=True, description="Predict without the persona (OPeRA ablation 'w/o persona')."
     )
-    ablate_memory: bool = Field(False, description="Skip memory recall; the persona core profile is still given.")
+    ablate_rationale: bool = Field(
+        False, strict=True, description="Drop the rationales of past steps (OPeRA ablation 'w/o rationale')."
+    )
+    ablate_memory: bool = Field(
+        False, strict=True, description="Skip memory recall; the persona core profile is still given."
+    )
     memories_k: int = Field(5, ge=0, le=50, strict=True, description="How many memories to recall.")
     mode: Literal["most_likely", "sample"] = Field(
         "most_likely", description="Take the most likely action or sample one."

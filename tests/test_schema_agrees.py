@@ -68,6 +68,33 @@ CASES = [
 ]
 
 
+# What a later pass of schemathesis found: checks the schema did not state (now it does)
+TWO_PAGES = [{"name": "B", "page": {"simplified_html": '<button name="buy">Buy</button>'}}]
+CASES += [
+    ("/predict", "/predict", {"persona_id": "ann", "options": {"ablate_memory": "yes"}}, None),  # a strict boolean
+    ("/predict", "/predict", {"persona_id": "ann", "options": {"ablate_persona": 1}}, None),
+    ("/simulations", "/simulations", {"url": "ftp://127.0.0.1:9/", "personas": ["ann"]}, None),
+    (
+        "/experiments",
+        "/experiments",
+        {"name": "x", "variants": [{"name": "A/1", "live_url": "http://a/"}, *TWO_PAGES]},
+        None,
+    ),
+    (
+        "/experiments",
+        "/experiments",
+        {"name": "x", "variants": [{"name": "A", "live_url": "ftp://a/"}, *TWO_PAGES]},
+        None,
+    ),
+    (
+        "/experiments",
+        "/experiments",
+        {"name": "x", "variants": [{"name": "A", "page": {"url": "file:///etc"}}, *TWO_PAGES]},
+        None,
+    ),
+]
+
+
 @pytest.mark.parametrize("operation, url, refused, taken", CASES)
 def test_what_the_service_refuses_the_schema_calls_invalid(client, operation, url, refused, taken):
     validator = request_schema(operation)
@@ -89,5 +116,5 @@ def test_options_and_405_name_every_method_of_a_path(client):
 
 def test_an_experiment_page_url_may_be_written_in_capitals():
     assert PageSpec(url="HTTP://shop.example.com/p/1").url == "HTTP://shop.example.com/p/1"
-    with pytest.raises(ValueError, match="http:// or https://"):
+    with pytest.raises(ValueError, match="only http:// and https://"):
         PageSpec(url="ftp://shop.example.com/p/1")

@@ -64,8 +64,8 @@ def test_start_poll_and_read_a_simulation(client, data_dir):
 @pytest.mark.parametrize(
     "body, fragment",
     [
-        ({"url": "ftp://example.com/", "personas": [OPERA_USER]}, "http:// or https://"),
-        ({"url": "javascript:alert(1)", "personas": [OPERA_USER]}, "http:// or https://"),
+        ({"url": "ftp://example.com/", "personas": [OPERA_USER]}, "only http:// and https://"),
+        ({"url": "javascript:alert(1)", "personas": [OPERA_USER]}, "only http:// and https://"),
         ({"url": "http://127.0.0.1:9/", "personas": []}, "name personas"),
         ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 0}, "greater than or equal to 1"),
         ({"url": "http://127.0.0.1:9/", "personas": [OPERA_USER], "max_steps": 101}, "less than or equal to 100"),

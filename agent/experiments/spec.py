@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent.allowed_hosts import HTTP_URL_PATTERN, UrlRefused, browser_url
 from agent.brains.names import BrainName, KnownBrain
 from agent.history import Step
 from agent.tasks import Task
@@ -40,7 +40,12 @@ class PageSpec(BaseModel):
     )
     html: str | None = Field(None, description="Raw HTML, simplified to the OPeRA form before twins read it.")
     path: str | None = Field(None, description="A file (simplified or raw HTML), relative to the spec file. CLI only.")
-    url: str | None = Field(None, max_length=8192, description="Fetched once with httpx, then simplified.")
+    url: str | None = Field(
+        None,
+        max_length=8192,
+        description="An http or https address (read as a browser reads it), fetched once, then simplified.",
+        json_schema_extra={"pattern": HTTP_URL_PATTERN},
+    )
     page_url: str | None = Field(
         None,
         max_length=8192,
@@ -58,8 +63,11 @@ class PageSpec(BaseModel):
                 "a page needs exactly one of simplified_html, html, path or url"
                 + (f" (got {', '.join(given)})" if given else " (got none)")
             )
-        if self.url and not re.match(r"^https?://", self.url, re.IGNORECASE):  # schemes are case-blind (RFC 3986)
-            raise ValueError(f"page url must start with http:// or https:// (got {self.url[:80]!r})")
+        if self.url:  # read as a browser reads it, as every URL the service fetches or browses (agent/allowed_hosts.py)
+            try:
+                browser_url(self.url)
+            except UrlRefused as error:
+                raise ValueError(f"page url: {error}") from None
         return self
 
 
@@ -85,10 +93,20 @@ class VariantSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_page_shorthand_in_schema)
 
-    name: str = Field(..., description="Short name, e.g. A, B, control, banner.")
+    name: str = Field(
+        ...,
+        min_length=1,
+        max_length=64,
+        description="Short name, e.g. A, B, control, banner: letters, digits, spaces, '_', '.' or '-'.",
+        json_schema_extra={"pattern": _NAME.pattern},  # checked below, with a plainer message
+    )
     pages: list[PageSpec] = Field(default_factory=list, max_length=MAX_PAGES_PER_VARIANT)
     live_url: str | None = Field(
-        None, max_length=4096, description="A live site twins browse step by step (http or https), instead of pages."
+        None,
+        max_length=4096,
+        description="A live site twins browse step by step (http or https, read as a browser reads it), instead of "
+        "pages; it must answer when the experiment is submitted.",
+        json_schema_extra={"pattern": HTTP_URL_PATTERN},  # the scheme; the rest is judged as Chromium parses it
     )
     max_steps: int = Field(10, ge=1, le=MAX_LIVE_STEPS, description="Actions per twin at most on a live_url variant.")
     description: str | None = None
@@ -115,9 +133,10 @@ class VariantSpec(BaseModel):
     def _http_url(cls, url: str | None) -> str | None:
         if url is None:
             return None
-        parsed = urlparse(url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"live_url must be an http:// or https:// address with a host (got {url[:80]!r})")
+        try:
+            browser_url(url.strip())
+        except UrlRefused as error:
+            raise ValueError(f"live_url: {error}") from None
         return url.strip()
 
     @property
@@ -170,6 +189,7 @@ class ExperimentSpec(BaseModel):
     concurrency: int = Field(8, ge=1, le=256, description="LLM calls in flight.")
     allow_fallback: bool = Field(
         False,
+        strict=True,
         description="brain=llm: run even when the provider fails its probe call "
         "(decisions then come from the embedded fallback, counted in the results).",
     )

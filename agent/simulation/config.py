@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.allowed_hosts import HTTP_URL_PATTERN, UrlRefused, browser_url
 from agent.brains.names import BrainName, KnownBrain
 from agent.predict_options import GroundingStrategy, VisionPolicy
 from agent.simulation.checkout_details import CheckoutDetails
@@ -25,7 +25,12 @@ def default_concurrency() -> int:
 class SimulationConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
+    url: str = Field(
+        ...,
+        max_length=4096,
+        description="Where every twin starts (http or https, read as a browser reads it).",
+        json_schema_extra={"pattern": HTTP_URL_PATTERN},
+    )
     persona_ids: list[str] = Field(..., min_length=1, max_length=500)
     max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT, description="Actions per twin at most.")
     brain: KnownBrain = Field(BrainName.EMBEDDED, description="embedded (default, offline), llm, or a baseline.")
@@ -68,9 +73,10 @@ class SimulationConfig(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, url: str) -> str:
-        parsed = urlparse(url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"url must be an http:// or https:// address with a host, got {url!r}")
+        try:  # the judgement the browser's request guard makes, on the URL as Chromium parses it
+            browser_url(url.strip())
+        except UrlRefused as error:
+            raise ValueError(str(error)) from None
         return url.strip()
 
     @field_validator("persona_ids")

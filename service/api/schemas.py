@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import Body
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent.allowed_hosts import HTTP_URL_PATTERN
 from agent.brains.names import BrainName, KnownBrain
 from agent.experiments.spec import ExperimentSpec
 from agent.history import Step
@@ -122,14 +123,20 @@ class SimulationRequest(BaseModel):
         },
     )
 
-    url: str = Field(..., max_length=4096, description="Where every twin starts (http or https).")
+    url: str = Field(
+        ...,
+        max_length=4096,
+        description="Where every twin starts (http or https, read as a browser reads it); it must answer, on an "
+        "allowed host (TWINSIM_ALLOWED_HOSTS), when the simulation is submitted.",
+        json_schema_extra={"pattern": HTTP_URL_PATTERN},
+    )
     personas: list[str] = Field(default_factory=list, max_length=500, description="Persona ids.")
-    all: bool = Field(False, description="Every stored persona instead of `personas`.")
+    all: bool = Field(False, strict=True, description="Every stored persona instead of `personas`.")
     max_steps: int = Field(10, ge=1, le=MAX_STEPS_LIMIT)
     brain: KnownBrain = BrainName.EMBEDDED
     model: str | None = None
     seed: int = Field(0, ge=0, le=2**32 - 1)
-    screenshots: bool = False
+    screenshots: bool = Field(False, strict=True, description="Save a screenshot before each action.")
     vision: VisionPolicy | None = Field(
         None,
         description="brain=llm: show the model each step's screenshot 'auto' "

@@ -14,7 +14,7 @@ from agent.exports.run_export import DECISIONS_JSONL, DECISIONS_PARQUET, page_pa
 from agent.reporting.experiment_report import render_report
 from service.api.dependencies import ExperimentJobsDep
 from service.api.paging import limit_query, offset_query
-from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest
+from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest, error
 from service.jobs.experiment_jobs import ExperimentJobs
 from service.jobs.experiment_store import ExperimentNotFound, ExperimentRecord
 from service.tenancy import acting_as
@@ -41,7 +41,17 @@ def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"experiment '{experiment_id}' not found") from None
 
 
-@router.post("/experiments", status_code=status.HTTP_202_ACCEPTED)
+@router.post(
+    "/experiments",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        422: error(
+            "Invalid spec, or one the schema cannot judge: a page or live_url that does not answer, is not on an "
+            "allowed host (TWINSIM_ALLOWED_HOSTS) or has no named element; personas or traits the store does not "
+            "hold; more predictions or LLM spend than allowed. The detail says which and why."
+        )
+    },
+)
 async def create_experiment(spec: ExperimentRequest, jobs: ExperimentJobsDep) -> dict:
     """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
     try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop

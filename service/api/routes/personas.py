@@ -38,7 +38,15 @@ _NATIVE_EXAMPLE = {
 # What every record needs, in the schema as the service checks it: a native persona names its id; an OPeRA user-table
 # row (it has survey or raw_survey) or personas.jsonl record (big_five_levels, agrees_with or disagrees_with) its
 # user_id (personas/sources/__init__.py record_kind).
+_OPERA_KEYS = ("survey", "raw_survey", "big_five_levels", "agrees_with", "disagrees_with")
 PERSONA_RECORD_SHAPES = {
+    # The keys that decide a record's shape, named at the top as well as in the branches: a client (or a fuzzer
+    # that learns from a refusal that a native persona takes no unknown keys) still sees `id` and `user_id`.
+    "properties": {
+        "id": {"description": "A native persona's id (the shape of its value: the first branch below)."},
+        "user_id": {"description": "An OPeRA record's user id."},
+        **{key: {"description": "An OPeRA field: the record is read as OPeRA data."} for key in _OPERA_KEYS},
+    },
     "anyOf": [
         {
             "required": ["id"],
@@ -47,12 +55,9 @@ PERSONA_RECORD_SHAPES = {
         {
             "required": ["user_id"],
             "properties": {"user_id": {"type": "string", "minLength": 1}},
-            "anyOf": [
-                {"required": [key]}
-                for key in ("survey", "raw_survey", "big_five_levels", "agrees_with", "disagrees_with")
-            ],
+            "anyOf": [{"required": [key]} for key in _OPERA_KEYS],
         },
-    ]
+    ],
 }
 
 

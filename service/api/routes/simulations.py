@@ -31,6 +31,10 @@ router = APIRouter(prefix="/simulations", tags=["simulations"])
     status_code=status.HTTP_202_ACCEPTED,
     responses={
         404: error("A persona named is not stored."),
+        422: error(
+            "Invalid input, or a start page the schema cannot judge: one that does not answer, answers an HTTP "
+            "error or is not on an allowed host (TWINSIM_ALLOWED_HOSTS). The detail says which and why."
+        ),
         503: error("Chromium is not installed where the service runs."),
     },
 )
