@@ -50,7 +50,15 @@ def serve_local_model(
             "file's name (smollm2-135m-instruct for the shipped one).",
         ),
     ] = None,
-    threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads; default: all cores.")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            min=1,
+            help="CPU threads; default: llama-cpp-python's (half the cores to write, all to read the prompt). "
+            "On a busy machine 1 is often faster.",
+        ),
+    ] = None,
 ) -> None:
     """Start the local model server, wait until it answers, print the TWINSIM_LLM_* settings, serve until Ctrl-C."""
     from service.local_model import DEFAULT_ALIAS, LocalModelError, LocalModelServer, shipped_gguf
