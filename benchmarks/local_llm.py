@@ -12,7 +12,8 @@ here as `twinsim llm serve` starts it). Writes benchmarks/results/local_llm.json
    (benchmarks/page_edits.py), the first N OPeRA personas x M instances, sample mode (temperature 1, seeded), the same
    seeds in every variant; purchase / leave / review-click rates, reported as they come out.
 
-Run: .venv/bin/python benchmarks/local_llm.py [--decisions 200] [--personas 20 --instances 5] [--context 8192]
+Run: .venv/bin/python benchmarks/local_llm.py [--decisions 200] [--personas 20 --instances 5] [--context 4096]
+     [--max-minutes M: stop taking decisions after M minutes, and say how many were reached]
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import asyncio
 import os
 import time
 from collections import Counter
+from importlib.metadata import version
 
 from _common import SHARED_OPERA, percentile, write_result
+from local_llm_timings import ServerTimings
 from observation_speed import page_600kb
 from page_edits import MANIPULATIONS, Page
 
@@ -93,7 +96,9 @@ async def decide(brain: LLMBrain, ctx: TwinContext):
         return error
 
 
-async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, personas, decisions: int) -> dict:
+async def timing_and_validity(
+    brain_schema: LLMBrain, brain_free: LLMBrain, personas, decisions: int, server: ServerTimings, deadline: float
+) -> dict:
     book = pages()
     per_page = {
         name: {
@@ -104,23 +109,39 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
             "completion_tokens": [],
             "elements_shown": [],
             "prompt_build_s": [],
+            "server_cpu_s": [],
+            "prompt_eval_ms": [],
+            "prompt_eval_tokens": [],
+            "cached_prefix_tokens": [],
+            "generation_ms": [],
         }
         for name, (obs, _, size) in book.items()
     }
     arms = {
-        "schema": {"brain": brain_schema, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []},
-        "no_schema": {"brain": brain_free, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []},
+        name: {"brain": brain, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []}
+        | {"server_cpu_s": [], "ms_per_generated_token": [], "generated_tokens": []}
+        for name, brain in (("schema", brain_schema), ("no_schema", brain_free))
     }
     names = list(book)
+    reached = 0
     for index in range(decisions):
+        if time.perf_counter() > deadline:
+            break
+        reached = index + 1
         page_name = names[index % len(names)]
         observation, history, _ = book[page_name]
         persona = personas[(index // len(names)) % len(personas)]
         for arm_name, arm in arms.items():
             ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history))
+            server.start()
             started = time.perf_counter()
             result = await decide(arm["brain"], ctx)
             total = time.perf_counter() - started
+            spent = server.finish()
+            arm["server_cpu_s"].append(spent.cpu_s)
+            if spent.generation_ms is not None and spent.generated_tokens:
+                arm["ms_per_generated_token"].append(spent.generation_ms / spent.generated_tokens)
+                arm["generated_tokens"].append(spent.generated_tokens)
             ok, kind, why = first_try(result, observation)
             arm["n"] += 1
             arm["valid"] += ok
@@ -134,6 +155,11 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
                 row["prompt_tokens"].append(result.usage.prompt_tokens)
                 row["completion_tokens"].append(result.usage.completion_tokens)
                 row["elements_shown"].append(result.details["context"]["elements_shown"])
+                row["server_cpu_s"].append(spent.cpu_s)
+                row["prompt_eval_ms"].append(spent.prompt_eval_ms or 0.0)
+                row["prompt_eval_tokens"].append(spent.prompt_eval_tokens or 0)
+                row["cached_prefix_tokens"].append(spent.cached_prefix_tokens)
+                row["generation_ms"].append(spent.generation_ms or 0.0)
             if len(arm["examples"]) < 6 and not isinstance(result, BrainError):
                 arm["examples"].append(
                     {
@@ -162,6 +188,11 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
             "prompt_tokens_p50": percentile(row["prompt_tokens"], 50),
             "completion_tokens_p50": percentile(row["completion_tokens"], 50),
             "elements_shown_p50": percentile(row["elements_shown"], 50),
+            "server_cpu_s_p50": percentile(row["server_cpu_s"], 50),
+            "prompt_eval_s_p50": round(percentile(row["prompt_eval_ms"], 50) / 1000, 2),
+            "prompt_eval_tokens_p50": percentile(row["prompt_eval_tokens"], 50),
+            "cached_prefix_tokens_p50": percentile(row["cached_prefix_tokens"], 50),
+            "generation_s_p50": round(percentile(row["generation_ms"], 50) / 1000, 2),
         }
     validity = {
         name: {
@@ -171,10 +202,14 @@ async def timing_and_validity(brain_schema: LLMBrain, brain_free: LLMBrain, pers
             "action_mix": dict(arm["types"]),
             "why_invalid": dict(arm["errors"].most_common(8)),
             "examples": arm["examples"],
+            "server_cpu_s_p50": percentile(arm["server_cpu_s"], 50),
+            "server_cpu_s_total": round(sum(arm["server_cpu_s"]), 1),
+            "generated_tokens_p50": percentile(arm["generated_tokens"], 50),
+            "generation_ms_per_token_p50": round(percentile(arm["ms_per_generated_token"], 50), 1),
         }
         for name, arm in arms.items()
     }
-    return {"timing_per_page": timing, "validity": validity}
+    return {"timing_per_page": timing, "validity": validity, "decisions_asked": decisions, "decisions_reached": reached}
 
 
 def outcome(action, observation) -> str:
@@ -249,13 +284,19 @@ async def run(args) -> dict:
                 "bytes": gguf.stat().st_size,
                 "context_tokens": args.context,
                 "threads": args.threads,
-                "server": "llama-cpp-python 0.3.36 (python -m llama_cpp.server)",
+                "server": f"llama-cpp-python {version('llama_cpp_python')} (python -m llama_cpp.server)",
+                "server_flags": server.command()[3:],
             }
         }
         started = time.perf_counter()
-        result.update(await timing_and_validity(brain("llama_cpp"), brain("off"), personas, args.decisions))
+        assert server.log_path is not None and server.process is not None  # started
+        timings = ServerTimings(server.log_path, server.process.pid)
+        deadline = started + args.max_minutes * 60
+        result.update(
+            await timing_and_validity(brain("llama_cpp"), brain("off"), personas, args.decisions, timings, deadline)
+        )
         result["validity_seconds"] = round(time.perf_counter() - started, 1)
-        if args.personas and args.instances:
+        if args.personas and args.instances and time.perf_counter() < deadline:
             result["page_sensitivity"] = {
                 "personas": args.personas,
                 "instances": args.instances,
@@ -270,7 +311,13 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=200, help="decisions per arm (schema / no schema)")
     parser.add_argument("--personas", type=int, default=20)
     parser.add_argument("--instances", type=int, default=5)
-    parser.add_argument("--context", type=int, default=8192)
+    parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=float("inf"),
+        help="take no new decision after this many minutes (a shared machine); the result says how many it reached",
+    )
     parser.add_argument(
         "--threads",
         type=int,
@@ -286,6 +333,7 @@ def main() -> None:
     result["command"] = (
         f"benchmarks/local_llm.py --decisions {args.decisions} --personas {args.personas} "
         f"--instances {args.instances} --context {args.context} --threads {args.threads}"
+        + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes != float("inf") else "")
     )
     write_result("local_llm", result)
 

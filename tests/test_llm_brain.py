@@ -328,7 +328,8 @@ def test_a_round_trip_reaches_nothing_but_loopback(tmp_path) -> None:
         from agent.llm.client import LLMClient
         from tests.support.openai_server import OpenAICompatibleServer, Reply
         with OpenAICompatibleServer(Reply(content="ok", usage=(1000, 100))) as srv:
-            client = LLMClient(api_base=srv.base_url, timeout_s=5, retries=0)
+            # a generous deadline: the first call imports litellm's OpenAI route, seconds on a busy machine
+            client = LLMClient(api_base=srv.base_url, timeout_s=60, retries=0)
             done = asyncio.run(client.complete("openai/gpt-4o-mini", [{"role": "user", "content": "hi"}]))
         print(json.dumps({"attempts": attempts, "text": done.text, "cost": done.usage.cost_usd}))
         """

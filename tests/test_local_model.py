@@ -180,6 +180,17 @@ def test_an_interview_is_answered_by_the_real_model(client_for, local_model):
     assert answer["usage"]["completion_tokens"] > 0
 
 
+def test_the_server_keeps_logits_for_the_last_token_only(local_model):
+    """llama-cpp-python's server keeps every prompt token's logits by default (an output-layer product per token
+    and an n_ctx x vocab array in RAM); twinsim asks for none, so its server turns that off, and the server then
+    refuses a request for logprobs, before reading the prompt."""
+    response = httpx.post(
+        f"{local_model.api_base}/completions", json={"prompt": "Hello", "max_tokens": 1, "logprobs": 1}, timeout=120
+    )
+    assert response.status_code == 500
+    assert "logits_all=False" in response.json()["error"]["message"]
+
+
 def test_twinsim_llm_serve_starts_the_model_prints_its_settings_and_stops(local_model):
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

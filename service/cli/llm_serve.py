@@ -35,10 +35,11 @@ def serve_local_model(
             "--context",
             min=256,
             max=1_048_576,
-            help="The context size in tokens the "
-            "server allocates; twinsim cuts prompts to fit it (TWINSIM_LLM_CONTEXT_TOKENS).",
+            help="The context size in tokens the server allocates; twinsim cuts prompts to fit it "
+            "(TWINSIM_LLM_CONTEXT_TOKENS). A larger one lets prompts grow, and on a CPU a decision's time grows "
+            "faster than its prompt.",
         ),
-    ] = 8192,
+    ] = 4096,  # service.local_model.DEFAULT_CONTEXT_TOKENS (not imported here: the CLI starts without it)
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8011,
     alias: Annotated[
@@ -49,7 +50,15 @@ def serve_local_model(
             "file's name (smollm2-135m-instruct for the shipped one).",
         ),
     ] = None,
-    threads: Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads; default: all cores.")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            min=1,
+            help="CPU threads; default: llama-cpp-python's (half the cores to write, all to read the prompt). "
+            "On a busy machine 1 is often faster.",
+        ),
+    ] = None,
 ) -> None:
     """Start the local model server, wait until it answers, print the TWINSIM_LLM_* settings, serve until Ctrl-C."""
     from service.local_model import DEFAULT_ALIAS, LocalModelError, LocalModelServer, shipped_gguf
