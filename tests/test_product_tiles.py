@@ -15,6 +15,7 @@ from agent.brains.embedded import EmbeddedBrain
 from agent.page.click_types import links_a_product
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.read_page import observe_page
+from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput
 from agent.twin_context import TwinContext
 from personas.sensitivities import NEUTRAL
@@ -138,7 +139,11 @@ def test_twins_buy_less_when_the_product_costs_more_than_the_tiles_beside_it(per
     brain = EmbeddedBrain()
 
     def buy_probability(html: str) -> float:
-        decision = brain.decide_sync(TwinContext.on_page(persona, read(html), PredictionInput(mode="likely", seed=1)))
+        decision = brain.decide_sync(
+            TwinContext.on_page(
+                persona, read(html), PredictionInput(options=PredictOptions(mode="most_likely", seed=1))
+            )
+        )
         return decision.details["probabilities"][PURCHASE]
 
     assert buy_probability(page(price="95,38 €")) < 0.5 * buy_probability(page())
