@@ -118,3 +118,12 @@ def test_an_experiment_page_url_may_be_written_in_capitals():
     assert PageSpec(url="HTTP://shop.example.com/p/1").url == "HTTP://shop.example.com/p/1"
     with pytest.raises(ValueError, match="only http:// and https://"):
         PageSpec(url="ftp://shop.example.com/p/1")
+
+
+def test_a_field_refused_inside_a_route_is_located_in_the_body_like_every_other(client):
+    """POST /personas checks its record itself; its refusal names the field under "body" as FastAPI's own do."""
+    own = client.post("/personas", json={"id": "carl", "junk": 1})
+    framework = client.post("/predict", json={"persona_id": "ann", "junk": 1})
+    assert own.status_code == framework.status_code == 422
+    assert ["body", "junk"] in [error["loc"] for error in own.json()["detail"]]
+    assert ["body", "junk"] in [error["loc"] for error in framework.json()["detail"]]

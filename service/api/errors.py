@@ -21,7 +21,9 @@ def _details(errors) -> list[dict]:
 
 
 def validation_detail(error: ValidationError) -> list[dict]:
-    return _details(error.errors(include_url=False, include_input=False))
+    """A request body checked inside a route (a persona record, a simulation's settings): its fields are located
+    under "body", as FastAPI locates the fields it checks itself."""
+    return _details({**e, "loc": ("body", *e["loc"])} for e in error.errors(include_url=False, include_input=False))
 
 
 async def request_validation_response(request: Request, error: RequestValidationError) -> JSONResponse:
