@@ -95,7 +95,7 @@ def test_live_variant_specs_are_checked_before_any_twin_runs(services, shop_url,
                 ],
             }
         )
-    with pytest.raises(SpecError, match="live_url must be an http"):
+    with pytest.raises(SpecError, match="only http:// and https:// are browsed"):
         parse_spec(
             {
                 "name": "x",
