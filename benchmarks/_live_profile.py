@@ -174,7 +174,8 @@ def main() -> None:
     sampler = MemorySampler()
     sampler.start()
     started, cpu_started = time.perf_counter(), time.process_time()
-    result = asyncio.run(run_simulation(config, personas, services.graph))
+    allowed = None if os.environ.get("PROFILE_NO_GUARD") else services.settings.host_allow_list  # as the CLI does
+    result = asyncio.run(run_simulation(config, personas, services.graph, allowed=allowed))
     seconds = time.perf_counter() - started
     sampler.stop.set()
     sampler.join()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -166,13 +167,20 @@ def first_difference(a: object, b: object, path: str = "") -> str | None:
     return None if a == b else f"{path}: {a!r:.120} != {b!r:.120}"
 
 
+def _children_cpu_s() -> float:
+    """CPU seconds of every finished child process and its descendants (the CLI, its driver, Chromium): a cost
+    that other work on the machine does not inflate, unlike wall time."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def end_to_end(
     checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int, extra: list[str]
 ) -> dict:
     out = data_dir.parent / f"out-{shop_kind.name}-{checkout.name}"
     shutil.rmtree(out, ignore_errors=True)
     with shop_kind() as shop:
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), _children_cpu_s()
         done = cli(
             checkout,
             data_dir,
@@ -189,7 +197,7 @@ def end_to_end(
             str(out),
             *extra,
         )
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, _children_cpu_s() - cpu_before
         orders = shop.orders()
     if done.returncode:
         raise SystemExit(f"simulate failed in {checkout}: {done.stderr[-3000:]}")
@@ -199,6 +207,8 @@ def end_to_end(
         "seconds": round(seconds, 2),
         "steps": taken,
         "steps_per_second": round(taken / seconds, 3),
+        "cpu_seconds": round(cpu, 1),
+        "cpu_ms_per_step": round(1000 * cpu / max(taken, 1), 1),
         "concurrency": report["config"]["concurrency"],
         "outcomes": report["funnel"]["outcomes"],
         "failures": report["funnel"]["failures"],

@@ -5,8 +5,9 @@ Why reuse: opening a context and its first tab starts a renderer process and cos
 server-rendered shop; a kept tab on the same site keeps its renderer and the HTTP cache (stylesheets, scripts,
 images: only speed, not what a page says). What a twin leaves behind that could change what the next one sees is
 wiped: cookies (a cart, a session), every origin's storage the tab saw (local and session storage, IndexedDB,
-cache storage, service workers), and the page itself (about:blank). Visited-link colours survive a wipe, and a
-picture would show them: when a report or the brain takes screenshots, every twin gets a fresh context instead.
+cache storage, service workers), windows the site opened, and the page itself (about:blank). Visited-link colours
+survive a wipe, and a picture would show them: when a report or the brain takes screenshots, every twin gets a fresh
+context instead.
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ async def _wipe(tab: _Tab) -> bool:
     """Leave nothing of this twin for the next; False (close the tab instead) when any part fails."""
     try:  # bounded: a page held by a navigation that never arrives blocks a script until it does
         await asyncio.wait_for(tab.page.evaluate(_CLEAR_TAB_STORAGE), WIPE_TIMEOUT_S)
+        for other in tab.context.pages:  # windows the site opened: the next twin starts with its tab alone
+            if other is not tab.page:
+                await other.close()
         await tab.page.goto("about:blank")
         await tab.context.clear_cookies()
         assert tab.cdp is not None  # only a reused tab is wiped, and it has its CDP session (_open_tab)
