@@ -81,7 +81,7 @@ class Settings(BaseSettings):
         ge=1,
         le=1024,
         description="LLM calls in flight at once to one provider from this process, whichever client or run makes "
-        "them (agent/llm/provider_slots.py); on Ray, per worker process.",
+        "them (agent/llm/provider_slots.py); on Ray, shared by all workers (agent/llm/cluster_slots.py).",
     )
     llm_provider_limits: dict[str, int] = Field(
         default_factory=dict,

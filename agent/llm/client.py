@@ -25,7 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from agent.llm.cache import CachedResponse, ResponseCache, cache_key
 from agent.llm.offline_litellm import litellm_loaded, load_litellm
 from agent.llm.provider_lock import ProviderLock
-from agent.llm.provider_slots import ProviderSlots, provider_key
+from agent.llm.provider_slots import Slots, provider_key
 from agent.usage import Usage
 
 # A key for keyless local servers: the OpenAI SDK refuses to send a request without one.
@@ -132,7 +132,7 @@ class LLMClient:
     cache: ResponseCache | None = None
     extra_params: dict = field(default_factory=dict)
     provider_lock: ProviderLock | None = None  # a shared service: only the configured provider (provider_lock.py)
-    slots: ProviderSlots | None = None  # calls in flight per provider, shared by the process (provider_slots.py)
+    slots: Slots | None = None  # calls in flight per provider: the process's, or a Ray cluster's (provider_slots.py)
     totals: LLMTotals = field(default_factory=LLMTotals)
 
     def __post_init__(self) -> None:
@@ -184,7 +184,7 @@ class LLMClient:
             nonlocal attempts
             attempts += 1
             self.totals.attempts += 1
-            async with self._semaphore(), self._provider_slot(model):
+            async with self._semaphore(), self._provider_slot(model, self.timeout_s + 1.0):
                 # A hard deadline over litellm's own timeout, so a stuck transport cannot hang a twin.
                 return await asyncio.wait_for(
                     self._acompletion(model, messages, temperature, seed, response_format, max_tokens),
@@ -220,10 +220,10 @@ class LLMClient:
             )
         return completion
 
-    def _provider_slot(self, model: str) -> AbstractAsyncContextManager[None]:
+    def _provider_slot(self, model: str, hold_s: float) -> AbstractAsyncContextManager[None]:
         if self.slots is None:
             return contextlib.nullcontext()
-        return self.slots.slot(provider_key(model, self.api_base))
+        return self.slots.slot(provider_key(model, self.api_base), hold_s)
 
     def __getstate__(self) -> dict:
         """A client travels (to a Ray worker) without what binds it to this process: its per-loop semaphores

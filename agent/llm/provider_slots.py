@@ -6,21 +6,30 @@ together they could put any number of calls in flight at one provider and run in
 the server a call goes to: the api_base's origin when one is set (an OpenAI-compatible server), else the model's
 litellm prefix (`openai/gpt-4.1` -> `openai`), else the model name. Limits come from settings
 (TWINSIM_LLM_PROVIDER_LIMITS per provider, TWINSIM_LLM_PROVIDER_LIMIT for the others). The slots travel to Ray
-workers as their limits: each worker process holds its own (see docs/deploy.md).
+workers as their limits, and there become the cluster's (agent/llm/cluster_slots.py): all workers together keep to
+the limit, not each of them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from agent.llm.provider_lock import provider_of
 
 DEFAULT_PROVIDER_LIMIT = 8  # calls in flight to one provider from one process, unless settings say otherwise
+
+
+class Slots(Protocol):
+    """A process's slots (ProviderSlots) or a Ray cluster's (agent/llm/cluster_slots.ClusterSlots)."""
+
+    def slot(self, provider: str, hold_s: float | None = None) -> AbstractAsyncContextManager[None]: ...
 
 
 def provider_key(model: str, api_base: str | None) -> str:
@@ -122,7 +131,8 @@ class ProviderSlots:
             return gate
 
     @asynccontextmanager
-    async def slot(self, provider: str) -> AsyncIterator[None]:
+    async def slot(self, provider: str, hold_s: float | None = None) -> AsyncIterator[None]:
+        """`hold_s`, the call's own deadline, matters only to the cluster's slots: a process that dies frees its own."""
         gate = self.gate(provider)
         await gate.acquire()
         try:
@@ -131,8 +141,8 @@ class ProviderSlots:
             gate.release()
 
     def __reduce__(self) -> tuple:
-        """Travels (to a Ray worker) as its limits: the process it lands in shares one set of slots per limits."""
-        return (shared_slots, (tuple(sorted(self.limits.items())), self.default))
+        """Travels (to a Ray worker) as its limits: the cluster's slots there, else the process's (slots_here)."""
+        return (slots_here, (tuple(sorted(self.limits.items())), self.default))
 
 
 _SHARED: dict[tuple, ProviderSlots] = {}
@@ -147,3 +157,27 @@ def shared_slots(limits: tuple[tuple[str, int], ...] = (), default: int = DEFAUL
         if slots is None:
             slots = _SHARED[key] = ProviderSlots(dict(key[0]), default)
         return slots
+
+
+def slots_here(limits: tuple[tuple[str, int], ...] = (), default: int = DEFAULT_PROVIDER_LIMIT) -> Slots:
+    """Where slots land when they travel: in a Ray worker, the cluster's for these limits (one keeper for all
+    workers); in any other process, the process's own."""
+    if not _in_ray_worker():
+        return shared_slots(limits, default)
+    from agent.llm.cluster_slots import ClusterSlots
+
+    key = (tuple(sorted(limits)), default)
+    with _SHARED_LOCK:
+        slots = _CLUSTER.get(key)
+        if slots is None:
+            slots = _CLUSTER[key] = ClusterSlots(dict(key[0]), default)
+        return slots
+
+
+_CLUSTER: dict[tuple, Slots] = {}
+
+
+def _in_ray_worker() -> bool:
+    """A Ray worker (a task or an actor) has imported ray and runs in its worker mode; the driver does not."""
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized() and ray.get_runtime_context().worker.mode == ray.WORKER_MODE
