@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,37 @@ def cluster():
     yield nodes
     ray.shutdown()
     cluster.shutdown()
+
+
+SLOW = {"seconds": 0.0}  # how long the shop waits before each answer (the kill tests slow it down)
+
+
+@pytest.fixture(scope="module")
+def shop_url():
+    """The demo shop, which the kill tests slow down so a session is still running when its node is killed: a worker
+    keeps its Chromium between sessions (agent/executors/kept_browser.py), and a session on the quick demo shop can end
+    between two looks for a busy node. The pages and traces are the same at any speed."""
+    from service.demo_shop import create_shop_app
+    from tests.support.live_server import serve
+
+    app = create_shop_app()
+
+    @app.middleware("http")
+    async def slow(request, call_next):
+        await asyncio.sleep(SLOW["seconds"])
+        return await call_next(request)
+
+    with serve(app) as url:
+        yield url
+
+
+@contextmanager
+def slow_shop(seconds: float = 0.3):
+    SLOW["seconds"] = seconds
+    try:
+        yield
+    finally:
+        SLOW["seconds"] = 0.0
 
 
 @pytest.fixture(scope="module")
@@ -141,10 +173,11 @@ def test_a_worker_node_killed_mid_run_loses_no_twin_and_doubles_none(cluster, tw
     def run() -> None:
         outcome["result"] = simulate(twins, shop_url + "/", RayTwins(RayExecutor(cluster.address)))
 
-    runner = threading.Thread(target=run)
-    runner.start()
-    _kill_when_busy(cluster, worker)
-    runner.join(timeout=600)
+    with slow_shop():
+        runner = threading.Thread(target=run)
+        runner.start()
+        _kill_when_busy(cluster, worker)
+        runner.join(timeout=600)
     assert not runner.is_alive()
 
     there = outcome["result"]
@@ -283,10 +316,11 @@ def test_a_worker_node_killed_mid_ab_loses_no_unit_and_doubles_none(cluster, twi
     def run() -> None:
         outcome["run"] = live_ab(twins, shop_url, executor="ray", ray_address=cluster.address)
 
-    runner = threading.Thread(target=run)
-    runner.start()
-    _kill_when_busy(cluster, worker)
-    runner.join(timeout=600)
+    with slow_shop():
+        runner = threading.Thread(target=run)
+        runner.start()
+        _kill_when_busy(cluster, worker)
+        runner.join(timeout=600)
     assert not runner.is_alive()
 
     results, there = outcome["run"]

@@ -1,5 +1,6 @@
-"""A live simulation on a Ray cluster: each twin's whole session is one Ray task, on a worker that starts its own
-Chromium; the traces come back in the order of the personas, as they finish.
+"""A live simulation on a Ray cluster: each twin's whole session is one Ray task, on a worker that keeps one
+Chromium for the sessions it runs (agent/executors/kept_browser.py); the traces come back in the order of the
+personas, as they finish.
 
 Why it gives the in-process run's traces: a twin's session is a function of its persona, the config (seeds) and the
 site, and a worker runs the very same session (agent/simulation/twin_session.py) with the same brains. The one thing
@@ -114,27 +115,22 @@ def browse_on_worker(
     screenshots: bool,
     allowed: HostAllowList | None = None,
 ) -> tuple[TwinTrace, dict[str, bytes]]:
-    """One twin's whole session on this worker, with a Chromium of its own; the trace (which node ran it) and the
-    screenshots it took, as bytes by their path in the run's directory."""
+    """One twin's whole session on this worker, in a fresh context of the Chromium the worker process keeps
+    (agent/executors/kept_browser.py); the trace (which node ran it) and the screenshots it took, as bytes by their
+    path in the run's directory."""
     import ray
-    from playwright.async_api import async_playwright
 
-    from agent.browser.chromium import launch
+    from agent.executors.kept_browser import KEPT
     from agent.simulation.twin_session import run_twin, takes_pictures
 
     graph = TwinGraph(brains, memory=BrokeredMemory(broker))
     with tempfile.TemporaryDirectory() as scratch:
         out_dir = Path(scratch) if screenshots else None
-
-        async def session() -> TwinTrace:
-            async with async_playwright() as playwright:
-                browser = await launch(playwright, pictures=takes_pictures(graph, config, out_dir))
-                try:
-                    return await run_twin(browser, graph, persona, config, out_dir, allowed)
-                finally:
-                    await browser.close()
-
-        trace = asyncio.run(session())
+        trace = KEPT.run(
+            lambda browser: run_twin(browser, graph, persona, config, out_dir, allowed),
+            pictures=takes_pictures(graph, config, out_dir),
+            allowed=allowed,
+        )
         pictures = (
             {path.relative_to(scratch).as_posix(): path.read_bytes() for path in Path(scratch).rglob("*.png")}
             if screenshots

@@ -1,5 +1,6 @@
 """Live variants of an experiment on a Ray cluster: each live unit (one twin instance on one live variant) is one
-Ray task on a worker that starts its own Chromium, the same session as in process (agent.experiments.live.browse).
+Ray task on a worker, in a context of the Chromium the worker keeps, the same session as in process
+(agent.experiments.live.browse).
 
 Why the samples equal the in-process run's: a unit's session is a function of its persona, its instance seed, the
 variant and the site, and the worker runs that very function with the same brains; its recalls are answered by
@@ -46,24 +47,16 @@ def browse_unit_on_worker(
     seed: int,
     allowed: HostAllowList | None,
 ) -> tuple[TwinTrace, Usage, list[Sight]]:
-    """One live unit on this worker, with a Chromium of its own: the trace (which node ran it), its cost and what
-    the twin was shown."""
+    """One live unit on this worker, in a fresh context of the Chromium the worker process keeps
+    (agent/executors/kept_browser.py): the trace (which node ran it), its cost and what the twin was shown."""
     import ray
-    from playwright.async_api import async_playwright
 
-    from agent.browser.chromium import launch
+    from agent.executors.kept_browser import KEPT
 
     graph = TwinGraph(brains, memory=BrokeredMemory(broker))
-
-    async def session() -> tuple[TwinTrace, Usage, list[Sight]]:
-        async with async_playwright() as playwright:
-            browser = await launch(playwright)
-            try:
-                return await browse(browser, graph, persona, variant, spec, seed, allowed)
-            finally:
-                await browser.close()
-
-    trace, usage, sights = asyncio.run(session())
+    trace, usage, sights = KEPT.run(
+        lambda browser: browse(browser, graph, persona, variant, spec, seed, allowed), pictures=True, allowed=allowed
+    )
     trace.node = ray.get_runtime_context().get_node_id()
     return trace, usage, sights
 
