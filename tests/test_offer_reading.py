@@ -1,12 +1,17 @@
 """How shops state what the product a page is about sells at and whether it can be bought, in markup cut from real
 product pages (the development half of Zyte's product-extraction benchmark, scrapinghub/product-extraction-benchmark,
 MIT, Copyright (c) 2021 Zyte; each fixture names the page it was cut from, trimmed to the elements that matter,
-with the shop's own attributes kept): a ticketed event that declares its offer, a buy button drawn as a picture, and a
-declared price that the page shows struck through before its discount."""
+with the shop's own attributes kept): a ticketed event that declares its offer, a buy button drawn as a picture, a
+declared price that the page shows struck through before its discount, Amazon's stock line outside its buy box, a
+product page beside the products it recommends, and order buttons in more of the data's languages."""
 
 from __future__ import annotations
 
+import pytest
+
+from agent.page.click_types import infer_click_type
 from agent.page.fact_texts import list_price, price_to_pay
+from agent.page.money import find_money
 from agent.page.read_page import observe_page
 
 # From https://www.puntoticket.com/evento/lina-de-lima-streaming: a ticket shop declares a schema.org Event with an
@@ -106,3 +111,98 @@ def test_an_old_price_is_told_by_its_discount_only_when_the_sum_holds():
     assert price_to_pay("49,90 € \u2212\u200920 % 39,92 €").amount == 39.92
     assert price_to_pay("$20.00 -10% $15.00").amount == 20.0  # 10% off 20 is not 15: two prices, not a discount
     assert list_price("$20.00 -10% $15.00") is None
+
+
+# From https://www.amazon.it/dp/B0756B4GVG: sold only by other sellers, the stock line stands in the centre column
+# under the title, not in the buy box on the right.
+AMAZON_OTHER_SELLERS = """<html><body><div id="dp"><div id="centerCol">
+<div id="titleSection" class="a-section a-spacing-none"><h1 id="title" class="a-size-large a-spacing-none">
+<span id="productTitle" class="a-size-large product-title-word-break">
+Pink Dog Hair Dye Hair Coloring Professional Colors for Stylish Pet 50ml</span></h1></div>
+<div id="availability_feature_div" class="celwidget" data-feature-name="availability">
+<div id="availability" class="a-section a-spacing-base"><span class="a-size-medium a-color-success">
+<span class="a-declarative" data-action="show-all-offers-display">
+Disponibile presso <a href="/gp/offer-listing/B0756B4GVG/ref=dp_olp_afts?ie=UTF8&amp;condition=all">questi
+venditori</a>.</span></span></div></div></div>
+<div id="rightCol" class="rightCol rightCol-bbcxoverride"><div class="a-button-stack">
+<span id="buybox-see-all-buying-choices" class="a-button a-spacing-base a-button-primary"><span
+ class="a-button-inner"><a id="buybox-see-all-buying-choices-announce"
+ href="/gp/offer-listing/B0756B4GVG/ref=dp_olp_unknown_mbc" title="Visualizza tutte le opzioni di acquisto"
+ class="a-button-text" role="button">Visualizza tutte le opzioni di acquisto</a></span></span></div></div>
+</div></body></html>"""
+
+# From https://www.vsezaoci.si/sportna-ocala/plavalna-ocala/potapljaska-maska-z-dioptrijo-za-zacetnike: no address
+# shape and no declarations; the product's heading, stock, price, options (one with a surcharge) and "Naroči"
+# (order) button, then three recommended products, each a title link and a price.
+RECOMMENDED = "".join(
+    f"""<div class="col"><div class="product"><a href="/{slug}"><img alt="{title}" src="/{slug}.jpg"></a>
+<a href="/{slug}" class="title">{title}</a><p class="price">{price}</p>
+<a href="#" class="compare">Med priljubljene ali v primerjavo</a></div></div>"""
+    for slug, title, price in (
+        ("m-212", "Potapljaška maska z dioptrijo M-212", "150.00€"),
+        ("deluxe", "Dioptrijska plavalna očala DELUXE", "50.00€"),
+        ("po-meri", "Plavalna očala z dioptrijo po meri", "55.00€"),
+    )
+)
+BESIDE_RECOMMENDED = f"""<html><body><header><nav><a href="/bralna-ocala">Bralna očala</a>
+<a href="/plavalna-ocala">Plavalna očala</a></nav></header>
+<div class="product-info"><h1>Potapljaška maska z dioptrijo za začetnike</h1>
+<p>Proizvajalec: <a href="/b-s">B&amp;S</a></p><p>Šifra: 9470</p><p>Razpoložljivost: Dobavljivo</p>
+<p>Rok dobave: 1-10 delovnih dni</p><p class="price">100.00€</p><p>Brez DDV: 81.97€</p>
+<a href="#" class="share">Share to Natisni</a>
+<form><p><input type="radio" name="barva" id="b1"> črna <input type="radio" name="barva" id="b2"> modra</p>
+<p><input type="radio" name="dioptrija" id="d1"> Brez dioptrije (-40.00€)
+<input type="radio" name="dioptrija" id="d2"> Z dioptrijo</p>
+<p>Količina <input type="text" name="kolicina" value="1"> <button type="submit">Naroči</button></p></form></div>
+<p>Podobni izdelki</p><div class="row">{RECOMMENDED}</div></body></html>"""
+BESIDE_URL = "https://www.vsezaoci.si/sportna-ocala/plavalna-ocala/potapljaska-maska-z-dioptrijo-za-zacetnike"
+
+
+def test_amazons_stock_line_outside_the_buy_box_is_still_the_products():
+    observation = observe_page(AMAZON_OTHER_SELLERS, url="https://www.amazon.it/dp/B0756B4GVG", simplified=False)
+    product = observation.facts.focus_product
+    assert observation.page_type == "product"
+    assert product is not None and product.availability == "in_stock" and product.price is None
+
+
+def test_a_product_page_beside_the_products_it_recommends_is_a_product_page():
+    observation = observe_page(BESIDE_RECOMMENDED, url=BESIDE_URL, simplified=False)
+    product = observation.facts.focus_product
+    assert observation.page_type == "product"
+    assert product is not None and product.title == "Potapljaška maska z dioptrijo za začetnike"
+    assert (product.price, product.currency, product.availability) == (100.0, "EUR", "in_stock")
+    assert [observation.by_name[name].text for name in product.buy_names] == ["Naroči"]
+    assert sorted(p.price for p in observation.facts.alternatives()) == [50.0, 55.0, 150.0]
+
+
+def test_the_same_products_under_a_category_heading_are_a_listing():
+    category = f"<html><body><h1>Plavalna očala</h1><div class='row'>{RECOMMENDED}</div></body></html>"
+    observation = observe_page(category, url=BESIDE_URL, simplified=False)
+    assert observation.page_type == "search_results" and observation.facts.focus_product is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "product.naroci",  # Slovene "Naroči" (order)
+        "product.form.naruci",  # Croatian "Naruči"
+        "product.dodaj_u_kosaricu",  # Croatian "Dodaj u košaricu"
+        "soma_monnalisa_rosso.ielikt_groza",  # Latvian "Ielikt grozā" (elkor.lv)
+        "product.pievienot_grozam",  # Latvian "Pievienot grozam"
+        "product.i_krepseli",  # Lithuanian "Į krepšelį"
+        "product.lisa_ostukorvi",  # Estonian "Lisa ostukorvi"
+    ],
+)
+def test_order_and_add_to_cart_in_more_of_the_datas_languages_buy(name):
+    assert infer_click_type(name, "button", "") == "purchase"
+
+
+def test_an_order_history_link_does_not_buy():
+    assert infer_click_type("footer.zgodovina_narocil", "a", "Zgodovina naročil") != "purchase"
+
+
+def test_a_model_number_before_a_price_is_no_part_of_it():
+    # "Potapljaška maska z dioptrijo M-212 150.00€", a recommended product's title and price on vsezaoci.si
+    assert [m.amount for m in find_money("Potapljaška maska z dioptrijo M-212 150.00€")] == [150.0]
+    assert [m.amount for m in find_money("Brez dioptrije (-40.00€)")] == [40.0]
+    assert [m.amount for m in find_money("1 299,00 ₽")] == [1299.0]
