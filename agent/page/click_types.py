@@ -34,7 +34,9 @@ _PURCHASE = re.compile(
     r"(add_to_cart|add_to_basket|add_to_bag|add_to_trolley|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)"
 )
 # The same controls in the other languages of the shops in the data, as slugs (accents folded): add to cart, buy,
-# checkout. Whole words only: "kaufen" buys, "weiter_einkaufen" (continue shopping) does not.
+# order, checkout (Slovene and Croatian "Naroči" / "U košaricu", Latvian "Ielikt grozā", Lithuanian "Į krepšelį",
+# Estonian "Lisa ostukorvi" among them). Whole words only: "kaufen" buys, "weiter_einkaufen" (continue shopping)
+# does not.
 _PURCHASE_ELSEWHERE = re.compile(
     r"(?:^|_)(?:(?:in_den_|zum_)?warenkorb(?:_legen|_hinzufugen)?|(?:jetzt_|sofort_)?kaufen|zur_kasse|kasse|"
     r"ajouter_au_panier|ajouter_au_sac|acheter(?:_maintenant)?|commander|passer_(?:la_)?commande|"
@@ -44,7 +46,9 @@ _PURCHASE_ELSEWHERE = re.compile(
     r"adicionar_ao_carrinho|finalizar|dodaj_do_koszyka|do_koszyka|kup(?:_teraz)?|"
     r"lagg_i_varukorgen|kop(?:_nu)?|till_kassan|laeg_i_kurv|kob|legg_i_handlekurv|kjop|lisaa_ostoskoriin|osta|"
     r"(?:vlozit_|pridat_)?do_kosika|koupit|kupit|(?:dodaj_)?v_kosarico|kupi|kosarba|kosarba_teszem|"
-    r"sepete_ekle|satin_al|adauga_in_cos|cumpara)(?:_\d+)?$"
+    r"sepete_ekle|satin_al|adauga_in_cos|cumpara|"
+    r"(?:dodaj_)?u_kosaricu|naroci|naruci|ielikt_groza|pievienot_grozam|(?:ideti_)?i_krepseli|(?:lisa_)?ostukorvi)"
+    r"(?:_\d+)?$"
 )
 _PURCHASE_TEXTS = (
     "add to cart",

@@ -27,6 +27,8 @@ _PAY_LABEL = re.compile(
     r"\b(?:price|now|preis|jetzt|nur|prix|precio|ahora|prezzo|prijs|nu|cena|pris|hinta|preço|"
     r"цена|сейчас)\s*:?\s*$"
 )
+# Between an old price and the new one: its discount ("-50%", "(-30%)"; a hyphen, en dash or minus sign).
+_DISCOUNT_BETWEEN = re.compile(r"\s*\(?\s*[-\u2013\u2212]\s?(\d{1,2})\s?%\s*\)?\s*")
 _RATING = re.compile(r"\b([0-5](?:\.\d)?) out of 5(?: stars)?\b", re.IGNORECASE)
 _COUNT = re.compile(
     r"\(?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\s*(?:global\s+)?(ratings?|reviews?|customer reviews?))?\s*\)?", re.IGNORECASE
@@ -119,11 +121,28 @@ def first_price(text: str, hint: str | None = None) -> Money | None:
 
 
 def list_price(text: str, hint: str | None = None) -> Money | None:
-    """The struck price a shop labels "List Price:", "Was:", "Typical price", "RRP", "UVP", "statt" ..."""
-    for money in find_money(text, hint):
-        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()):
+    """The struck price a shop labels "List Price:", "Was:", "Typical price", "RRP", "UVP", "statt" ..., or that
+    its discount follows ("EUR219.99 -50% EUR110.00")."""
+    found = find_money(text, hint)
+    for at, money in enumerate(found):
+        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()) or _was_before_discount(
+            text, found, at
+        ):
             return money
     return None
+
+
+def _was_before_discount(text: str, found: list[Money], at: int) -> bool:
+    """The amount is the old price its discount follows: "EUR219.99 -50% EUR110.00", "49,90 € -20 % 39,92 €" (the
+    next amount, in the same currency, is this one less that share, to the cent or within 1%)."""
+    if at + 1 >= len(found):
+        return False
+    was, now = found[at], found[at + 1]
+    between = _DISCOUNT_BETWEEN.fullmatch(text[was.end : now.start])
+    if between is None or was.currency != now.currency or now.amount >= was.amount:
+        return False
+    expected = was.amount * (1 - int(between.group(1)) / 100)
+    return abs(expected - now.amount) <= max(0.011, 0.01 * was.amount)
 
 
 def rating(text: str) -> float | None:
@@ -307,10 +326,14 @@ def leading_price(text: str, hint: str | None = None) -> Money | None:
 
 
 def price_to_pay(text: str, hint: str | None = None, skip: re.Pattern[str] | None = None) -> Money | None:
-    """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99), nor, with
+    """The first price in `text` that is not labelled as a list price ("List: $16.24 $12.99" -> 12.99) nor followed by
+    its discount ("EUR219.99 -50% EUR110.00" -> 110.00), nor, with
     `skip`, followed by words it matches."""
-    for money in find_money(text, hint):
-        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()):
+    found = find_money(text, hint)
+    for at, money in enumerate(found):
+        if _LIST_LABEL.search(text[max(0, money.start - 20) : money.start].lower()) or _was_before_discount(
+            text, found, at
+        ):
             continue
         if skip is not None and skip.match(text, money.end):
             continue

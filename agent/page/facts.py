@@ -45,6 +45,7 @@ _TITLE_PARTS = (
     "image",
 )
 _MAX_OWN_BUTTONS = 3
+_BUY_BOX = 600  # characters from a product page's heading to its buy button, past its price, stock and options
 _FRAME_SECTIONS = frozenset({"nav_bar", "header", "footer", "cart_side_bar"})
 _CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
 # An order form's own words, anywhere in the name ("form.concludi_l_ordine.acquista"): buying there completes an
@@ -81,6 +82,8 @@ def read_facts(
         grouped.update(marks.names)
         products.append(product)
     a_list = False  # the page reads as a list of priced products
+    flat_titles: set[str] = set()
+    first_listed = 0  # where the first listed product's title stands among the candidates
     named_results = any(not group.card for group in groups)  # OPeRA's results, named as such: the list is known
     if page_type in ("search_results", "other") and not named_results:  # a list the page does not set apart
         flat = flat_listing(tree, by_name, hint)
@@ -88,6 +91,8 @@ def read_facts(
         if a_list:  # it reads more than the named blocks: it is the list (and their few cards were part of it)
             products = flat
             grouped.update(name for p in flat for name in (p.name, *p.buy_names) if name)
+            flat_titles = {p.title.casefold() for p in flat if p.title}
+            first_listed = min((by_name[p.name].position for p in flat if p.name in by_name), default=0)
     page_buy = tuple(c.name for c in by_name.values() if c.click_type == "purchase" and c.name not in grouped)
     if page_type == "cart":  # checking out buys what the cart holds, not what is saved for later
         products = [p if _saved_for_later(p) else replace(p, buy_names=p.buy_names + page_buy) for p in products]
@@ -99,6 +104,15 @@ def read_facts(
     declared = declared_type == "product"  # the page says it is about one product
     heading = fold(h1.text(deep=True, separator=" ")) if (h1 := tree.css_first("h1")) is not None else ""
     titled = _card_titled(products, heading)  # a card titled as the page: the page's product beside others
+    if (
+        a_list
+        and flat_titles
+        and _one_products_buttons(own_buy)
+        and all(by_name[name].position < first_listed for name in own_buy)
+        and heading.casefold() not in flat_titles
+        and _bought_under_heading(tree, heading, [by_name[name].text for name in own_buy], hint)
+    ):  # the heading, its price and its buy button, before the list and none of it: the list recommends
+        a_list = False
     a_list = (a_list or (bool(own_buy) and not _one_products_buttons(own_buy))) and titled is None
     says_so = page_type == "product" or (
         page_type == "other"
@@ -132,6 +146,19 @@ def read_facts(
         + tuple(note for p in products for note in p.disagreements),
         currency=_page_currency(products, focus, hint),
     )
+
+
+def _bought_under_heading(tree: LexborHTMLParser, heading: str, buy_texts: list[str], hint: str | None) -> bool:
+    """The page's heading is followed, within a product's buy box, by a price and then a buy button: one product's
+    page, whatever it lists after."""
+    body = tree.body
+    text = fold(body.text(deep=True, separator=" ")) if body is not None and heading else ""
+    start = text.find(heading) if text else -1
+    if start < 0:
+        return False
+    start += len(heading)
+    ends = [at for label in buy_texts if label and (at := text.find(label, start, start + _BUY_BOX)) >= 0]
+    return bool(ends) and fact_texts.price_to_pay(text[start : min(ends)], hint) is not None
 
 
 def _card_titled(products: list[ProductFacts], heading: str) -> int | None:

@@ -25,13 +25,15 @@ _ENDS_A_CARD = frozenset({"filter", "page_related", "nav_bar", "search", "sugges
 _FRAME = frozenset({"header", "nav", "nav_bar", "footer", "breadcrumbs", "refinements"})
 _MIN_TITLE = 6
 _AFTER = 300  # characters after a title that hold its price
-# Amounts that are not the price to pay: a saving, a fee, a unit price, a threshold ("free over £50").
+# Amounts that are not the price to pay: a saving, a fee, a unit price, a threshold ("free over £50"), an option's
+# surcharge.
 _NOT_THE_PRICE_AFTER = re.compile(
     r"\s*(?:/|per\b|each\b|a month|/mo|shipping|delivery|versand|livraison|off\b)", re.IGNORECASE
 )
 _NOT_THE_PRICE_BEFORE = re.compile(
     r"(?:save|saving|you save|sparen|économisez|ahorra|risparmi|over|ab|from orders|"
-    r"spend|was|list|rrp|uvp|statt|reg\.?)\s*:?\s*$",
+    r"spend|was|list|rrp|uvp|statt|reg\.?)\s*:?\s*$|"
+    r"\(\s*[-+\u2212]\s*$",  # what an option adds or takes off ("Without lenses (-40.00€)")
     re.IGNORECASE,
 )
 

@@ -139,12 +139,14 @@ _WORD_SIGNS = "|".join(re.escape(s) for s in sorted(_SIGNS, key=len, reverse=Tru
 _MARK = rf"(?:{_SIGN_RE}|(?<![^\W\d_])(?:{'|'.join(_CODES)}|{_WORD_SIGNS})(?![^\W\d_]))"
 # Digits in groups with one separator between them ("1.299,00", "1'299.50"), or a plain run; then the optional
 # cents a separator or a dash leaves ("29,-"). A plain space groups digits only before a trailing sign ("1 299,00 ₽",
-# "3 990 Kč"): after a leading one, "$5 100 count" is five dollars.
+# "3 990 Kč"): after a leading one, "$5 100 count" is five dollars. An amount before its sign starts a word: in
+# "M-212 150.00€" or "Code 520501927 EUR219.99" the model number or code is no part of it.
 _AMOUNT_PARTS = r"(?:[.,]\d{1,2}(?!\d)|,-)?"
 _AMOUNT_AFTER_SIGN = rf"\d{{1,3}}(?:[.,'\u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
 _AMOUNT_BEFORE_SIGN = rf"\d{{1,3}}(?:[.,' \u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
 _MONEY = re.compile(
-    rf"(?P<before>{_MARK})\s?(?P<a1>{_AMOUNT_AFTER_SIGN})|(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})"
+    rf"(?P<before>{_MARK})\s?(?P<a1>{_AMOUNT_AFTER_SIGN})|"
+    rf"(?<![^\W_])(?<![^\W\d_]-)(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})"
 )
 _MARK_CHARS = frozenset("$€£¥￥₹₽₴₸₺₩₫₪₱฿₦") | frozenset("zKFlлkRr.руSCTдгт")
 

@@ -152,6 +152,9 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
     sources = dict(shown.sources)
     price = parse_amount(declared.get("price"))
     disagree = []
+    if price is not None and _declares_the_old_price(shown, price, declared.get("currency")):
+        disagree.append(f"price: {source} says {price:.2f}, the price the page shows struck through before a discount")
+        price = None  # the page's price is the one it shows after the discount, the declared one its list price
     if price is not None:
         currency = declared.get("currency") or shown.currency
         changes.update(price=price, currency=currency)
@@ -176,6 +179,18 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
     changes["sources"] = tuple(sources.items())
     changes["disagreements"] = tuple(disagree)
     return replace(shown, **changes)
+
+
+def _declares_the_old_price(shown: ProductFacts, declared: float, currency: str | None) -> bool:
+    """The page declares the price it shows struck through before a discount ("EUR219.99 -50% EUR110.00" beside a
+    declared 219.99): a stale or regular price, not the one the product sells at."""
+    return (
+        shown.price is not None
+        and shown.list_price is not None
+        and abs(shown.list_price - declared) < 0.005
+        and shown.price < declared
+        and (currency is None or shown.currency == currency)
+    )
 
 
 def _price_under_title(text: str, title: str, hint: str | None, within: int) -> Money | None:

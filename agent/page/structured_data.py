@@ -202,11 +202,17 @@ def _products(items: list[dict[str, Any]]) -> tuple[list[DeclaredProduct], int]:
                 else item.get("itemListElement")
             )
             listed = max(listed, len(entries) if isinstance(entries, list) else 0)
-        if kinds & _PRODUCT_TYPES:
+        if kinds & _PRODUCT_TYPES or (_is_event(kinds) and _offers(item)):
             product = _product(item, item["__source"])
             if product is not None:
                 products.append(product)
     return products, listed
+
+
+def _is_event(kinds: set[str]) -> bool:
+    """A schema.org Event or one of its kinds (MusicEvent, TheaterEvent, ScreeningEvent ...): with an offer, its
+    tickets are on sale, as a product is."""
+    return any(kind.endswith("event") for kind in kinds)
 
 
 def _product(item: dict[str, Any], source: str) -> DeclaredProduct | None:

@@ -137,7 +137,15 @@ BUYBOX = Rule(
     css_class="buybox",
     virtual_if_missing=True,
     children=(
-        Rule(("#availability", "#outOfStock"), kind="text", tag="div", css_class="availability"),
+        # Some layouts put the stock line in the centre column, under the title ("Available from these sellers."):
+        # it is still the product's stock.
+        Rule(
+            ("#availability", "#outOfStock"),
+            kind="text",
+            tag="div",
+            css_class="availability",
+            page_fallback=("#availability", "#outOfStock"),
+        ),
         Rule(
             ("#mir-layout-DELIVERY_BLOCK", "#deliveryBlockMessage", "#delivery-message"),
             kind="text",

@@ -38,6 +38,8 @@ def _is_interactive(node: LexborNode) -> bool:
         return True
     if tag == "input":
         return (attrs.get("type") or "").lower() != "hidden"
+    if tag == "img" and ADD_TO_CART.search(attrs.get("alt") or attrs.get("title") or ""):
+        return True  # a buy button drawn as a picture ("Add to Cart" in its alt), its click bound by the shop's script
     role = (attrs.get("role") or "").lower()
     return (
         role in CLICKABLE_ROLES or role in TYPING_ROLES or "onclick" in attrs or attrs.get("contenteditable") == "true"
