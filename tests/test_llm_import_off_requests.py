@@ -7,7 +7,8 @@ falls back to the embedded brain, saying why.
 
 The first test makes that structural rather than a matter of the machine's speed: the real service process runs
 with a `litellm` on its path whose import never finishes in the test's time (it sleeps), so a request that imports
-litellm, or waits for its import, cannot answer at all, while one that does neither answers in seconds. The second
+litellm, or waits for its import, cannot answer at all, while one that does neither answers in seconds (an
+experiment with brain=llm, which cannot fall back at submission, is refused with a 503 to retry). The second
 runs the real litellm: with no key and no api base, a provider's call is refused before any attempt, with the name
 of the variable to set, instead of litellm's retries.
 """
@@ -55,6 +56,19 @@ def test_a_request_never_imports_or_waits_for_litellm(tmp_path):
         prediction = predicted.json()
         assert (prediction["brain"], prediction["fallback_used"]) == ("embedded", True)
         assert "LLM client is still loading" in prediction["fallback_reason"]
+
+        # an LLM experiment cannot fall back at submission (its cost is counted in the model's tokens): 503, retry
+        experiment = {
+            "name": "LLM right after start-up",
+            "variants": [{"name": "A", "page": {"simplified_html": PAGE}}, {"name": "B", "page": {"html": PAGE}}],
+            "brain": "llm",
+            "model": "openai/gpt-4o",
+            "population": {"ids": ["p1"]},
+        }
+        refused = httpx.post(f"{service.url}/experiments", json=experiment, timeout=60)
+        assert refused.status_code == 503, refused.text
+        assert "still loading" in refused.json()["detail"] and int(refused.headers["Retry-After"]) > 0
+        assert httpx.get(f"{service.url}/healthz", timeout=10).status_code == 200
 
 
 def _answer_once_loaded(url: str, body: dict) -> dict:

@@ -11,6 +11,7 @@ from agent.llm.offline_litellm import start_loading as start_loading_litellm
 from service.api.allowed_methods import AllowedMethods
 from service.api.body_limit import BodyLimit
 from service.api.errors import request_validation_response
+from service.api.llm_loading import LLM_LOAD_WAIT_S
 from service.api.metrics import ServiceMetrics
 from service.api.rate_limit import build_limiter, enforce_rate_limit
 from service.api.request_log import configure_logging
@@ -27,9 +28,6 @@ from service.jobs.simulation_jobs import SimulationJobs
 from service.settings import Settings
 
 _BODY_SLACK = 512_000  # room for history and JSON escaping around the largest page
-# A request that needs litellm while its start-up import still runs waits this long, then answers offline and says
-# why: a request is never held for the import (6 s idle, over 10 s under load).
-LLM_LOAD_WAIT_S = 2.0
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
