@@ -21,6 +21,8 @@ _loaded = threading.Event()
 _module: ModuleType | None = None
 _loader: threading.Thread | None = None
 _log = logging.getLogger(__name__)
+# What a provider can only be given through its environment variables (no credential chain behind them).
+_PLAIN_SETTINGS = ("_API_KEY", "_API_BASE", "_API_VERSION")
 
 
 def litellm_loaded() -> bool:
@@ -80,7 +82,8 @@ async def wait_for_litellm(wait_s: float | None) -> bool:
 
 def missing_credentials(model: str) -> str | None:
     """What litellm says `model`'s provider needs from the environment and does not find there (its key, or
-    OLLAMA_API_BASE), named for the person to set; None when nothing is missing or the provider is unknown.
+    OLLAMA_API_BASE), named for the person to set; None when nothing is missing, the provider is unknown, or its
+    credentials may come from elsewhere (an AWS profile, Google's application default credentials).
     Asked only when no api_base or key is configured: otherwise litellm would retry a call that cannot succeed,
     or call the provider's default address."""
     try:
@@ -90,4 +93,6 @@ def missing_credentials(model: str) -> str | None:
     missing = [str(name) for name in found.get("missing_keys") or []]
     if found.get("keys_in_environment") or not missing:
         return None
-    return " or ".join(missing)
+    if not all(name.endswith(_PLAIN_SETTINGS) for name in missing):
+        return None  # AWS, Vertex: credentials can come from a profile or the machine; litellm finds them or says so
+    return " / ".join(missing)
