@@ -30,8 +30,12 @@ class PredictOptions(BaseModel):
     mode: Literal["most_likely", "sample"] = Field(
         "most_likely", description="Take the most likely action or sample one."
     )
-    seed: int | None = Field(
-        None, strict=True, description="Seed for mode='sample'; the same seed gives the same draw."
+    seed: int | None = Field(  # non-negative, as numpy's generators take it (and as an experiment's seed is)
+        None,
+        ge=0,
+        le=2**63 - 1,
+        strict=True,
+        description="Seed for mode='sample'; the same seed gives the same draw.",
     )
     max_retries: int = Field(
         1, ge=0, le=3, strict=True, description="Grounding retries before falling back to the embedded brain."

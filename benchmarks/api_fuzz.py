@@ -1,6 +1,8 @@
 """Schemathesis with every check on every operation of the API, against a real uvicorn process on loopback with a real
 store and one OPeRA persona (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) to aim at. Writes
-benchmarks/results/api_fuzz.json: cases generated per run, failures by kind and operation, server errors.
+benchmarks/results/api_fuzz.json (api_fuzz_<operation>.json for one operation): cases generated per run, failures by
+kind and operation, server errors, network errors (a request schemathesis gave up on after its 10 s read timeout),
+and the machine's load average sampled through the run.
 
 The suite's tests/test_fuzz_api.py runs a few derandomised examples per operation in CI; this is the bounded long run
 (at least 500 cases per operation by default), as the command line a user of schemathesis would type.
@@ -20,9 +22,11 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import httpx
@@ -38,6 +42,46 @@ def one_persona() -> dict:
 
 
 CONFIG = Path(__file__).with_name("api_fuzz.toml")
+
+
+class LoadSampler:
+    """The 1-minute load average every `every_s` seconds while the run lasts: a run of an hour is not described by
+    the load at its two ends."""
+
+    def __init__(self, every_s: float = 15.0) -> None:
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(every_s,), daemon=True)
+
+    def _sample(self, every_s: float) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(every_s):
+                return
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> dict:
+        values = self.samples or [os.getloadavg()[0]]
+        return {
+            "mean": round(sum(values) / len(values), 2),
+            "min": round(min(values), 2),
+            "max": round(max(values), 2),
+            "samples": len(values),
+        }
+
+
+def result_name(operations: list[str]) -> str:
+    """api_fuzz for the whole API; api_fuzz_post_personas_persona_id_interview for one operation."""
+    if not operations:
+        return "api_fuzz"
+    return "api_fuzz_" + "_".join(re.sub(r"[^a-z0-9]+", "_", op.lower()).strip("_") for op in operations)
 
 
 def run_schemathesis(url: str, report: Path, args: argparse.Namespace) -> subprocess.CompletedProcess:
@@ -82,6 +126,7 @@ def main() -> None:
     args = parser.parse_args()
     load_before = os.getloadavg()
     with (
+        LoadSampler() as load,
         tempfile.TemporaryDirectory() as data_dir,
         ServiceProcess({"TWINSIM_DATA_DIR": data_dir}, startup_timeout_s=600) as service,
     ):
@@ -96,12 +141,16 @@ def main() -> None:
         run = json.loads(report.read_text())
     tracebacks = server_log.count("Traceback (most recent call last)")
     failures = run.get("failures", [])
+    options = "".join(f' --operation "{op}"' for op in args.operation) + (
+        f" --phases {args.phases}" if args.phases else ""
+    )
     write_result(
-        "api_fuzz",
+        result_name(args.operation),
         {
             "command": f"benchmarks/api_fuzz.py --max-examples {args.max_examples} --seed {args.seed} "
-            f"--workers {args.workers}",
-            "tool": f"schemathesis {run.get('schemathesis_version')} run --checks all (every check), all phases",
+            f"--workers {args.workers}{options}",
+            "tool": f"schemathesis {run.get('schemathesis_version')} run --checks all (every check), "
+            f"{'phases ' + args.phases if args.phases else 'all phases'}",
             "target": "uvicorn service.api.main:app on 127.0.0.1, embedded Chroma, one OPeRA persona stored",
             "operations": run.get("operations"),
             "phases": {name: phase.get("status") for name, phase in run.get("phases", {}).items()},
@@ -109,11 +158,16 @@ def main() -> None:
             "failures": failures,
             "errors": run.get("errors", []),
             "server_errors_5xx": sum(f.get("count", 0) for f in failures if f.get("type") == "ServerError"),
+            "conformance_failures": sum(f.get("count", 0) for f in failures if f.get("type") != "ServerError"),
+            "network_errors": sum(
+                e.get("count", 0) for e in run.get("errors", []) if e.get("title") == "Network Error"
+            ),
             "server_tracebacks_logged": tracebacks,
             "running_time_s": round(run.get("running_time", 0.0), 1),
             "exit_code": finished.returncode,
             "stop_reason": run.get("stop_reason"),
             "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+            "load_average_1m_during": load.summary(),
             "summary_tail": finished.stdout[-4000:],
         },
     )

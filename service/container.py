@@ -29,9 +29,12 @@ class Services:
         return store_description(self.settings)
 
 
-def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMClient:
+def build_llm_client(
+    settings: Settings, cache_path: Path | None = None, *, load_wait_s: float | None = None
+) -> LLMClient:
     """One client per process; with a cache path, identical prompts are answered from disk (eval, experiments).
-    With API keys set (a shared service) it calls only the configured provider, whatever model a request names."""
+    With API keys set (a shared service) it calls only the configured provider, whatever model a request names.
+    `load_wait_s`: how long a call waits for litellm's import before falling back (None: the command line waits)."""
     return LLMClient(
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
@@ -41,6 +44,7 @@ def build_llm_client(settings: Settings, cache_path: Path | None = None) -> LLMC
         cache=ResponseCache(cache_path) if cache_path else None,
         provider_lock=ProviderLock(settings.llm_model, settings.llm_api_base) if settings.api_key is not None else None,
         slots=shared_slots(tuple(settings.llm_provider_limits.items()), settings.llm_provider_limit),
+        load_wait_s=load_wait_s,
     )
 
 
@@ -57,11 +61,12 @@ def build_brains(settings: Settings, llm: LLMClient) -> dict[str, Brain]:
     )
 
 
-def build_services(settings: Settings, *, warm: bool = True) -> Services:
+def build_services(settings: Settings, *, warm: bool = True, llm_load_wait_s: float | None = None) -> Services:
+    """`llm_load_wait_s`: a service's requests wait at most this for litellm's import, then fall back."""
     store = open_tenant_store(settings)
     if warm:
         store.embedder.embed(["warm up"])  # load the embedding model now, not on the first request
-    llm = build_llm_client(settings)
+    llm = build_llm_client(settings, load_wait_s=llm_load_wait_s)
     return Services(settings=settings, store=store, graph=TwinGraph(build_brains(settings, llm), memory=store), llm=llm)
 
 

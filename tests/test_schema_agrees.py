@@ -94,6 +94,19 @@ CASES += [
     ),
 ]
 
+# The fuzzing run after issue 26's litellm fix: a negative sampling seed was a 500 (numpy's generators take none) ...
+SAMPLE = {"persona_id": "ann", "brain": "embedded", "options": {"mode": "sample"}}
+CASES += [
+    (
+        "/predict",
+        "/predict",
+        {**SAMPLE, "options": {"mode": "sample", "seed": -1433}},
+        {**SAMPLE, "options": {"mode": "sample", "seed": 1433}},
+    ),
+    # ... and an OPeRA record whose user_id was a JSON false was stored as the persona "False"
+    ("/personas", "/personas", {"user_id": False, "survey": None}, {"user_id": "u1", "survey": None}),
+]
+
 
 @pytest.mark.parametrize("operation, url, refused, taken", CASES)
 def test_what_the_service_refuses_the_schema_calls_invalid(client, operation, url, refused, taken):

@@ -94,6 +94,10 @@ class LLMBrain:
         model = ctx.model or self.default_model
         if not model:
             raise BrainError("no model configured for the llm brain (set a default model or pass one per request)")
+        try:  # before the prompt: building it asks litellm about the model, which must not wait for its import
+            await self.client.prepare(model)
+        except LLMCallError as exc:
+            raise BrainError(f"{model}: {exc.reason}") from exc
         try:
             built = await self.fitted_prompt(ctx, model)
         except PromptTooLong as exc:

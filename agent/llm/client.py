@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 from agent.llm.cache import CachedResponse, ResponseCache, cache_key
-from agent.llm.offline_litellm import litellm_loaded, load_litellm
+from agent.llm.offline_litellm import load_litellm, missing_credentials, wait_for_litellm
 from agent.llm.provider_lock import ProviderLock
 from agent.llm.provider_slots import Slots, provider_key
 from agent.usage import Usage
@@ -133,6 +133,9 @@ class LLMClient:
     extra_params: dict = field(default_factory=dict)
     provider_lock: ProviderLock | None = None  # a shared service: only the configured provider (provider_lock.py)
     slots: Slots | None = None  # calls in flight per provider: the process's, or a Ray cluster's (provider_slots.py)
+    # How long a call waits for litellm's import (offline_litellm.py) before failing; None: as long as it takes (the
+    # command line, batch runs). A service's request client sets a bound, so no request pays for the import.
+    load_wait_s: float | None = None
     totals: LLMTotals = field(default_factory=LLMTotals)
 
     def __post_init__(self) -> None:
@@ -164,10 +167,7 @@ class LLMClient:
         bad answer is asked again on the next run instead of being replayed forever. `response_format` asks
         for a schema-constrained answer (agent/llm/answer_schema.py); `max_tokens` lowers the client's cap.
         """
-        refused = self.provider_lock.refusal(model) if self.provider_lock is not None else None
-        if refused is not None:  # never reaches litellm, so no address a request names is called
-            self.totals.failures += 1
-            raise LLMCallError(refused, attempts=0, retryable=False)
+        self._refused_provider(model)
         key = cache_key(model, messages, temperature, seed, response_format) if self.cache is not None else None
         if key is not None and self.cache is not None:
             hit = self.cache.get(key)
@@ -175,10 +175,10 @@ class LLMClient:
                 self.totals.cache_hits += 1
                 return Completion(text=hit.text, model=hit.model, usage=Usage(), cached=True)
 
+        await self._wait_for_litellm()  # after the cache: a replayed answer needs no litellm
+        self._missing_credentials(model)
         attempts = 0
         started = time.perf_counter()
-        if not litellm_loaded():  # the first call imports it: off the event loop, outside the deadline
-            await asyncio.to_thread(load_litellm)
 
         async def attempt() -> object:
             nonlocal attempts
@@ -219,6 +219,33 @@ class LLMClient:
                 ),
             )
         return completion
+
+    async def prepare(self, model: str) -> None:
+        """Raise LLMCallError, at once and with no call made, when `model` cannot be called from here now: a
+        provider this service refuses, or litellm still loading past `load_wait_s` (a request never imports it)."""
+        self._refused_provider(model)
+        await self._wait_for_litellm()
+
+    def _refused_provider(self, model: str) -> None:
+        refused = self.provider_lock.refusal(model) if self.provider_lock is not None else None
+        if refused is not None:  # never reaches litellm, so no address a request names is called
+            self.totals.failures += 1
+            raise LLMCallError(refused, attempts=0, retryable=False)
+
+    async def _wait_for_litellm(self) -> None:
+        if not await wait_for_litellm(self.load_wait_s):
+            self.totals.failures += 1
+            reason = "the LLM client is still loading (seconds after start-up); try again shortly"
+            raise LLMCallError(reason, attempts=0, retryable=True)
+
+    def _missing_credentials(self, model: str) -> None:
+        """With no base or key configured, a provider whose key (or OLLAMA_API_BASE) is not in the environment is
+        refused before any call: litellm would otherwise retry a call that cannot succeed for seconds."""
+        missing = None if self.api_base or self.api_key else missing_credentials(model)
+        if missing:
+            self.totals.failures += 1
+            reason = f"no credentials for {model}: set {missing}, or TWINSIM_LLM_API_KEY / TWINSIM_LLM_API_BASE"
+            raise LLMCallError(reason, attempts=0, retryable=False)
 
     def _provider_slot(self, model: str, hold_s: float) -> AbstractAsyncContextManager[None]:
         if self.slots is None:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import threading
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.exceptions import RequestValidationError
 
-from agent.brains.names import BrainName
-from agent.llm.offline_litellm import load_litellm
+from agent.llm.offline_litellm import start_loading as start_loading_litellm
 from service.api.allowed_methods import AllowedMethods
 from service.api.body_limit import BodyLimit
 from service.api.errors import request_validation_response
+from service.api.llm_loading import LLM_LOAD_WAIT_S
 from service.api.metrics import ServiceMetrics
 from service.api.rate_limit import build_limiter, enforce_rate_limit
 from service.api.request_log import configure_logging
@@ -36,12 +35,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.services = build_services(settings)
+        # Whatever the settings (any request may name brain=llm): litellm's import (seconds) runs beside start-up
+        # and the first requests, never inside one; a request that comes before it is done falls back.
+        start_loading_litellm()
+        app.state.services = build_services(settings, llm_load_wait_s=LLM_LOAD_WAIT_S)
         app.state.experiments = start_experiment_jobs(app.state.services)
         app.state.simulations = SimulationJobs(settings.data_dir / "simulations")
-        if settings.llm_api_base or settings.llm_api_key or settings.default_brain != BrainName.EMBEDDED:
-            # An LLM is configured: import litellm (seconds) beside the first requests, not inside one.
-            threading.Thread(target=load_litellm, name="load-litellm", daemon=True).start()
         yield
         app.state.simulations.close()  # queued simulations never start; no new one is accepted
         app.state.experiments.close()  # running experiments stop as 'interrupted', resumable

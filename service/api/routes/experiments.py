@@ -9,10 +9,12 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Path, Query, status
 from fastapi.responses import FileResponse, HTMLResponse
 
+from agent.brains.names import BrainName
 from agent.experiments.planning import ExperimentRejected, check_experiment
 from agent.exports.run_export import DECISIONS_JSONL, DECISIONS_PARQUET, page_path
 from agent.reporting.experiment_report import render_report
 from service.api.dependencies import ExperimentJobsDep
+from service.api.llm_loading import STILL_LOADING, require_llm_client
 from service.api.paging import limit_query, offset_query
 from service.api.schemas import CONFLICT, NOT_FOUND, ExperimentRequest, error
 from service.jobs.experiment_jobs import ExperimentJobs
@@ -49,11 +51,14 @@ def _record(jobs: ExperimentJobs, experiment_id: str) -> ExperimentRecord:
             "Invalid spec, or one the schema cannot judge: a page or live_url that does not answer, is not on an "
             "allowed host (TWINSIM_ALLOWED_HOSTS) or has no named element; personas or traits the store does not "
             "hold; more predictions or LLM spend than allowed. The detail says which and why."
-        )
+        ),
+        **STILL_LOADING,
     },
 )
 async def create_experiment(spec: ExperimentRequest, jobs: ExperimentJobsDep) -> dict:
     """Validate the spec fully (personas, population, pages, sizes, budget), then run it in the background."""
+    if spec.brain == BrainName.LLM:  # its cost estimate and probe need litellm: never wait here for its import
+        await require_llm_client()
     try:  # page fetching, simplifying, parsing and memory recall are blocking: off the event loop
         checked = await asyncio.to_thread(check_experiment, jobs.context, spec)
     except ExperimentRejected as error:

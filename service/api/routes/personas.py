@@ -15,7 +15,7 @@ from agent.interview import RECALL_K, InterviewAnswer, decision_in_run, intervie
 from personas.memory_store import PersonaNotFound
 from personas.memory_types import Memory
 from personas.persona import PERSONA_ID_PATTERN, PersonaId
-from personas.sources import PersonaSourceError, persona_from_record
+from personas.sources import PersonaSourceError, persona_from_record, record_kind
 from service.api.dependencies import ExperimentJobsDep, ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.paging import limit_query, offset_query
@@ -73,6 +73,12 @@ async def import_persona(
     ],
 ) -> PersonaCreated:
     """A native persona, an OPeRA user-table row, or an OPeRA personas.jsonl record. Same id: replaced whole."""
+    user_id = record.get("user_id")
+    if record_kind(record) != "native" and not (isinstance(user_id, str) and user_id):
+        # as the schema says: the file readers take a number or a boolean as text, a JSON body names its id as text
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, "an OPeRA record's user_id must be a non-empty string"
+        )
     try:
         persona = persona_from_record(record)
     except ValidationError as error:
