@@ -287,7 +287,7 @@ async def sensitivity(brain: LLMBrain, personas, instances: int) -> dict:
 
 
 async def run(args) -> dict:
-    personas = load_personas(SHARED_OPERA / "personas.jsonl")
+    personas = load_personas(SHARED_OPERA / "personas.jsonl")[args.persona_offset :]
     gguf = shipped_gguf()
     with LocalModelServer(gguf=gguf, context_tokens=args.context, threads=args.threads) as server:
 
@@ -343,6 +343,13 @@ def main() -> None:
         "--per-page", type=int, default=52, help="personas deciding on each of the four pages, schema-constrained"
     )
     parser.add_argument(
+        "--persona-offset",
+        type=int,
+        default=0,
+        help="skip this many personas: a second run, on its own server, takes the rest (two runs use both cores)",
+    )
+    parser.add_argument("--result-name", default="local_llm", help="benchmarks/results/NAME.json")
+    parser.add_argument(
         "--rounds", type=int, default=1, help="visit every page this many times, each with its share of the personas"
     )
     parser.add_argument(
@@ -371,12 +378,13 @@ def main() -> None:
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     result["command"] = (
         f"benchmarks/local_llm.py --per-page {args.per_page} --rounds {args.rounds} "
+        f"--persona-offset {args.persona_offset} --result-name {args.result_name} "
         f"--free-per-page {args.free_per_page} "
         f"--personas {args.personas} "
         f"--instances {args.instances} --context {args.context} --threads {args.threads}"
         + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes != float("inf") else "")
     )
-    write_result("local_llm", result)
+    write_result(args.result_name, result)
 
 
 if __name__ == "__main__":
