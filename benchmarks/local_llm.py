@@ -1,18 +1,22 @@
 """The LLM brain on the shipped local model (SmolLM2-135M-Instruct, llama.cpp's server via llama-cpp-python, started
 here as `twinsim llm serve` starts it). Writes benchmarks/results/local_llm.json.
 
-1. Time and tokens per decision: the sample search page (~100 KB), product page and cart, and a ~600 KB
-   OPeRA-style page (the search page's grid repeated, benchmarks/observation_speed.page_600kb), prompts measured
-   with the server's tokenizer and cut to the context the server was started with.
-2. First-try validity: the share of the model's first answers that parse and name an element of the page (or leave),
-   with the schema-constrained answer (TWINSIM_LLM_STRUCTURED_OUTPUT=llama_cpp) and without it (off: free text,
-   parsed), over the same decisions: OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) x the four pages,
-   most-likely mode (temperature 0), no memories; the mix of action types of each arm.
+1. First-try validity, pages in turn: on each of the sample search page (~100 KB), product page and cart and a
+   ~600 KB OPeRA-style page (the search page's grid repeated, benchmarks/observation_speed.page_600kb), OPeRA
+   personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) decide one after another, most-likely mode
+   (temperature 0), no memories: the share of first answers that parse and name an element of the page (or leave),
+   and the mix of action types; first with the schema-constrained answer (TWINSIM_LLM_STRUCTURED_OUTPUT=llama_cpp),
+   then without it (off: free text, parsed) for as long as the time allows.
+2. Time and tokens per decision on each page, the first decision on a page (the page read cold) apart from the
+   later ones (the server reuses the prompt's prefix, the instructions and the page, and reads each twin's own
+   part): prompts measured with the server's tokenizer and cut to the context the server was started with;
+   llama.cpp's own timings and the server's CPU seconds (benchmarks/local_llm_timings.py).
 3. Page sensitivity with the LLM brain: the sample product page against price x2.5 and no reviews
    (benchmarks/page_edits.py), the first N OPeRA personas x M instances, sample mode (temperature 1, seeded), the same
    seeds in every variant; purchase / leave / review-click rates, reported as they come out.
 
-Run: .venv/bin/python benchmarks/local_llm.py [--decisions 200] [--personas 20 --instances 5] [--context 4096]
+Run: .venv/bin/python benchmarks/local_llm.py [--per-page 52 --free-per-page 52] [--personas 20 --instances 5]
+     [--context 4096] [--threads 2]
      [--max-minutes M: stop taking decisions after M minutes, and say how many were reached]
 """
 
@@ -96,60 +100,93 @@ async def decide(brain: LLMBrain, ctx: TwinContext):
         return error
 
 
-async def timing_and_validity(
-    brain_schema: LLMBrain, brain_free: LLMBrain, personas, decisions: int, server: ServerTimings, deadline: float
+def new_row() -> dict:
+    return {k: [] for k in ROW_FIELDS}
+
+
+ROW_FIELDS = (
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "elements_shown",
+    "prompt_build_s",
+    "server_cpu_s",
+    "prompt_eval_ms",
+    "prompt_eval_tokens",
+    "cached_prefix_tokens",
+    "generation_ms",
+    "generated_tokens",
+)
+
+
+def summary(row: dict) -> dict:
+    """p50 (and p90 of the latency) of one page's decisions."""
+    if not row["latency_s"]:
+        return {"decisions": 0}
+    return {
+        "decisions": len(row["latency_s"]),
+        "latency_s_p50": round(percentile(row["latency_s"], 50), 2),
+        "latency_s_p90": round(percentile(row["latency_s"], 90), 2),
+        "prompt_build_s_p50": round(percentile(row["prompt_build_s"], 50), 3),
+        "prompt_tokens_p50": percentile(row["prompt_tokens"], 50),
+        "cached_prefix_tokens_p50": percentile(row["cached_prefix_tokens"], 50),
+        "prompt_eval_tokens_p50": percentile(row["prompt_eval_tokens"], 50),
+        "prompt_eval_s_p50": round(percentile(row["prompt_eval_ms"], 50) / 1000, 2),
+        "completion_tokens_p50": percentile(row["completion_tokens"], 50),
+        "generation_s_p50": round(percentile(row["generation_ms"], 50) / 1000, 2),
+        "server_cpu_s_p50": percentile(row["server_cpu_s"], 50),
+        "server_cpu_s_total": round(sum(row["server_cpu_s"]), 1),
+        "elements_shown_p50": percentile(row["elements_shown"], 50),
+    }
+
+
+async def run_arm(
+    name: str,
+    brain: LLMBrain,
+    personas,
+    per_page: int,
+    server: ServerTimings,
+    deadline: float,
+    loads: list,
+    rounds: int = 1,
 ) -> dict:
+    """Every page in turn, `per_page` personas on each one after another (page order: the server reads a page
+    once and then each twin's own part), until done or the deadline; in `rounds` rounds, each visiting every page
+    with its share of the personas, so that a run cut short by the deadline has still seen every page. Per page:
+    the first decision of a visit (the page read cold) and the later ones (the page's prefix reused) apart."""
     book = pages()
-    per_page = {
-        name: {
-            "bytes": size,
-            "elements": len(obs.candidates),
-            "latency_s": [],
-            "prompt_tokens": [],
-            "completion_tokens": [],
-            "elements_shown": [],
-            "prompt_build_s": [],
-            "server_cpu_s": [],
-            "prompt_eval_ms": [],
-            "prompt_eval_tokens": [],
-            "cached_prefix_tokens": [],
-            "generation_ms": [],
-        }
-        for name, (obs, _, size) in book.items()
-    }
-    arms = {
-        name: {"brain": brain, "valid": 0, "n": 0, "types": Counter(), "errors": Counter(), "examples": []}
-        | {"server_cpu_s": [], "ms_per_generated_token": [], "generated_tokens": []}
-        for name, brain in (("schema", brain_schema), ("no_schema", brain_free))
-    }
-    names = list(book)
-    reached = 0
-    for index in range(decisions):
-        if time.perf_counter() > deadline:
-            break
-        reached = index + 1
-        page_name = names[index % len(names)]
-        observation, history, _ = book[page_name]
-        persona = personas[(index // len(names)) % len(personas)]
-        for arm_name, arm in arms.items():
+    valid, n = 0, 0
+    types: Counter = Counter()
+    errors: Counter = Counter()
+    examples: list[dict] = []
+    started = time.perf_counter()
+    rows = {page_name: (new_row(), new_row(), Counter()) for page_name in book}
+    share = -(-per_page // rounds)
+    visits = [
+        (page_name, personas[r * share : min(per_page, (r + 1) * share)]) for r in range(rounds) for page_name in book
+    ]
+    for page_name, visitors in visits:
+        observation, history, size = book[page_name]
+        first, later, page_types = rows[page_name]
+        for visit_n, persona in enumerate(visitors, start=1):
+            if time.perf_counter() > deadline:
+                break
             ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history))
             server.start()
-            started = time.perf_counter()
-            result = await decide(arm["brain"], ctx)
-            total = time.perf_counter() - started
+            began = time.perf_counter()
+            result = await decide(brain, ctx)
+            total = time.perf_counter() - began
             spent = server.finish()
-            arm["server_cpu_s"].append(spent.cpu_s)
-            if spent.generation_ms is not None and spent.generated_tokens:
-                arm["ms_per_generated_token"].append(spent.generation_ms / spent.generated_tokens)
-                arm["generated_tokens"].append(spent.generated_tokens)
             ok, kind, why = first_try(result, observation)
-            arm["n"] += 1
-            arm["valid"] += ok
-            arm["types"][kind if ok else f"invalid ({kind})"] += 1
+            n += 1
+            valid += ok
+            types[kind if ok else f"invalid ({kind})"] += 1
+            page_types[kind if ok else f"invalid ({kind})"] += 1
+            page_types["valid"] += ok
             if not ok:
-                arm["errors"][(why or "")[:70]] += 1
-            if arm_name == "schema" and not isinstance(result, BrainError):
-                row = per_page[page_name]
+                errors[(why or "")[:70]] += 1
+            if not isinstance(result, BrainError):
+                row = first if visit_n == 1 else later
                 row["latency_s"].append(result.details["latency_s"])
                 row["prompt_build_s"].append(total - result.details["latency_s"])
                 row["prompt_tokens"].append(result.usage.prompt_tokens)
@@ -160,56 +197,42 @@ async def timing_and_validity(
                 row["prompt_eval_tokens"].append(spent.prompt_eval_tokens or 0)
                 row["cached_prefix_tokens"].append(spent.cached_prefix_tokens)
                 row["generation_ms"].append(spent.generation_ms or 0.0)
-            if len(arm["examples"]) < 6 and not isinstance(result, BrainError):
-                arm["examples"].append(
-                    {
-                        "page": page_name,
-                        "rationale": result.rationale[:200],
-                        "action": result.action.model_dump(),
-                        "valid": ok,
-                    }
-                )
-        if (index + 1) % 20 == 0:
-            print(
-                f"{index + 1}/{decisions} decisions per arm; valid so far: schema {arms['schema']['valid']}, "
-                f"no schema {arms['no_schema']['valid']}",
-                flush=True,
-            )
-    timing = {}
-    for name, row in per_page.items():
-        lat = row["latency_s"]
-        timing[name] = {
-            "bytes": row["bytes"],
-            "elements_on_page": row["elements"],
-            "decisions": len(lat),
-            "latency_s_p50": round(percentile(lat, 50), 2),
-            "latency_s_p90": round(percentile(lat, 90), 2),
-            "prompt_build_s_p50": round(percentile(row["prompt_build_s"], 50), 3),
-            "prompt_tokens_p50": percentile(row["prompt_tokens"], 50),
-            "completion_tokens_p50": percentile(row["completion_tokens"], 50),
-            "elements_shown_p50": percentile(row["elements_shown"], 50),
-            "server_cpu_s_p50": percentile(row["server_cpu_s"], 50),
-            "prompt_eval_s_p50": round(percentile(row["prompt_eval_ms"], 50) / 1000, 2),
-            "prompt_eval_tokens_p50": percentile(row["prompt_eval_tokens"], 50),
-            "cached_prefix_tokens_p50": percentile(row["cached_prefix_tokens"], 50),
-            "generation_s_p50": round(percentile(row["generation_ms"], 50) / 1000, 2),
+                row["generated_tokens"].append(spent.generated_tokens or 0)
+                if len(examples) < 8 and visit_n <= 2:
+                    examples.append(
+                        {
+                            "page": page_name,
+                            "rationale": result.rationale[:200],
+                            "action": result.action.model_dump(),
+                            "valid": ok,
+                        }
+                    )
+            if n % 10 == 0:
+                loads.append([round(x, 2) for x in os.getloadavg()])
+                print(f"{name}: {n} decisions, {valid} valid, {round(time.perf_counter() - started)} s", flush=True)
+    per_page_out = {}
+    for page_name, (first, later, page_types) in rows.items():
+        observation, _, size = book[page_name]
+        page_valid = page_types.pop("valid", 0)
+        per_page_out[page_name] = {
+            "bytes": size,
+            "elements_on_page": len(observation.candidates),
+            "decisions": sum(page_types.values()),
+            "first_try_valid": page_valid,
+            "action_mix": dict(page_types),
+            "first_decision_of_a_visit": summary(first),
+            "later_decisions_of_a_visit": summary(later),
         }
-    validity = {
-        name: {
-            "decisions": arm["n"],
-            "first_try_valid": arm["valid"],
-            "share": round(arm["valid"] / arm["n"], 4) if arm["n"] else None,
-            "action_mix": dict(arm["types"]),
-            "why_invalid": dict(arm["errors"].most_common(8)),
-            "examples": arm["examples"],
-            "server_cpu_s_p50": percentile(arm["server_cpu_s"], 50),
-            "server_cpu_s_total": round(sum(arm["server_cpu_s"]), 1),
-            "generated_tokens_p50": percentile(arm["generated_tokens"], 50),
-            "generation_ms_per_token_p50": round(percentile(arm["ms_per_generated_token"], 50), 1),
-        }
-        for name, arm in arms.items()
+    return {
+        "decisions": n,
+        "first_try_valid": valid,
+        "share": round(valid / n, 4) if n else None,
+        "action_mix": dict(types),
+        "why_invalid": dict(errors.most_common(8)),
+        "examples": examples,
+        "seconds": round(time.perf_counter() - started, 1),
+        "per_page": per_page_out,
     }
-    return {"timing_per_page": timing, "validity": validity, "decisions_asked": decisions, "decisions_reached": reached}
 
 
 def outcome(action, observation) -> str:
@@ -264,7 +287,7 @@ async def sensitivity(brain: LLMBrain, personas, instances: int) -> dict:
 
 
 async def run(args) -> dict:
-    personas = load_personas(SHARED_OPERA / "personas.jsonl")
+    personas = load_personas(SHARED_OPERA / "personas.jsonl")[args.persona_offset :]
     gguf = shipped_gguf()
     with LocalModelServer(gguf=gguf, context_tokens=args.context, threads=args.threads) as server:
 
@@ -292,9 +315,17 @@ async def run(args) -> dict:
         assert server.log_path is not None and server.process is not None  # started
         timings = ServerTimings(server.log_path, server.process.pid)
         deadline = started + args.max_minutes * 60
-        result.update(
-            await timing_and_validity(brain("llama_cpp"), brain("off"), personas, args.decisions, timings, deadline)
-        )
+        loads: list = []
+        result["load_average_every_10_decisions"] = loads
+        result["validity"] = {
+            "schema": await run_arm(
+                "schema", brain("llama_cpp"), personas, args.per_page, timings, deadline, loads, args.rounds
+            )
+        }
+        if args.free_per_page:
+            result["validity"]["no_schema"] = await run_arm(
+                "no_schema", brain("off"), personas, args.free_per_page, timings, deadline, loads, args.rounds
+            )
         result["validity_seconds"] = round(time.perf_counter() - started, 1)
         if args.personas and args.instances and time.perf_counter() < deadline:
             result["page_sensitivity"] = {
@@ -308,7 +339,22 @@ async def run(args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--decisions", type=int, default=200, help="decisions per arm (schema / no schema)")
+    parser.add_argument(
+        "--per-page", type=int, default=52, help="personas deciding on each of the four pages, schema-constrained"
+    )
+    parser.add_argument(
+        "--persona-offset",
+        type=int,
+        default=0,
+        help="skip this many personas: a second run, on its own server, takes the rest (two runs use both cores)",
+    )
+    parser.add_argument("--result-name", default="local_llm", help="benchmarks/results/NAME.json")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="visit every page this many times, each with its share of the personas"
+    )
+    parser.add_argument(
+        "--free-per-page", type=int, default=52, help="then the same without the schema (free text, parsed)"
+    )
     parser.add_argument("--personas", type=int, default=20)
     parser.add_argument("--instances", type=int, default=5)
     parser.add_argument("--context", type=int, default=4096)
@@ -331,11 +377,14 @@ def main() -> None:
     result["load_average_at_start"] = [round(x, 2) for x in load]
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     result["command"] = (
-        f"benchmarks/local_llm.py --decisions {args.decisions} --personas {args.personas} "
+        f"benchmarks/local_llm.py --per-page {args.per_page} --rounds {args.rounds} "
+        f"--persona-offset {args.persona_offset} --result-name {args.result_name} "
+        f"--free-per-page {args.free_per_page} "
+        f"--personas {args.personas} "
         f"--instances {args.instances} --context {args.context} --threads {args.threads}"
         + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes != float("inf") else "")
     )
-    write_result("local_llm", result)
+    write_result(args.result_name, result)
 
 
 if __name__ == "__main__":

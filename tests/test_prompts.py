@@ -96,10 +96,11 @@ def test_page_instructions_leave_system_prompt_and_persona_byte_identical(person
     attacked = build_messages(context(persona, hostile, history=history, memories=memories))
 
     assert calm[0] == attacked[0] == {"role": "system", "content": SYSTEM_PROMPT}
-    calm_prefix, _, _ = user_text(calm).partition(PAGE_OPEN)
-    attacked_prefix, _, attacked_rest = user_text(attacked).partition(PAGE_OPEN)
-    assert attacked_prefix == calm_prefix  # persona, memories and history blocks are byte-identical
-    assert persona_block(persona) in attacked_prefix
+    _, _, calm_after = user_text(calm).partition(PAGE_CLOSE)
+    _, _, attacked_rest = user_text(attacked).partition(PAGE_OPEN)
+    _, _, attacked_after = attacked_rest.partition(PAGE_CLOSE)
+    assert attacked_after == calm_after  # persona, memories and history blocks (after the page) are byte-identical
+    assert persona_block(persona) in attacked_after
     # The page content cannot open or close the block: exactly one of each, and the attack sits inside.
     assert user_text(attacked).count(PAGE_OPEN) == 1 and user_text(attacked).count(PAGE_CLOSE) == 1
     inside, _, after = attacked_rest.partition(PAGE_CLOSE)
@@ -137,11 +138,11 @@ def test_full_context_has_every_section_in_order(persona: Persona) -> None:
         build_messages(context(persona, make_observation(BASE_CANDIDATES), history=history, memories=memories))
     )
 
-    headers = [
+    headers = [  # the page first: what a population on one page shares is read once (a server's KV cache)
+        "# The page in front of you",
         "# Who you are",
         "# What you remember about yourself",
         "# What you have done so far",
-        "# The page in front of you",
     ]
     positions = [text.index(h) for h in headers]
     assert positions == sorted(positions)

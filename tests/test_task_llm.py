@@ -76,4 +76,5 @@ def test_without_a_task_the_prompt_has_no_task_block(client, llm_server):
     )
     assert response.status_code == 200, response.text
     user = llm_server.requests[-1]["messages"][1]["content"]
-    assert "<<<TASK>>>" not in user and "(123 more elements not shown)" in user
+    assert "<<<TASK>>>" not in user
+    assert "more elements not shown)" in user and "least relevant to the task" not in user  # trimmed, not ranked

@@ -36,6 +36,10 @@ MARKED_CAPTION = "The screenshot of the page in front of you, with numbered boxe
 PROTOCOL_NO_IMAGE = "not sent: the OPeRA protocol gives the model no image"
 # Room kept in the context for the answer when the context size is known; also the answer's token cap then.
 ANSWER_TOKENS = 384
+# Room the page leaves in the context for one twin's own part (profile, memories, task, history). The page is sized
+# against this allowance, not against the twin at hand, so that every twin whose part fits it sees the same page
+# block, and a server that keeps the last prompt's KV cache reads that page once for them all.
+PERSON_ALLOWANCE_TOKENS = 768
 
 
 def _parses(text: str) -> bool:
@@ -157,14 +161,34 @@ class LLMBrain:
         """The prompt, cut to the model's context when its size is known (agent/llm/context_fit.py)."""
         if not self.context_tokens:
             return await self._compose(ctx, model, self.candidate_token_budget)
+        budget = await self._page_budget(ctx, model)
         return await fit_prompt(
             lambda budget: self._compose(ctx, model, budget),
             self._counter,
             context_tokens=self.context_tokens,
             answer_tokens=ANSWER_TOKENS,
-            budget=self.candidate_token_budget,
+            budget=budget,
             elements_on_page=len(ctx.observation.candidates),
         )
+
+    async def _page_budget(self, ctx: TwinContext, model: str) -> int:
+        """The element budget that fits the page with PERSON_ALLOWANCE_TOKENS left for the twin: the same for every
+        twin on this page (then cut further only for a twin whose own part is longer)."""
+        assert self.context_tokens is not None
+        if ctx.observation.empty or self.context_tokens <= PERSON_ALLOWANCE_TOKENS + ANSWER_TOKENS:
+            return self.candidate_token_budget
+        try:
+            page_only = await fit_prompt(
+                lambda budget: self._compose(ctx, model, budget, person=False),
+                self._counter,
+                context_tokens=self.context_tokens - PERSON_ALLOWANCE_TOKENS,
+                answer_tokens=ANSWER_TOKENS,
+                budget=self.candidate_token_budget,
+                elements_on_page=len(ctx.observation.candidates),
+            )
+        except PromptTooLong:  # the fit with the twin's own part says by how much, with the real numbers
+            return self.candidate_token_budget
+        return page_only.details["context"]["element_budget"]
 
     async def prompt(self, ctx: TwinContext, model: str) -> tuple[list[dict], ChoiceSet | None, dict]:
         """The messages for this context, the numbered choices when the model answers by number, and what the
@@ -172,7 +196,7 @@ class LLMBrain:
         built = await self._compose(ctx, model, self.candidate_token_budget)
         return built.messages, built.choices, built.details
 
-    async def _compose(self, ctx: TwinContext, model: str, budget: int) -> BuiltPrompt:
+    async def _compose(self, ctx: TwinContext, model: str, budget: int, *, person: bool = True) -> BuiltPrompt:
         style = ctx.prompt_style or self.prompt_style
         details: dict = {"prompt_style": style}
         if style in PROTOCOL_STYLES:
@@ -198,7 +222,12 @@ class LLMBrain:
         if note is not None and strategy != "names":
             details["grounding_note"] = note
         messages = build_messages(
-            ctx, candidate_token_budget=budget, choices=choices, shown=shown, screenshot=screenshot is not None
+            ctx,
+            candidate_token_budget=budget,
+            choices=choices,
+            shown=shown,
+            screenshot=screenshot is not None,
+            person=person,
         )
         if screenshot is None:
             return BuiltPrompt(messages, choices, details, shown[0])

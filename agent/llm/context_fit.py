@@ -59,6 +59,7 @@ async def fit_prompt(
             "counted_by": "the model server's tokenizer" if counted is not None else "estimate (characters / 4)",
             "elements_shown": len(built.shown),
             "elements_on_page": elements_on_page,
+            "element_budget": budget,
         }
         if measured <= limit:
             return built

@@ -15,7 +15,7 @@ MAX_TITLE = 80
 
 
 def product_line(product: ProductFacts) -> str:
-    """One product: title | price (list, % off) | stars (reviews) | delivery | stock | labels | element."""
+    """One product: title | price (list, % off) | stars (reviews) | delivery | stock | labels."""
     parts = [product.title[:MAX_TITLE] or "(untitled)"]
     if product.price is not None:
         price = format_money(product.price, product.currency)
@@ -46,9 +46,7 @@ def product_line(product: ProductFacts) -> str:
         parts.append(", ".join(labels))
     if product.option_count:
         parts.append(f"{product.option_count} options")
-    if product.name:
-        parts.append(f"open: {product.name}")
-    return " | ".join(parts)
+    return " | ".join(parts)  # its link is in the element list, named after this title: not repeated here
 
 
 def facts_lines(facts: PageFacts) -> list[str]:

@@ -7,6 +7,7 @@ across variants to tell whether an LLM twin could see a difference (agent/experi
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -15,6 +16,7 @@ from agent.llm.facts_block import facts_lines
 from agent.llm.fences import fence_close, fence_open, neutralise
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
+from agent.page.simplifier.slug import slugify
 
 PAGE_OPEN = fence_open("PAGE")
 PAGE_CLOSE = fence_close("PAGE")
@@ -23,6 +25,7 @@ DEFAULT_SECTION_HEAD = 8  # the first N candidates of each page section are kept
 MAX_PAGE_TEXT_CHARS = 1_200
 MAX_CANDIDATE_TEXT_CHARS = 120
 MAX_OPTIONS_CHARS = 400
+LINE_FIELDS = "name | action | click type | text, when the name does not already say it | price"
 # Click types a shopper needs to move forward at all; they survive trimming first.
 ESSENTIAL_CLICK_TYPES = frozenset({"search", "purchase", "product_option", "quantity"})
 
@@ -65,10 +68,10 @@ def page_block(
         lines.append(f"Visible text (start): {neutralise(observation.text)[:MAX_PAGE_TEXT_CHARS]}")
     kept, ranked = shown if shown is not None else choose_candidates(observation, candidate_token_budget, ranking_query)
     if choices is None:
-        lines.append("Elements you can act on (name | action | click type | text | price):")
+        lines.append(f"Elements you can act on ({LINE_FIELDS}):")
         lines += [candidate_line(c) for c in kept]
     elif choices.listed:
-        lines.append("Elements you can act on, numbered (choice | name | action | click type | text | price):")
+        lines.append(f"Elements you can act on, numbered (choice | {LINE_FIELDS}):")
         lines += [f"[{number}] {candidate_line(c)}" for number, c in choices.numbers.items()]
     else:
         lines.append(
@@ -83,6 +86,10 @@ def page_block(
 
 
 def candidate_line(candidate: Candidate) -> str:
+    """name | action | click type | text | price. The text says only what the name and the price do not: a
+    listing's title is its name's slug, a button's price is in the price column (on a CPU every token of the prompt
+    is read, and a search page's titles and prices were each listed twice per element)."""
+    price = f"${candidate.price:,.2f}" if candidate.price is not None else ""
     if candidate.kind != "input" and candidate.takes_text:  # a drop-down: its options are what can be typed
         verb, text, limit = (
             "select",
@@ -92,13 +99,23 @@ def candidate_line(candidate: Candidate) -> str:
     else:
         verb, text, limit = (
             ("input" if candidate.kind == "input" else "click"),
-            neutralise(candidate.text),
+            _untold_text(neutralise(candidate.text), candidate.name, price),
             MAX_CANDIDATE_TEXT_CHARS,
         )
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    price = f"${candidate.price:,.2f}" if candidate.price is not None else ""
     return f"{neutralise(candidate.name)} | {verb} | {candidate.click_type} | {text} | {price}".rstrip(" |")
+
+
+def _untold_text(text: str, name: str, price: str) -> str:
+    """The element's text less what its line says already: the price column's price, and all of it when it is
+    the name's own words (the name is the text's slug, agent/page/simplifier/slug.py)."""
+    if price:
+        text = " ".join(text.replace(price, " ").split())
+    slug = slugify(text)
+    if slug and re.search(rf"(?:^|[._]){re.escape(slug)}(?:$|[._])", name):
+        return ""
+    return text
 
 
 # --- trimming the page to a token budget -----------------------------------------------------------

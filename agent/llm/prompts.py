@@ -109,12 +109,25 @@ def build_messages(
     choices: ChoiceSet | None = None,
     shown: tuple[list[Candidate], bool] | None = None,
     screenshot: bool = False,
+    person: bool = True,
 ) -> list[dict]:
     """System prompt (constant), one user message with the sections, and a feedback message on retries.
 
+    The page comes first and the person after it: a model server that keeps the last prompt's KV cache (llama.cpp)
+    reads a next prompt only from where it differs, so a population deciding on one page (an A/B variant, a
+    simulation's start page) pays for reading the page once, and each twin then only for its own part.
+
     `choices` numbers the elements (a grounding strategy other than names) over `shown`, the elements
-    choose_candidates kept; `screenshot` says one will be attached (the brain adds the image part)."""
-    sections: list[str] = []
+    choose_candidates kept; `screenshot` says one will be attached (the brain adds the image part);
+    `person=False` leaves out everything of the twin's own (profile, memories, task, history, feedback): the part
+    every twin on this page shares, which the brain sizes the page by (agent/brains/llm.py)."""
+    sections = [
+        "# The page in front of you\n"
+        + page_block(ctx.observation, candidate_token_budget, ranking_query(ctx), shown=shown, choices=choices)
+    ]
+    system = {"role": "system", "content": SYSTEM_PROMPTS[(choices is not None, screenshot)]}
+    if not person:
+        return [system, {"role": "user", "content": "\n\n".join([*sections, FINAL_INSTRUCTION])}]
     if ctx.persona is not None:
         sections.append("# Who you are\n" + persona_block(ctx.persona))
     memories = memory_block(ctx.memories)
@@ -123,15 +136,8 @@ def build_messages(
     if ctx.task is not None:
         sections.append("# What you came to do\n" + task_block(ctx.task.goal))
     sections.append("# What you have done so far in this session\n" + history_block(ctx.history))
-    sections.append(
-        "# The page in front of you\n"
-        + page_block(ctx.observation, candidate_token_budget, ranking_query(ctx), shown=shown, choices=choices)
-    )
     sections.append(FINAL_INSTRUCTION)
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPTS[(choices is not None, screenshot)]},
-        {"role": "user", "content": "\n\n".join(sections)},
-    ]
+    messages = [system, {"role": "user", "content": "\n\n".join(sections)}]
     if ctx.feedback:
         messages.append(
             {"role": "user", "content": feedback_text(ctx.feedback, page_free=ctx.observation.empty, choices=choices)}
