@@ -16,6 +16,19 @@ from tests.support.service_process import ServiceProcess
 pytestmark = pytest.mark.integration
 
 
+def wait_for_the_llm_client(url: str, llm: OpenAICompatibleServer) -> None:
+    """Right after start-up the service answers brain=llm with the embedded fallback while litellm loads (seconds;
+    agent/llm/offline_litellm.py): ask until the model answers, so the prediction below is the model's."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        body = httpx.post(f"{url}/predict", json={"persona_id": "ann", "brain": "llm"}, timeout=120).json()
+        if body.get("fallback_used") is False:
+            llm.reset()
+            return
+        time.sleep(0.5)
+    raise AssertionError("the service's LLM client never became ready")
+
+
 def test_sigterm_lets_the_in_flight_prediction_finish(tmp_path):
     with OpenAICompatibleServer() as llm:
         env = {
@@ -29,6 +42,7 @@ def test_sigterm_lets_the_in_flight_prediction_finish(tmp_path):
         try:
             persona = {"id": "ann", "name": "Ann", "self_description": "I buy books for my kids."}
             assert httpx.post(f"{service.url}/personas", json=persona, timeout=120).status_code == 201
+            wait_for_the_llm_client(service.url, llm)
             llm.enqueue(("sleep", 3.0, '{"rationale": "I have my books.", "action": {"type": "terminate"}}'))
             result: dict = {}
 
