@@ -100,6 +100,12 @@ class HostAllowList:
     def allows(self, url: str) -> bool:
         """True when a browser would load the URL over http(s) from a listed host (or one that resolves only into
         listed networks)."""
+        verdict = self.allows_without_lookup(url)
+        return verdict if verdict is not None else self._resolves_into_list(url)
+
+    def allows_without_lookup(self, url: str) -> bool | None:
+        """The verdict when the URL alone decides it (a refused URL, an IP address, a listed name); None when only
+        resolving the name can (agent/browser/request_guard.py then resolves it off the event loop)."""
         try:
             parsed = browser_url(url)
         except UrlRefused:
@@ -107,13 +113,13 @@ class HostAllowList:
         host = parsed.hostname.strip("[]").rstrip(".")
         try:
             ipaddress.ip_address(host)
-            literal = True
         except ValueError:
-            literal = False
-        if literal:
-            return self._address_allowed(host)
-        if self._named(host):
-            return True
+            return True if self._named(host) else None
+        return self._address_allowed(host)
+
+    def _resolves_into_list(self, url: str) -> bool:
+        parsed = browser_url(url)
+        host = parsed.hostname.strip("[]").rstrip(".")
         port = int(parsed.port) if parsed.port else (443 if parsed.protocol == "https:" else 80)
         try:
             addresses = {str(info[4][0]) for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}

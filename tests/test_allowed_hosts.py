@@ -45,6 +45,25 @@ def test_names_wildcards_and_networks():
         HostAllowList.parse("http://x/")
 
 
+def test_only_a_name_off_the_list_needs_resolving():
+    """The browser guard judges on the event loop what the URL alone decides, and resolves only the rest in a
+    worker thread; both ways give the same verdict."""
+    allowed = HostAllowList.parse("shop.example.com, 10.1.0.0/16")
+    decided = {
+        "http://10.1.2.3/": True,
+        "http://10.2.0.1/": False,
+        "https://shop.example.com/cart": True,
+        "file:///etc/passwd": False,
+        "http://[::ffff:10.1.0.9]/": True,
+    }
+    for url, verdict in decided.items():
+        assert allowed.allows_without_lookup(url) is verdict, url
+        assert allowed.allows(url) is verdict, url
+    assert allowed.allows_without_lookup("http://localhost/") is None
+    assert allowed.allows_without_lookup("http://other.example.com/") is None
+    assert not allowed.allows("http://localhost/")  # resolves to 127.0.0.1, off the list
+
+
 @pytest.fixture(scope="module")
 def target():
     """A loopback page that counts its visits, and a redirector pointing at it by IP address."""

@@ -51,7 +51,12 @@ class BrowserGuard:
         task.add_done_callback(self._tasks.discard)
 
     async def allows(self, url: str) -> bool:
-        return url.startswith(LOCAL_SCHEMES) or await asyncio.to_thread(self.allowed.allows, url)
+        """Judged here when the URL alone decides (an address, a listed name); a name that must be resolved is
+        resolved in a worker thread, so a slow DNS answer never holds the event loop."""
+        if url.startswith(LOCAL_SCHEMES):
+            return True
+        verdict = self.allowed.allows_without_lookup(url)
+        return verdict if verdict is not None else await asyncio.to_thread(self.allowed.allows, url)
 
     async def _judge(self, event: dict) -> None:
         request = {"requestId": event["requestId"]}
