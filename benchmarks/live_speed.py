@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import socket
 import subprocess
@@ -33,6 +32,7 @@ import time
 from pathlib import Path
 
 from _common import REPO, SHARED_OPERA, write_result
+from _process_cpu import TreeSampler
 
 from agent.simulation.comparable import comparable_run
 
@@ -167,40 +167,31 @@ def first_difference(a: object, b: object, path: str = "") -> str | None:
     return None if a == b else f"{path}: {a!r:.120} != {b!r:.120}"
 
 
-def _children_cpu_s() -> float:
-    """CPU seconds of every finished child process and its descendants (the CLI, its driver, Chromium): a cost
-    that other work on the machine does not inflate, unlike wall time."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def end_to_end(
     checkout: Path, data_dir: Path, shop_kind, ids: list[str], steps: int, seed: int, extra: list[str]
 ) -> dict:
     out = data_dir.parent / f"out-{shop_kind.name}-{checkout.name}"
     shutil.rmtree(out, ignore_errors=True)
     with shop_kind() as shop:
-        started, cpu_before = time.perf_counter(), _children_cpu_s()
-        done = cli(
-            checkout,
-            data_dir,
-            "simulate",
-            "--url",
-            shop.url,
-            "--personas",
-            ",".join(ids),
-            "--max-steps",
-            str(steps),
-            "--seed",
-            str(seed),
-            "--out",
-            str(out),
-            *extra,
+        command = ["simulate", "--url", shop.url, "--personas", ",".join(ids), "--max-steps", str(steps)]
+        command += ["--seed", str(seed), "--out", str(out), *extra]
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli.main", *command],
+            cwd=checkout,
+            env=env_for(checkout, data_dir),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        seconds, cpu = time.perf_counter() - started, _children_cpu_s() - cpu_before
+        with TreeSampler(process.pid) as cpu_used:
+            _, stderr = process.communicate()
+        seconds = time.perf_counter() - started
+        cpu_by_kind = cpu_used.totals()
+        cpu = sum(cpu_by_kind.values())
         orders = shop.orders()
-    if done.returncode:
-        raise SystemExit(f"simulate failed in {checkout}: {done.stderr[-3000:]}")
+    if process.returncode:
+        raise SystemExit(f"simulate failed in {checkout}: {stderr[-3000:]}")
     report = json.loads((out / "report.json").read_text())
     taken = sum(len(t["steps"]) for t in report["traces"])
     return {
@@ -209,6 +200,7 @@ def end_to_end(
         "steps_per_second": round(taken / seconds, 3),
         "cpu_seconds": round(cpu, 1),
         "cpu_ms_per_step": round(1000 * cpu / max(taken, 1), 1),
+        "cpu_seconds_by_process": cpu_by_kind,
         "concurrency": report["config"]["concurrency"],
         "outcomes": report["funnel"]["outcomes"],
         "failures": report["funnel"]["failures"],
