@@ -145,36 +145,36 @@ class ProviderSlots:
         return (slots_here, (tuple(sorted(self.limits.items())), self.default))
 
 
-_SHARED: dict[tuple, ProviderSlots] = {}
-_SHARED_LOCK = threading.Lock()
+_KEPT: dict[tuple, Slots] = {}  # (kind, limits, default) -> this process's slots of that kind
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(kind: str, limits: tuple[tuple[str, int], ...], default: int) -> Slots:
+    key = (kind, tuple(sorted((k.lower().rstrip("/"), n) for k, n in limits)), default)
+    with _KEPT_LOCK:
+        slots = _KEPT.get(key)
+        if slots is None:
+            if kind == "process":
+                slots = ProviderSlots(dict(key[1]), default)
+            else:
+                from agent.llm.cluster_slots import ClusterSlots
+
+                slots = ClusterSlots(dict(key[1]), default)
+            _KEPT[key] = slots
+        return slots
 
 
 def shared_slots(limits: tuple[tuple[str, int], ...] = (), default: int = DEFAULT_PROVIDER_LIMIT) -> ProviderSlots:
     """The process's slots for these limits: every client built with the same settings counts against the same."""
-    key = (tuple(sorted((k.lower().rstrip("/"), n) for k, n in limits)), default)
-    with _SHARED_LOCK:
-        slots = _SHARED.get(key)
-        if slots is None:
-            slots = _SHARED[key] = ProviderSlots(dict(key[0]), default)
-        return slots
+    slots = _kept("process", limits, default)
+    assert isinstance(slots, ProviderSlots)  # the "process" kind is made as one
+    return slots
 
 
 def slots_here(limits: tuple[tuple[str, int], ...] = (), default: int = DEFAULT_PROVIDER_LIMIT) -> Slots:
     """Where slots land when they travel: in a Ray worker, the cluster's for these limits (one keeper for all
     workers); in any other process, the process's own."""
-    if not _in_ray_worker():
-        return shared_slots(limits, default)
-    from agent.llm.cluster_slots import ClusterSlots
-
-    key = (tuple(sorted(limits)), default)
-    with _SHARED_LOCK:
-        slots = _CLUSTER.get(key)
-        if slots is None:
-            slots = _CLUSTER[key] = ClusterSlots(dict(key[0]), default)
-        return slots
-
-
-_CLUSTER: dict[tuple, Slots] = {}
+    return _kept("cluster" if _in_ray_worker() else "process", limits, default)
 
 
 def _in_ray_worker() -> bool:
