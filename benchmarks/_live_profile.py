@@ -23,6 +23,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run by path (runpy): its own folder is not on the path
+from _process_cpu import by_kind, tree_readings
+
 PHASES = ("open", "action", "settle", "read", "decision", "screenshot")
 _stack: contextvars.ContextVar[list | None] = contextvars.ContextVar("profile_stack", default=None)
 totals = dict.fromkeys((*PHASES, "twin"), 0.0)
@@ -99,40 +102,6 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
-def _chromium_processes() -> list[tuple[int, str]]:
-    """Chromium processes under this one: (pid, its --type, '' for the browser process)."""
-    mine, found = os.getpid(), []
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        parents[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), cmdline)
-    for pid, (_, cmdline) in parents.items():
-        ancestor, hops = pid, 0
-        while ancestor in parents and ancestor != mine and hops < 8:
-            ancestor, hops = parents[ancestor][0], hops + 1
-        if ancestor == mine and cmdline and b"node" in cmdline[0]:
-            found.append((pid, "driver"))
-        elif ancestor == mine and cmdline and b"chrom" in cmdline[0]:
-            args = b" ".join(cmdline).split()
-            kind = next((arg.split(b"=", 1)[1].decode() for arg in args if arg.startswith(b"--type=")), "")
-            found.append((pid, kind))
-    return found
-
-
-def _cpu_s(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class MemorySampler(threading.Thread):
     def __init__(self) -> None:
         super().__init__(daemon=True)
@@ -144,14 +113,13 @@ class MemorySampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stop.wait(0.2):
-            processes = _chromium_processes()
-            sizes = {pid: _pss_kb(pid) for pid, kind in processes if kind != "driver"}
-            for pid, kind in processes:
-                self.cpu_s[pid] = (kind or "browser", _cpu_s(pid))
-            renderers = [sizes[pid] for pid, kind in processes if kind == "renderer" and sizes.get(pid)]
+            processes = tree_readings(os.getpid())
+            self.cpu_s.update(processes)
+            sizes = {pid: _pss_kb(pid) for pid, (kind, _) in processes.items() if kind.startswith("chromium")}
+            renderers = [sizes[pid] for pid, (kind, _) in processes.items() if kind == "chromium_renderer"]
             self.peak_total_kb = max(self.peak_total_kb, sum(sizes.values()))
-            self.renderers_peak = max(self.renderers_peak, len(renderers))
-            self.renderer_kb.extend(renderers)
+            self.renderers_peak = max(self.renderers_peak, len([kb for kb in renderers if kb]))
+            self.renderer_kb.extend(kb for kb in renderers if kb)
 
 
 def main() -> None:
@@ -184,7 +152,7 @@ def main() -> None:
     per_step["other"] = round(1000 * (totals["twin"] - sum(totals[p] for p in PHASES)) / max(taken, 1), 1)
     renderer = sorted(sampler.renderer_kb)
     cpu = {"python": round(time.process_time() - cpu_started, 1)}
-    for kind, used in sampler.cpu_s.values():
+    for kind, used in by_kind(sampler.cpu_s).items():
         cpu[kind] = round(cpu.get(kind, 0.0) + used, 1)
     print(
         json.dumps(
