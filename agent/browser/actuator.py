@@ -20,17 +20,20 @@ from agent.browser.navigation import NavigationWatch, Timeouts
 from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 
 
-async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker) -> Locator:
+async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker) -> tuple[Locator, str]:
+    """The element and its tag name (how it is acted on), found and named in one round trip to the page."""
     marker = snapshot.marker(name)
     if marker is not None:
         locator = page.locator(selector_for(marker))
-        if await locator.count() == 1:
-            return locator
+        tags = await locator.evaluate_all("els => els.map(el => el.tagName)")
+        if len(tags) == 1:
+            return locator, tags[0]
     fresh = await reader.take(page)
     marker = fresh.marker(name)
     if marker is None:
         raise StepFailure("name_missing", f"'{name}' is not on the page any more ({page.url})")
-    return page.locator(selector_for(marker))
+    locator = page.locator(selector_for(marker))
+    return locator, await locator.evaluate("el => el.tagName")
 
 
 async def perform(
@@ -48,15 +51,15 @@ async def perform(
     blocks until it arrives)."""
     if action.type == "terminate":
         raise ValueError("terminate is not performed on the page")
-    locator = await _locate(page, snapshot, action.name, reader)
     sent = watch.requested if watch is not None else 0
     try:
-        if action.type == "input" and await locator.evaluate("el => el.tagName") == "SELECT":
+        locator, tag = await _locate(page, snapshot, action.name, reader)
+        if action.type == "input" and tag == "SELECT":
             await locator.select_option(label=action.text, timeout=timeouts.action_ms)  # a drop-down's option
         elif action.type == "input":
             await locator.fill(action.text, timeout=timeouts.action_ms)
             await locator.press("Enter", timeout=timeouts.action_ms)
-        elif await locator.evaluate("el => el.tagName") == "OPTION":
+        elif tag == "OPTION":
             await _choose_option(locator, timeouts)
         else:
             await locator.click(timeout=timeouts.action_ms)
