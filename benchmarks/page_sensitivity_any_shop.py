@@ -5,8 +5,10 @@ Writes benchmarks/results/page_sensitivity_any_shop.json (the Amazon figures sta
 Pages: the development half of Zyte's product-extraction benchmark (scrapinghub/product-extraction-benchmark,
 commit cba97d7, MIT License, Copyright (c) 2021 Zyte), ../shared/data/product-pages: real rendered pages with a
 ground-truth price. Chosen: pages in EUR, RON and BRL where the reader reads the ground-truth price of the page's
-own product and finds a buy control, and an ikea.com/gb page in GBP whose saved HTML has no buy control for the
-product (no GBP page of the set can sell: the case "nothing is bought where the page cannot sell").
+own product and finds a buy control; every GBP and SAR page of the set whose ground truth is InStock and that the
+reader reads so (the ground-truth price and a buy control: five ikea.com/gb, an ebay.co.uk auction, two
+namshi.com); and the GBP pages whose ground truth is OutOfStock (two ikea.com/gb), the case "nothing is bought where
+the page cannot sell".
 
 Edits (benchmarks/markup_edits.py, independent of the reader's patterns): every spelling of the ground-truth price
 (and of the list price the page shows) in JSON, price attributes and visible text, rewritten in the same spelling.
@@ -17,7 +19,7 @@ Twins: the 52 OPeRA personas (Wang et al. 2025, arXiv 2506.05606, CC-BY-4.0) x 2
 sample mode, seeds as page_sensitivity.py (per persona and instance, the same in every variant), no memories,
 arriving from a search and a click on the product. Paired McNemar per outcome
 (agent/experiments/significance_tests.py), Holm over every test of this run: pages x edits x outcomes and the pooled
-tests per currency.
+tests per currency (over the pages whose ground truth is InStock).
 
 Run: .venv/bin/python benchmarks/page_sensitivity_any_shop.py [--instances 20]
 """
@@ -60,6 +62,15 @@ PAGES = {
     "1c79626791": ("mobly.com.br", "BRL"),
     "eb7b7d31ca": ("mobly.com.br", "BRL"),
     "0666abebc0": ("ikea.com/gb", "GBP"),
+    "4708bedc6a": ("ikea.com/gb", "GBP"),
+    "bd4c847570": ("ikea.com/gb", "GBP"),
+    "4f29e8cc08": ("ikea.com/gb", "GBP"),
+    "6d4840415e": ("ikea.com/gb", "GBP"),
+    "359ca699f8": ("ebay.co.uk", "GBP"),
+    "5dc513be89": ("namshi.com", "SAR"),
+    "2c08ee46ba": ("namshi.com", "SAR"),
+    "897bc5b59e": ("ikea.com/gb", "GBP"),  # ground truth OutOfStock: cannot sell
+    "f94bb87d39": ("ikea.com/gb", "GBP"),  # ground truth OutOfStock: cannot sell
 }
 FACTOR = Decimal("2.5")
 RATING = Decimal("1.6")
@@ -193,7 +204,8 @@ def main() -> None:
                 )
                 tests.append(result)
                 entry["edits"][name]["outcomes"][outcome] = result
-            pooled.setdefault((entry["currency"], name), []).append((c_labels, t_labels))
+            if "InStock" in entry["ground_truth"]["availability"]:  # pages that cannot sell are not pooled
+                pooled.setdefault((entry["currency"], name), []).append((c_labels, t_labels))
         results.append(entry)
     by_currency = {}
     for (currency, name), pairs in sorted(pooled.items()):

@@ -31,7 +31,7 @@ CLICK_TYPES: tuple[str, ...] = (
 )
 
 _PURCHASE = re.compile(
-    r"(add_to_cart|add_to_basket|add_to_bag|add_to_trolley|buy_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)"
+    r"(add_to_(?:shopping_|my_|your_)?(?:cart|basket|bag|trolley)|buy_now|(?:place|submit|confirm)_bid|bid_now|subscribe|check_?out|place_order|proceed_to|purchase_button|add_to_order)"
 )
 # The same controls in the other languages of the shops in the data, as slugs (accents folded): add to cart, buy,
 # order, checkout (Slovene and Croatian "Naroči" / "U košaricu", Latvian "Ielikt grozā", Lithuanian "Į krepšelį",
@@ -54,6 +54,9 @@ _PURCHASE_TEXTS = (
     "add to cart",
     "add to basket",
     "add to bag",
+    "add to shopping cart",
+    "add to shopping basket",
+    "add to shopping bag",
     "buy now",
     "proceed to checkout",
     "в корзину",
@@ -66,8 +69,12 @@ _PURCHASE_TEXTS = (
     "購入",
     "加入购物车",
     "立即购买",
-    "أضف إلى السلة",
-    "اشتر الآن",
+    "اضف الى السلة",  # Arabic, written with or without hamza (folded by _fold_arabic): add to cart / bag, buy now
+    "اضف الى حقيبة",
+    "اضف الى الحقيبة",
+    "اضف الى العربة",
+    "اضف للسلة",
+    "اشتر الان",
     "הוסף לסל",
     "στο καλάθι",
     "αγορά",
@@ -182,10 +189,18 @@ def infer_click_type(name: str, tag: str | None = None, text: str | None = None)
     """OPeRA click type of the element named `name` (tag and text are hints for names that say little)."""
     click_type = _infer(name)
     if click_type == "other" and text:
-        words = text.lower()
+        words = _fold_arabic(text.lower())
         if any(phrase in words for phrase in _PURCHASE_TEXTS):
             return "purchase"
     return click_type
+
+
+# Arabic shops write alef with or without its hamza or madda ("أضف إلى" and "اضف الى" are the same words).
+_ALEFS = str.maketrans(dict.fromkeys("\u0623\u0625\u0622", "\u0627"))  # alef with hamza above / below, madda
+
+
+def _fold_arabic(text: str) -> str:
+    return text.translate(_ALEFS)
 
 
 def links_a_product(name: str, tag: str | None, role: str | None, text: str) -> bool:

@@ -38,6 +38,9 @@ from agent.page.simplifier.slug import UniqueNames, join_name, slugify
 from agent.page.simplifier.source_map import SourceMap
 
 _SELECTED = ' selected=""'
+# aria-hidden hides from assistive technology, not from the eye: shops mark icons and decorative copies so, which a
+# shopper needs no more than a screen reader does, but a subtree holding the page's main heading (h1) is the page
+# itself, hidden from screen readers while a consent banner or dialog holds their focus, and is kept.
 GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
 
 
@@ -59,6 +62,8 @@ def simplify_generic(
     """Walk the body and emit the simplified HTML; nodes whose mem_id is in `skip` were already emitted."""
     run = GenericRun(names=names or UniqueNames(), sources=sources or SourceMap())
     for node in reversed(tree.css(GENERIC_HIDDEN)):
+        if node.tag != "dialog" and node.css_first("h1") is not None:
+            continue  # hidden from screen readers only (a page hides its own body so while a banner is open)
         node.decompose()
     start = tree.body or tree.root
     if start is None:
