@@ -31,18 +31,19 @@ def sample_users(opera_dir: Path):
     return read_user_table(opera_dir / "users_sample.csv")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def llm_client_loaded() -> None:
-    """litellm imported before a test calls a model: the service imports it in the background at start-up and a
-    `brain: llm` request in those first seconds answers with the embedded brain by design (tested on its own in
-    tests/test_llm_import_off_requests.py), which under load would turn a test of the model's answer into a fallback."""
+    """litellm imported before any test calls a model: the service imports it in the background at start-up and a
+    `brain: llm` request in those first seconds answers with the embedded brain by design (tested in a process of
+    its own in tests/test_llm_import_off_requests.py), which under load would turn a test of the model's answer, or
+    of a provider's failure, into a "still loading" fallback. Every in-process service here starts after it."""
     from agent.llm.offline_litellm import load_litellm
 
     load_litellm()
 
 
 @pytest.fixture
-def llm_server(llm_client_loaded):
+def llm_server():
     """A real OpenAI-compatible server on 127.0.0.1 whose answers a test scripts (tests/support/openai_server.py)."""
     from tests.support.openai_server import OpenAICompatibleServer
 
@@ -51,7 +52,7 @@ def llm_server(llm_client_loaded):
 
 
 @pytest.fixture(scope="session")
-def local_model(llm_client_loaded):
+def local_model():
     """The real local model (SmolLM2-135M-Instruct, llama.cpp's server) on a free loopback port, started once per
     session (service/local_model.py). Missing is an error, never a skip: `bash scripts/setup --local-llm`."""
     from service.local_model import LocalModelServer, shipped_gguf
