@@ -55,6 +55,7 @@ SEARCH = [
     Step(action=InputAction(name="nav_bar.search_input", text="usb c cable"), rationale="My old cable frayed."),
     Step(action=ClickAction(name="nav_bar.search_button"), click_type="search"),
 ]
+SAMPLE_SEED = 2_000_000
 PRODUCT_LINK = "search_results.anker_usb_c_cable_6ft_nylon_braided_usb_a_to_type_c_charger_cord.product_name"
 
 
@@ -149,16 +150,19 @@ async def run_arm(
     deadline: float,
     loads: list,
     rounds: int = 1,
+    mode: str = "most_likely",
+    only: tuple[str, ...] = (),
 ) -> dict:
     """Every page in turn, `per_page` personas on each one after another (page order: the server reads a page
     once and then each twin's own part), until done or the deadline; in `rounds` rounds, each visiting every page
     with its share of the personas, so that a run cut short by the deadline has still seen every page. Per page:
     the first decision of a visit (the page read cold) and the later ones (the page's prefix reused) apart."""
-    book = pages()
+    book = {k: v for k, v in pages().items() if not only or any(word in k for word in only)}
     valid, n = 0, 0
     types: Counter = Counter()
     errors: Counter = Counter()
     examples: list[dict] = []
+    rationales: Counter = Counter()  # a small model may write one sentence for everyone
     started = time.perf_counter()
     rows = {page_name: (new_row(), new_row(), Counter()) for page_name in book}
     share = -(-per_page // rounds)
@@ -171,7 +175,12 @@ async def run_arm(
         for visit_n, persona in enumerate(visitors, start=1):
             if time.perf_counter() > deadline:
                 break
-            ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history))
+            options = (
+                PredictOptions(mode="sample", seed=SAMPLE_SEED + 1_000 * len(page_name) + visit_n)
+                if mode == "sample"
+                else PredictOptions()
+            )
+            ctx = TwinContext.on_page(persona, observation, PredictionInput(history=history, options=options))
             server.start()
             began = time.perf_counter()
             result = await decide(brain, ctx)
@@ -186,6 +195,7 @@ async def run_arm(
             if not ok:
                 errors[(why or "")[:70]] += 1
             if not isinstance(result, BrainError):
+                rationales[result.rationale.strip()] += 1
                 row = first if visit_n == 1 else later
                 row["latency_s"].append(result.details["latency_s"])
                 row["prompt_build_s"].append(total - result.details["latency_s"])
@@ -198,12 +208,14 @@ async def run_arm(
                 row["cached_prefix_tokens"].append(spent.cached_prefix_tokens)
                 row["generation_ms"].append(spent.generation_ms or 0.0)
                 row["generated_tokens"].append(spent.generated_tokens or 0)
-                if len(examples) < 8 and visit_n <= 2:
+                if len(examples) < 12 and visit_n <= 3:
                     examples.append(
                         {
                             "page": page_name,
                             "rationale": result.rationale[:200],
                             "action": result.action.model_dump(),
+                            "choice": result.details.get("choice"),
+                            "raw": result.details["raw"][:300],
                             "valid": ok,
                         }
                     )
@@ -229,6 +241,8 @@ async def run_arm(
         "share": round(valid / n, 4) if n else None,
         "action_mix": dict(types),
         "why_invalid": dict(errors.most_common(8)),
+        "distinct_rationales": len(rationales),
+        "most_repeated_rationales": [[text[:160], count] for text, count in rationales.most_common(3)],
         "examples": examples,
         "seconds": round(time.perf_counter() - started, 1),
         "per_page": per_page_out,
@@ -299,6 +313,7 @@ async def run(args) -> dict:
                 structured_output=structured,
                 context_tokens=args.context,
                 sample_temperature=temperature,
+                grounding=args.grounding,
             )
 
         result: dict = {
@@ -309,7 +324,13 @@ async def run(args) -> dict:
                 "threads": args.threads,
                 "server": f"llama-cpp-python {version('llama_cpp_python')} (python -m llama_cpp.server)",
                 "server_flags": server.command()[3:],
-            }
+            },
+            "grounding": args.grounding,
+            "mode": (
+                "most likely (temperature 0)"
+                if args.mode == "most_likely"
+                else "sample (temperature 1, seeded per persona and page)"
+            ),
         }
         started = time.perf_counter()
         assert server.log_path is not None and server.process is not None  # started
@@ -319,12 +340,30 @@ async def run(args) -> dict:
         result["load_average_every_10_decisions"] = loads
         result["validity"] = {
             "schema": await run_arm(
-                "schema", brain("llama_cpp"), personas, args.per_page, timings, deadline, loads, args.rounds
+                "schema",
+                brain("llama_cpp"),
+                personas,
+                args.per_page,
+                timings,
+                deadline,
+                loads,
+                args.rounds,
+                args.mode,
+                tuple(args.pages),
             )
         }
         if args.free_per_page:
             result["validity"]["no_schema"] = await run_arm(
-                "no_schema", brain("off"), personas, args.free_per_page, timings, deadline, loads, args.rounds
+                "no_schema",
+                brain("off"),
+                personas,
+                args.free_per_page,
+                timings,
+                deadline,
+                loads,
+                args.rounds,
+                args.mode,
+                tuple(args.pages),
             )
         result["validity_seconds"] = round(time.perf_counter() - started, 1)
         if args.personas and args.instances and time.perf_counter() < deadline:
@@ -355,6 +394,22 @@ def main() -> None:
     parser.add_argument(
         "--free-per-page", type=int, default=52, help="then the same without the schema (free text, parsed)"
     )
+    parser.add_argument(
+        "--grounding",
+        choices=("names", "textual_choices"),
+        default="textual_choices",
+        help="textual_choices: a multiple choice whose option decides the action's type (leaving is the last option); "
+        "names: the element's name after a type word",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("most_likely", "sample"),
+        default="most_likely",
+        help="the validity arms' decisions: temperature 0, or the brain's own sampling (temperature 1, seeded)",
+    )
+    parser.add_argument(
+        "--pages", nargs="*", default=[], help="only the pages whose name holds one of these words (default: all four)"
+    )
     parser.add_argument("--personas", type=int, default=20)
     parser.add_argument("--instances", type=int, default=5)
     parser.add_argument("--context", type=int, default=4096)
@@ -379,8 +434,9 @@ def main() -> None:
     result["command"] = (
         f"benchmarks/local_llm.py --per-page {args.per_page} --rounds {args.rounds} "
         f"--persona-offset {args.persona_offset} --result-name {args.result_name} "
-        f"--free-per-page {args.free_per_page} "
-        f"--personas {args.personas} "
+        f"--free-per-page {args.free_per_page} --grounding {args.grounding} --mode {args.mode} "
+        + (f"--pages {' '.join(args.pages)} " if args.pages else "")
+        + f"--personas {args.personas} "
         f"--instances {args.instances} --context {args.context} --threads {args.threads}"
         + (f" --max-minutes {args.max_minutes:g}" if args.max_minutes != float("inf") else "")
     )

@@ -90,6 +90,9 @@ class LocalModelServer:
             # A CPU reads a ~3,500-token prompt in 20-60 s when idle and minutes when busy: the 30 s default would
             # send most decisions to the embedded fallback.
             "TWINSIM_LLM_TIMEOUT_S": str(LOCAL_TIMEOUT_S),
+            # A multiple choice whose last option leaves: the option picked decides the action's type. Under a
+            # schema that asks for a type word first, the shipped 135M model wrote "click" every time.
+            "TWINSIM_LLM_GROUNDING": "textual_choices",
             "TWINSIM_LLM_STRUCTURED_OUTPUT": "llama_cpp",
         }
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from agent.actions import ClickAction, InputAction, TerminateAction
 from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
 from agent.llm.answer_schema import answer_schema, resolve_structured_output
@@ -89,12 +90,99 @@ async def test_llama_cpp_schema_limits_the_element_to_the_pages_and_says_so(serv
     assert decision.action.name == "search_results.anker_usb_c_cable.product_name"
 
 
-async def test_with_numbered_choices_the_schema_holds_the_numbers(server):
-    server.enqueue(json.dumps({"rationale": "Cheap.", "action": {"type": "click", "choice": 3}}))
+def choice_branches(request: dict) -> list[dict]:
+    return request["response_format"]["schema"]["anyOf"]
+
+
+def choice_numbers(branch: dict) -> list[int]:
+    number = branch["properties"]["choice"]
+    return number["enum"] if "enum" in number else [number["const"]]
+
+
+async def test_with_numbered_choices_the_option_picked_decides_the_type(server):
+    """Clickables, the text field (its text required), the drop-down (one of its options) and leaving (5, after
+    the four elements) are branches told apart by the number alone, written right after the rationale."""
+    server.enqueue(json.dumps({"rationale": "Cheap.", "choice": 3}))
     decision = await brain(server, structured_output="llama_cpp", grounding="textual_choices").decide(context())
-    kinds = branches(server.requests[0])
-    assert kinds["click"][0]["choice"]["enum"] == [1, 2, 3, 4] and kinds["input"][0]["choice"]["enum"] == [1]
+    click, field, select, leave = choice_branches(server.requests[0])
+    assert [choice_numbers(b) for b in (click, field, select, leave)] == [[2, 3], [1], [4], [5]]
+    assert [list(b["properties"]) for b in (click, field, select, leave)] == [
+        ["rationale", "choice"],
+        ["rationale", "choice", "text"],
+        ["rationale", "choice", "text"],
+        ["rationale", "choice"],
+    ]
+    assert select["properties"]["text"]["enum"] == ["3 ft", "6 ft"]
+    assert all("type" not in b["properties"] for b in (click, field, select, leave))  # no type word to write first
     assert decision.action.name == "search_results.anker_usb_c_cable.product_name"
+    assert decision.details["answer_format"] == (
+        "schema (llama_cpp): a choice among the 4 numbered elements and leaving"
+    )
+
+
+def test_the_choice_schema_accepts_only_answers_that_ground():
+    from jsonschema import Draft202012Validator
+
+    from agent.llm.choices import number_choices
+
+    choices, _ = number_choices(list(CANDIDATES), "textual_choices", None)
+    assert choices is not None
+    validator = Draft202012Validator(answer_schema(list(CANDIDATES), choices))
+    ok = {"rationale": "r"}
+    assert validator.is_valid({**ok, "choice": 2}) and validator.is_valid({**ok, "choice": 5})
+    assert validator.is_valid({**ok, "choice": 1, "text": "usb c cable"})
+    assert validator.is_valid({**ok, "choice": 4, "text": "6 ft"})
+    assert not validator.is_valid({**ok, "choice": 1})  # a text field needs its text
+    assert not validator.is_valid({**ok, "choice": 4, "text": "10 ft"})  # not one of the drop-down's options
+    assert not validator.is_valid({**ok, "choice": 6})  # no such option
+    assert not validator.is_valid({"choice": 2})  # no rationale
+
+
+def test_llama_cpp_turns_the_choice_schema_into_a_grammar():
+    """The schema's shape (a root anyOf of objects, integer enums and consts) is one llama.cpp's converter takes."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from agent.llm.choices import number_choices
+
+    choices, _ = number_choices(list(CANDIDATES), "textual_choices", None)
+    assert choices is not None
+    grammar = json_schema_to_gbnf(json.dumps(answer_schema(list(CANDIDATES), choices)))
+    root = next(line for line in grammar.splitlines() if line.startswith("root ::="))
+    assert root.count("|") == 3  # four branches: clickables, the field, the drop-down, leaving
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"rationale": "Done here.", "choice": 5}, TerminateAction()),
+        (
+            {"rationale": "Searching.", "choice": 1, "text": "usb c cable"},
+            InputAction(name=CANDIDATES[0].name, text="usb c cable"),
+        ),
+        ({"rationale": "The longer one.", "choice": 4, "text": "6 ft"}, InputAction(name=SIZE.name, text="6 ft")),
+        (
+            {"rationale": "Old notation.", "action": {"type": "click", "choice": 2}},
+            ClickAction(name=CANDIDATES[1].name),
+        ),
+        ({"rationale": "Old notation.", "action": {"type": "terminate"}}, TerminateAction()),
+    ],
+)
+async def test_the_free_text_path_reads_the_same_notation_and_the_old_one(server, answer, expected):
+    server.enqueue(json.dumps(answer))
+    decision = await brain(server, structured_output="off", grounding="textual_choices").decide(context())
+    assert "response_format" not in server.requests[0]
+    assert decision.details["answer_format"].startswith("free text, parsed")
+    assert decision.action == expected and decision.rationale == answer["rationale"]
+    if expected.type == "terminate" and "choice" in answer:
+        assert decision.details["grounded_to"] == "leave the site" and decision.details["choice"] == 5
+
+
+async def test_a_choice_past_the_leave_option_is_a_grounding_error_naming_the_options(server):
+    server.enqueue(json.dumps({"rationale": "Hm.", "choice": 9}))
+    decision = await brain(server, structured_output="off", grounding="textual_choices").decide(context())
+    assert decision.details["grounding_error"] == (
+        "choice 9 does not exist; the choices are 1-4, or 5 to leave the site"
+    )
 
 
 async def test_openai_form_and_no_schema(server):

@@ -134,7 +134,8 @@ async def test_textual_choices_number_the_elements_and_a_number_is_grounded_to_i
     assert "[1] nav_bar.search_input | input | search | Search Amazon" in text
     # the title is left out: the name already spells it (agent/llm/page_block.py)
     assert "[3] search_results.anker_usb_c_cable.product_name | click | product_link |  | $9.99" in text
-    assert '"choice": <number of the element clicked>' in llm_server.requests[0]["messages"][0]["content"]
+    assert "[6] leave the site (end the session)" in text  # the multiple choice's last option
+    assert "one last option, numbered after them, to leave the site" in llm_server.requests[0]["messages"][0]["content"]
     assert decision.action.name == "search_results.anker_usb_c_cable.product_name"
     assert decision.details["choice"] == 3 and decision.details["grounding"] == "textual_choices"
 

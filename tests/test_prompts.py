@@ -328,6 +328,13 @@ SEARCH_BUTTON = ClickAction(name="nav_bar.search_button")
         ),
         ("terminate", "", TerminateAction()),
         ("click(nav_bar.search_button)", "", SEARCH_BUTTON),
+        # a multiple choice: the numbered choices later say what option 7 is (a click, a field, or leaving)
+        ('{"rationale": "Option seven.", "choice": 7}', "Option seven.", ClickAction(name="7")),
+        (
+            '{"rationale": "Typing.", "choice": "[2]", "text": "socks"}',
+            "Typing.",
+            InputAction(name="[2]", text="socks"),
+        ),
     ],
 )
 def test_parse_decision_text_accepts_common_shapes(raw: str, rationale: str, action) -> None:

@@ -3,8 +3,8 @@
 Grounding (is the chosen name on this page?) is the graph's job, not this brain's: this brain only turns the
 context into a prompt, the answer into a Decision, and every failure into BrainError so the graph can fall back
 to the embedded brain. When the model answers with a choice's number (a grounding strategy other than names,
-agent/llm/choices.py), the number is turned back into its element here, and a number that is not a choice is
-passed on as a grounding error naming the valid ones.
+agent/llm/choices.py), the number is turned back into its element (or into leaving, the last option) here, and a
+number that is not a choice is passed on as a grounding error naming the valid ones.
 
 What it is configured with (prompt style, grounding strategy, when to show the screenshot) can be overridden per
 prediction (PredictOptions); the decision's details say what was used, and why a screenshot was not sent.
@@ -135,8 +135,9 @@ class LLMBrain:
         }
         if choices is not None:
             action, error, number = choices.ground(action, ctx.observation)
-            if number is not None and not isinstance(action, TerminateAction):
-                details.update(choice=number, grounded_to=action.name)
+            if number is not None:
+                grounded_to = "leave the site" if isinstance(action, TerminateAction) else action.name
+                details.update(choice=number, grounded_to=grounded_to)
             if error is not None:
                 details["grounding_error"] = error  # the graph sends it back once, then falls back
         return Decision(action=action, rationale=rationale, usage=completion.usage, model=model, details=details)
@@ -154,7 +155,11 @@ class LLMBrain:
             why = "the OPeRA protocol's own answer format" if style in PROTOCOL_STYLES else "no page to limit it to"
             details["answer_format"] = f"free text, parsed ({why})"
             return None
-        details["answer_format"] = f"schema ({form}): the element limited to the {len(built.shown)} listed"
+        details["answer_format"] = (
+            f"schema ({form}): the element limited to the {len(built.shown)} listed"
+            if built.choices is None
+            else f"schema ({form}): a choice among the {len(built.choices.numbers)} numbered elements and leaving"
+        )
         return response_format(form, answer_schema(built.shown, built.choices))
 
     async def fitted_prompt(self, ctx: TwinContext, model: str) -> BuiltPrompt:

@@ -1,6 +1,6 @@
 """The answer's JSON schema, limited to this page: with it, a model server that decodes by schema can only name an
-element the prompt listed (or its number), type only into a text field, choose only a drop-down's own options, or
-leave.
+element the prompt listed (or pick its number, or the number that leaves), type only into a text field, choose only
+a drop-down's own options, or leave.
 
 Which servers take a schema, and in which form, is said explicitly (TWINSIM_LLM_STRUCTURED_OUTPUT), never guessed
 from an error:
@@ -43,43 +43,62 @@ def resolve_structured_output(setting: StructuredOutput, model: str, api_base: s
 
 
 def answer_schema(shown: Sequence[Candidate], choices: ChoiceSet | None) -> dict:
-    """{"rationale": str, "action": click | input | terminate} with the element limited to `shown` (by name), or to
-    the choices' numbers when the model answers by number."""
+    """The answer's schema for this page: by number when the elements are numbered (choice_schema), else
+    {"rationale": str, "action": click | input | terminate} with the element limited to `shown` by name."""
+    if choices is not None:
+        return choice_schema(shown, choices)
     branches: list[dict] = []
-    key = "name" if choices is None else "choice"
-
-    def ref(candidates: Sequence[Candidate]) -> list:
-        if choices is None:
-            return [c.name for c in candidates]
-        number_of = {id(c): n for n, c in choices.numbers.items()}
-        return [number_of[id(c)] for c in candidates if id(c) in number_of]
-
-    clickable = ref(shown)
-    if clickable:
-        branches.append(_action("click", {key: {"enum": clickable}}))
-    fields = ref([c for c in shown if c.kind == "input"])
+    names = [c.name for c in shown]
+    if names:
+        branches.append(_action("click", {"name": {"enum": names}}))
+    fields = [c.name for c in shown if c.kind == "input"]
     if fields:
-        branches.append(
-            _action(
-                "input",
-                {key: {"enum": fields}, "text": {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS}},
-            )
-        )
-    selects = [c for c in shown if c.kind != "input" and c.takes_text][:MAX_SELECT_BRANCHES]
-    for select in selects:
-        element = ref([select])
-        if element:
-            branches.append(_action("input", {key: {"const": element[0]}, "text": {"enum": list(select.options)}}))
+        branches.append(_action("input", {"name": {"enum": fields}, "text": _TYPED}))
+    for select in _selects(shown):
+        branches.append(_action("input", {"name": {"const": select.name}, "text": {"enum": list(select.options)}}))
     branches.append(_action("terminate", {}))
     return {
         "type": "object",
-        "properties": {
-            "rationale": {"type": "string", "minLength": 1, "maxLength": MAX_RATIONALE_CHARS},
-            "action": {"anyOf": branches},
-        },
+        "properties": {"rationale": _RATIONALE, "action": {"anyOf": branches}},
         "required": ["rationale", "action"],
         "additionalProperties": False,
     }
+
+
+def choice_schema(shown: Sequence[Candidate], choices: ChoiceSet) -> dict:
+    """A multiple choice (SeeAct): {"rationale": str, "choice": n} with n an element to click or the leave option,
+    or {"rationale", "choice": a text field's n, "text": str}, or a drop-down's n with one of its options as the
+    text. The branches differ by the number alone, written right after the rationale, so the option picked decides
+    the action's type: under a schema whose first word was the type, a small model always wrote "click"."""
+    number_of = {id(c): n for n, c in choices.numbers.items()}
+    numbered = [c for c in shown if id(c) in number_of]
+    selects = _selects(numbered)
+    typed = {id(c) for c in numbered if c.kind == "input"} | {id(c) for c in selects}
+    branches: list[dict] = []
+    clickable = [number_of[id(c)] for c in numbered if id(c) not in typed]
+    if clickable:
+        branches.append(_choice({"enum": clickable}))
+    fields = [number_of[id(c)] for c in numbered if c.kind == "input"]
+    if fields:
+        branches.append(_choice({"enum": fields}, _TYPED))
+    for select in selects:
+        branches.append(_choice({"const": number_of[id(select)]}, {"enum": list(select.options)}))
+    branches.append(_choice({"const": choices.leave}))
+    return {"type": "object", "anyOf": branches}  # a root object for servers that require one; each branch is one
+
+
+_RATIONALE = {"type": "string", "minLength": 1, "maxLength": MAX_RATIONALE_CHARS}
+_TYPED = {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS}
+
+
+def _selects(shown: Sequence[Candidate]) -> list[Candidate]:
+    """The drop-downs that get a branch of their own (their options as the enum); the rest stay clickable."""
+    return [c for c in shown if c.kind != "input" and c.takes_text and c.options][:MAX_SELECT_BRANCHES]
+
+
+def _choice(number: dict, text: dict | None = None) -> dict:
+    fields = {"rationale": _RATIONALE, "choice": number, **({"text": text} if text is not None else {})}
+    return {"type": "object", "properties": fields, "required": list(fields), "additionalProperties": False}
 
 
 def _action(kind: str, fields: dict) -> dict:

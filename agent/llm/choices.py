@@ -7,6 +7,11 @@
                      answers with the number it sees
     both             the numbered list and the same numbers drawn on the screenshot
 
+With numbers the answer is a multiple choice, as in SeeAct: one more option after the page's elements is leaving
+the site, so the action's type follows from the option picked (an element to click, a text field with the text
+typed, a drop-down with one of its options, or leaving) instead of from a type word the model writes first, which a
+small model under a grammar always wrote as "click" (agent/llm/answer_schema.py).
+
 A number is turned back into its element here, so the rest of the graph grounds a real name as always; a number
 that is not one of the choices is a grounding error whose message lists the valid ones (one retry, then the
 embedded brain answers: agent/graph.py).
@@ -18,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.actions import Action, ClickAction, InputAction
+from agent.actions import Action, ClickAction, InputAction, TerminateAction
 from agent.llm.set_of_marks import visible_box
 from agent.page.candidate import Candidate
 from agent.page.observation import Observation
@@ -40,13 +45,22 @@ class ChoiceSet:
     listed: bool
     marked: bool
 
+    @property
+    def leave(self) -> int:
+        """The option that leaves the site: the number after the last element's."""
+        return max(self.numbers, default=0) + 1
+
     def valid_text(self) -> str:
-        """The valid numbers, as ranges: "1-12" or "1-4, 7, 9-10"."""
+        """The elements' numbers, as ranges: "1-12" or "1-4, 7, 9-10"."""
         return number_ranges(sorted(self.numbers))
+
+    def leave_text(self) -> str:
+        return f"{self.leave} to leave the site"
 
     def ground(self, action: Action, observation: Observation) -> tuple[Action, str | None, int | None]:
         """(the action on the chosen element, None, the number), or (the action unchanged, why it names no
-        choice, None). An exact element name of a listed element is taken as it is."""
+        choice, None). The leave option is a terminate whatever the answer's type said; an exact element name of a
+        listed element is taken as it is."""
         if action.type == "terminate":
             return action, None, None
         match = _NUMBER.match(action.name)
@@ -59,9 +73,15 @@ class ChoiceSet:
                 None,
             )
         number = int(match.group(1))
+        if number == self.leave:
+            return TerminateAction(), None, number
         candidate = self.numbers.get(number)
         if candidate is None:
-            return action, f"choice {number} does not exist; the choices are {self.valid_text()}", None
+            return (
+                action,
+                f"choice {number} does not exist; the choices are {self.valid_text()}, or {self.leave_text()}",
+                None,
+            )
         if isinstance(action, InputAction):
             return InputAction(name=candidate.name, text=action.text), None, number
         return ClickAction(name=candidate.name), None, number

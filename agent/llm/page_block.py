@@ -25,6 +25,7 @@ DEFAULT_SECTION_HEAD = 8  # the first N candidates of each page section are kept
 MAX_PAGE_TEXT_CHARS = 1_200
 MAX_CANDIDATE_TEXT_CHARS = 120
 MAX_OPTIONS_CHARS = 400
+LEAVE_LINE = "leave the site (end the session)"  # the multiple choice's last option (agent/llm/choices.py)
 LINE_FIELDS = "name | action | click type | text, when the name does not already say it | price"
 # Click types a shopper needs to move forward at all; they survive trimming first.
 ESSENTIAL_CLICK_TYPES = frozenset({"search", "purchase", "product_option", "quantity"})
@@ -73,10 +74,12 @@ def page_block(
     elif choices.listed:
         lines.append(f"Elements you can act on, numbered (choice | {LINE_FIELDS}):")
         lines += [f"[{number}] {candidate_line(c)}" for number, c in choices.numbers.items()]
+        lines.append(f"[{choices.leave}] {LEAVE_LINE}")
     else:
         lines.append(
             f"The elements you can act on are marked on the screenshot with numbered boxes "
-            f"({len(choices.numbers)} of them, numbered {choices.valid_text()})."
+            f"({len(choices.numbers)} of them, numbered {choices.valid_text()}); option {choices.leave} is to "
+            f"{LEAVE_LINE}."
         )
     hidden = len(observation.candidates) - len(kept)
     if hidden:

@@ -53,7 +53,9 @@ def parse_decision_text(text: str) -> tuple[str, Action]:
     """(rationale, action) from a model's answer; raises ValueError saying why when there is none.
 
     Accepts code fences and prose around the JSON, `action` as an object or as a string such as
-    "click(nav_bar.search_button)" or "terminate", and a top-level {"type": ...} without "action".
+    "click(nav_bar.search_button)" or "terminate", a top-level {"type": ...} without "action", and a multiple
+    choice {"rationale": ..., "choice": 7} (with "text" for a text field), read as a click or an input on option 7
+    until the numbered choices say what option 7 is (agent/llm/choices.py).
     """
     if not text or not text.strip():
         raise ValueError("empty output")
@@ -141,8 +143,9 @@ def _load_object(chunk: str) -> dict | None:
 
 
 def _find_decision_object(obj: dict, depth: int = 0) -> dict | None:
-    """The dict holding the action: this one, or one nested in a wrapper such as {"response": {...}}."""
-    if "action" in obj or "type" in obj:
+    """The dict holding the action: this one (an action, a type, or a multiple choice's bare number), or one nested
+    in a wrapper such as {"response": {...}}."""
+    if "action" in obj or "type" in obj or "choice" in obj:
         return obj
     if depth < 3:
         for value in obj.values():
