@@ -28,6 +28,8 @@ def _kind(pid: int, name: str) -> str:
             words = cmdline.read().replace("\0", " ").split()
     except OSError:
         return "chromium"
+    if not words:  # a Chromium child whose command line reads empty (seen for short-lived children of the browser)
+        return "chromium_unlabelled"
     kind = next((w.removeprefix("--type=") for w in words if w.startswith("--type=")), "browser")
     if kind == "utility":
         sub = next((w.split("=", 1)[1] for w in words if w.startswith("--utility-sub-type=")), "")
