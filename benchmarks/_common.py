@@ -38,3 +38,19 @@ def write_result(name: str, result: dict) -> Path:
     path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(json.dumps(result, indent=2, sort_keys=True))
     return path
+
+
+def holm_adjust(tests: list[dict], alpha: float) -> int:
+    """Holm over every test of a run that has a p-value: each gains `p_holm` and `significant`; a test with nothing
+    to test (no p-value) gets None and False. Returns how many tests the family holds."""
+    from statsmodels.stats.multitest import multipletests
+
+    testable = [t for t in tests if t["p_value"] is not None]
+    if testable:
+        reject, adjusted, _, _ = multipletests([t["p_value"] for t in testable], alpha=alpha, method="holm")
+        for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
+            t["p_holm"], t["significant"] = float(p_adj), bool(rej)
+    for t in tests:
+        t.setdefault("p_holm", None)
+        t.setdefault("significant", False)
+    return len(testable)

@@ -32,7 +32,7 @@ from collections import Counter
 from importlib.metadata import version
 
 import numpy as np
-from _common import SHARED_OPERA, percentile, write_result
+from _common import SHARED_OPERA, holm_adjust, percentile, write_result
 from local_llm import PRODUCT_LINK, SEARCH, decide, first_try, outcome
 from page_edits import MANIPULATIONS, Page
 
@@ -41,7 +41,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from agent.actions import ClickAction
 from agent.brain_answer import BrainError
 from agent.brains.llm import LLMBrain
-from agent.experiments.significance_tests import _multipletests, _paired_binary
+from agent.experiments.significance_tests import _paired_binary
 from agent.grounding import normalise
 from agent.history import Step
 from agent.llm.client import LLMClient
@@ -126,14 +126,7 @@ def tests(outcomes: dict[str, dict[tuple[int, int], str]]) -> list[dict]:
             else:
                 entry.update(p_value=None, why="no discordant pair: nothing to test")
             out.append(entry)
-    testable = [t for t in out if t["p_value"] is not None]
-    if testable:
-        reject, adjusted, _, _ = _multipletests([t["p_value"] for t in testable], alpha=ALPHA, method="holm")
-        for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
-            t["p_holm"], t["significant"] = float(p_adj), bool(rej)
-    for t in out:
-        t.setdefault("p_holm", None)
-        t.setdefault("significant", False)
+    holm_adjust(out, ALPHA)
     return out
 
 

@@ -32,9 +32,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import REPO, SHARED_OPERA, write_result
+from _common import REPO, SHARED_OPERA, holm_adjust, write_result
 from page_edits import MANIPULATIONS, ONLY_ON, WHY_NOT, Page, brief, check, targets
-from statsmodels.stats.multitest import multipletests
 
 from agent.actions import ClickAction, InputAction
 from agent.brains.embedded import EmbeddedBrain
@@ -346,13 +345,8 @@ def main() -> None:
             page_entry["delivery_paid_slow_vs_free_fast"] = contrast
         page_results.append(page_entry)
 
-    testable = [t for t in all_tests if t["p_value"] is not None]
-    reject, adjusted, _, _ = multipletests([t["p_value"] for t in testable], alpha=ALPHA, method="holm")
-    for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
-        t["p_holm"], t["significant"] = float(p_adj), bool(rej)
+    family = holm_adjust(all_tests, ALPHA)
     for t in all_tests:
-        t.setdefault("p_holm", None)
-        t.setdefault("significant", False)
         if t.get("expected"):
             t["matches_expected"] = bool(t["significant"] and np.sign(t["diff_points"]) == t["expected"])
     for page_entry in page_results:
@@ -397,7 +391,7 @@ def main() -> None:
             "correction": {
                 "method": "holm",
                 "alpha": ALPHA,
-                "n_tests": len(testable),
+                "n_tests": family,
                 "family": "every test of the run: pages x manipulations x outcomes, all twins and each trait group",
             },
             "expected_directions": {

@@ -36,10 +36,9 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import numpy as np
-from _common import SHARED_OPERA, write_result
+from _common import SHARED_OPERA, holm_adjust, write_result
 from markup_edits import deal, out_of_stock, rating_down, scale_price
 from page_sensitivity import compare, decide_all, history_for, rate
-from statsmodels.stats.multitest import multipletests
 
 from agent.brains.embedded import EmbeddedBrain
 from agent.page.read_page import observe_page
@@ -223,14 +222,8 @@ def main() -> None:
             )
             tests.append(result)
             by_currency.setdefault(currency, {}).setdefault(name, {})[outcome] = result
-    testable = [t for t in tests if t["p_value"] is not None]
-    if testable:
-        reject, adjusted, _, _ = multipletests([t["p_value"] for t in testable], alpha=ALPHA, method="holm")
-        for t, p_adj, rej in zip(testable, adjusted, reject, strict=True):
-            t["p_holm"], t["significant"] = float(p_adj), bool(rej)
+    family = holm_adjust(tests, ALPHA)
     for t in tests:
-        t.setdefault("p_holm", None)
-        t.setdefault("significant", False)
         if t.get("expected"):
             t["matches_expected"] = bool(t["significant"] and np.sign(t["diff_points"]) == t["expected"])
     print_summary(results, by_currency)
@@ -265,7 +258,7 @@ def main() -> None:
             "correction": {
                 "method": "holm",
                 "alpha": ALPHA,
-                "n_tests": len(testable),
+                "n_tests": family,
                 "family": "pages x edits x outcomes, and the pooled tests per currency",
             },
             "pages": results,
