@@ -126,6 +126,41 @@ def test_predict_on_the_real_model_names_an_element_of_the_page_in_a_schema(clie
     assert abs(context["prompt_tokens"] - usage["prompt_tokens"]) <= 0.05 * usage["prompt_tokens"] + 32
 
 
+def test_a_search_page_fills_the_context_the_real_tokenizer_measures(local_model):
+    """Element lines (long dotted names) cost the model two to three times the tokens per character of the rest of
+    the prompt; the fit searches for the budget, so a search page is cut to what fits, not far below it."""
+    from agent.brains.llm import ANSWER_TOKENS, LLMBrain
+    from agent.llm.client import LLMClient
+    from agent.llm.context_fit import CLOSE_ENOUGH, fit_prompt
+    from agent.prediction_input import PredictionInput
+    from agent.twin_context import TwinContext
+
+    observation = parse_page(page("search_results.html"), url="https://www.amazon.com/s?k=usb+c+cable")
+    brain = LLMBrain(
+        LLMClient(api_base=local_model.api_base),
+        local_model.model,
+        context_tokens=local_model.context_tokens,
+        grounding="textual_choices",
+    )
+    ctx = TwinContext.on_page(None, observation, PredictionInput())
+    limit = local_model.context_tokens - ANSWER_TOKENS
+    built = asyncio.run(
+        fit_prompt(
+            lambda budget: brain._compose(ctx, local_model.model, budget),
+            brain._counter,
+            context_tokens=local_model.context_tokens,
+            answer_tokens=ANSWER_TOKENS,
+            budget=brain.candidate_token_budget,
+            elements_on_page=len(observation.candidates),
+        )
+    )
+    context = built.details["context"]
+    assert context["counted_by"] == "the model server's tokenizer"
+    assert (1 - CLOSE_ENOUGH) * limit - 120 <= context["prompt_tokens"] <= limit  # 120: about two element lines
+    assert 20 <= context["elements_shown"] < context["elements_on_page"]
+    assert any(c.click_type == "product_link" for c in built.shown)
+
+
 def test_as_a_multiple_choice_the_real_models_pick_decides_the_action(client_for, local_model):
     """The grounding `twinsim llm serve` prints: the model writes a rationale and an option's number, and the option
     decides the action (a click, a text field with its text, a drop-down's option, or leaving)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -237,15 +238,31 @@ def test_trimming_fits_the_budget_in_document_order_and_keeps_what_matters() -> 
     assert sum(estimate_tokens(candidate_line(c)) + 1 for c in kept) <= budget
     assert [c.position for c in kept] == sorted(c.position for c in kept)
     kept_names = {c.name for c in kept}
-    essential = [c.name for c in candidates if c.kind == "input" or c.click_type in {"search", "purchase"}]
-    assert set(essential) <= kept_names
-    for section in ("nav_bar", "refinements", "search_results", "pagination"):
+    assert {"nav_bar.search_input", "nav_bar.search_button"} <= kept_names
+    # The first products are whole (a link to open, the reviews, add to cart); the image link, the same click as
+    # the name's, waits for the tail.
+    for i in range(8):
+        slug = f"search_results.product_{i}_usb_c_cable_fast_charging"
+        assert {f"{slug}.product_name", f"{slug}.reviews", f"{slug}.add_to_cart"} <= kept_names, i
+    assert "search_results.product_0_usb_c_cable_fast_charging.product_image" not in kept_names
+    # Not every add-to-cart of the listing comes first: they do not crowd out the products' links.
+    shown_links = [n for n in kept_names if n.endswith(".product_name")]
+    shown_carts = [n for n in kept_names if n.endswith(".add_to_cart")]
+    assert len(shown_links) >= len(shown_carts) - 3
+    for section in ("nav_bar", "pagination"):
         head = [c.name for c in candidates if c.name.startswith(section + ".")][:8]
         assert set(head) <= kept_names, section
+    assert "refinements.brand.brand_0" in kept_names
     # What was dropped is the deep tail of the big sections; the short pagination section survives whole.
     assert "refinements.brand.brand_199" not in kept_names
     assert "search_results.product_99_usb_c_cable_fast_charging.product_name" not in kept_names
     assert {f"pagination.page_{i}" for i in range(10)} <= kept_names
+
+
+def test_a_small_budget_shows_products_to_open_not_only_their_add_to_cart_buttons() -> None:
+    kept = trim_candidates(big_page_candidates(), token_budget=400, section_head=8)
+    kinds = Counter(c.click_type for c in kept)
+    assert kinds["product_link"] >= 2 and kinds["purchase"] <= kinds["product_link"] + 3
 
 
 def test_page_block_reports_hidden_elements_and_small_pages_are_untouched(persona: Persona) -> None:

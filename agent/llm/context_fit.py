@@ -6,6 +6,11 @@ prompt is measured in the model's own tokens (agent/llm/token_count.py) and, whe
 smaller budget for the page's element list, which keeps the elements ranked highest (agent/llm/page_block.py ->
 agent/candidate_ranking.py); the profile, memories and history are not cut. A prompt that does not fit even
 without elements is refused with the numbers.
+
+The budget is found by search, not by one proportional cut: element lines (long dotted slugs) cost a model two to
+three times the tokens per character of prose, so scaling by the whole prompt's ratio cut a search page to 8 of
+its 312 elements with a third of the context unused. The prompt is measured with no elements and with the full
+list, the budget interpolated between them, and narrowed until it fits with little left over.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from agent.llm.page_block import candidate_line, estimate_tokens
 from agent.llm.token_count import MESSAGE_OVERHEAD_TOKENS, TokenCounter, messages_text
 from agent.page.candidate import Candidate
 
-MAX_ROUNDS = 5
+MAX_ROUNDS = 7  # measurements of one prompt: the full list, none, then interpolation steps
+CLOSE_ENOUGH = 0.03  # stop when the prompt fits and leaves less than this share of the limit unused
 
 
 class PromptTooLong(Exception):
@@ -42,16 +48,18 @@ async def fit_prompt(
     budget: int,
     elements_on_page: int,
 ) -> BuiltPrompt:
-    """compose(element_budget) -> the prompt; the largest budget (<= `budget`) whose prompt leaves `answer_tokens`
-    of the context free. The prompt's details gain "context": its measured size and what was cut."""
+    """compose(element_budget) -> the prompt; the largest budget (<= `budget`) found whose prompt leaves
+    `answer_tokens` of the context free. The prompt's details gain "context": its measured size and what was cut."""
     limit = context_tokens - answer_tokens
-    measured = 0
-    built: BuiltPrompt | None = None
-    for _ in range(MAX_ROUNDS):
-        built = await compose(budget)
+
+    async def measure(element_budget: int) -> tuple[BuiltPrompt, int]:
+        built = await compose(element_budget)
         counted = await counter.count_messages(built.messages) if counter is not None else None
-        text_estimate = estimate_tokens(messages_text(built.messages))
-        measured = counted if counted is not None else text_estimate + MESSAGE_OVERHEAD_TOKENS * len(built.messages)
+        measured = (
+            counted
+            if counted is not None
+            else estimate_tokens(messages_text(built.messages)) + MESSAGE_OVERHEAD_TOKENS * len(built.messages)
+        )
         built.details["context"] = {
             "prompt_tokens": measured,
             "context_tokens": context_tokens,
@@ -59,20 +67,43 @@ async def fit_prompt(
             "counted_by": "the model server's tokenizer" if counted is not None else "estimate (characters / 4)",
             "elements_shown": len(built.shown),
             "elements_on_page": elements_on_page,
-            "element_budget": budget,
+            "element_budget": element_budget,
         }
+        return built, measured
+
+    built, measured = await measure(budget)
+    if measured <= limit or not built.shown:
         if measured <= limit:
             return built
-        if not built.shown:
+        raise _too_long(measured, context_tokens, answer_tokens, 0, elements_on_page)
+    over_budget, over_tokens = min(budget, _listed_estimate(built.shown)), measured  # the smallest budget known too big
+    best, best_tokens = await measure(0)
+    if best_tokens > limit:
+        raise _too_long(best_tokens, context_tokens, answer_tokens, 0, elements_on_page)
+    fit_budget = 0  # the largest budget known to fit
+    for _ in range(MAX_ROUNDS - 2):
+        if over_budget - fit_budget <= 1 or limit - best_tokens < CLOSE_ENOUGH * limit:
             break
-        shown_estimate = sum(estimate_tokens(candidate_line(c)) + 1 for c in built.shown)
-        ratio = measured / max(1, text_estimate)  # the model's tokens per estimated token
-        smaller = int(shown_estimate - (measured - limit) / ratio) - 16
-        budget = max(0, min(smaller, budget - 16))
-    shown = len(built.shown) if built is not None else 0
-    raise PromptTooLong(
+        share = (limit - best_tokens) / max(1, over_tokens - best_tokens)  # tokens grow about linearly with budget
+        guess = fit_budget + int((over_budget - fit_budget) * share)
+        guess = min(max(guess, fit_budget + 1), over_budget - 1)
+        candidate, tokens = await measure(guess)
+        if tokens <= limit:
+            best, best_tokens, fit_budget = candidate, tokens, guess
+        else:
+            over_budget, over_tokens = guess, tokens
+    return best
+
+
+def _listed_estimate(shown: list[Candidate]) -> int:
+    """The budget the shown lines use, as choose_candidates counts it (agent/llm/page_block.py)."""
+    return sum(estimate_tokens(candidate_line(c)) + 1 for c in shown)
+
+
+def _too_long(measured: int, context_tokens: int, answer_tokens: int, shown: int, on_page: int) -> PromptTooLong:
+    return PromptTooLong(
         f"the prompt needs {measured} tokens but the model's context holds {context_tokens} "
         f"({answer_tokens} kept for the answer), even with the page's element list cut to {shown} "
-        f"of {elements_on_page} elements; start the server with a larger context "
+        f"of {on_page} elements; start the server with a larger context "
         f"(twinsim llm serve --context N) and set TWINSIM_LLM_CONTEXT_TOKENS to it"
     )

@@ -27,8 +27,10 @@ MAX_CANDIDATE_TEXT_CHARS = 120
 MAX_OPTIONS_CHARS = 400
 LEAVE_LINE = "leave the site (end the session)"  # the multiple choice's last option (agent/llm/choices.py)
 LINE_FIELDS = "name | action | click type | text, when the name does not already say it | price"
-# Click types a shopper needs to move forward at all; they survive trimming first.
+# Click types a shopper needs to move forward at all: the first ESSENTIAL_HEAD of each survive trimming first. Not
+# all of them: a search page's 48 add-to-cart buttons took a small model's whole list, leaving no product to open.
 ESSENTIAL_CLICK_TYPES = frozenset({"search", "purchase", "product_option", "quantity"})
+ESSENTIAL_HEAD = 3
 
 PAGE_FREE_TEXT = (
     "No page is available this time. Predict the next action from who you are and what you have done so far. "
@@ -164,24 +166,41 @@ def trim_candidates(
 ) -> list[Candidate]:
     """The candidates that fit the budget, in document order, dropping the least useful first.
 
-    Kept first: inputs and the search / purchase / option / quantity elements; then the first
-    `section_head` of each page section (nav_bar, search_results, refinements ...); then the rest,
-    shallowest first across sections, so every section keeps its top items before any keeps its tail.
+    Kept first: inputs and the first ESSENTIAL_HEAD search / purchase / option / quantity elements; then the
+    first `section_head` entries of each page section (nav_bar, search_results, refinements ...); then the rest,
+    shallowest first across sections, so every section keeps its top entries before any keeps its tail.
+
+    An entry is an element, or in a section of groups (section.group.element: a listing's products, a filter's
+    values) one group, of which only the first element of each click type counts before the tail: a product is
+    its link, its reviews and its add-to-cart, and its image, title and price links (the same click) come last.
     """
-    rank_in_section: list[int] = []
-    seen: Counter[str] = Counter()
+    entry_rank: list[int] = []
+    rank_in_type: list[int] = []
+    repeat: list[bool] = []  # the group already has an element of this click type
+    entries: dict[str, dict[str, int]] = {}  # section -> entry -> its rank in the section
+    seen_types: Counter[str] = Counter()
+    seen_in_group: set[tuple[str, str]] = set()
     for candidate in candidates:
-        section = section_of(candidate.name)
-        rank_in_section.append(seen[section])
-        seen[section] += 1
+        parts = candidate.name.split(".")
+        section, entry = parts[0], ".".join(parts[:2]) if len(parts) > 2 else candidate.name
+        ranks = entries.setdefault(section, {})
+        entry_rank.append(ranks.setdefault(entry, len(ranks)))
+        rank_in_type.append(seen_types[candidate.click_type])
+        seen_types[candidate.click_type] += 1
+        repeat.append(len(parts) > 2 and (entry, candidate.click_type) in seen_in_group)
+        seen_in_group.add((entry, candidate.click_type))
 
     def priority(index: int) -> tuple[int, int, int]:
         candidate = candidates[index]
-        if candidate.kind == "input" or candidate.click_type in ESSENTIAL_CLICK_TYPES:
+        if candidate.kind == "input" or (
+            candidate.click_type in ESSENTIAL_CLICK_TYPES and rank_in_type[index] < ESSENTIAL_HEAD
+        ):
             return (0, 0, index)
-        if rank_in_section[index] < section_head:
+        if repeat[index]:
+            return (3, entry_rank[index], index)
+        if entry_rank[index] < section_head:
             return (1, 0, index)
-        return (2, rank_in_section[index], index)
+        return (2, entry_rank[index], index)
 
     chosen: set[int] = set()
     used = 0
