@@ -198,6 +198,13 @@ def test_click_types_of_any_shops_names(name, expected):
         ("In stock (25 available)", "in_stock"),
         ("Available soon", None),
         ("Available in 3 colours", None),
+        ("Momentálne nie je možné produkt kúpiť", "unavailable"),
+        ("Nicht mehr bestellbar", "unavailable"),
+        ("Verfügbarkeit in der Filiale prüfen", None),  # the nouns for availability say nothing of the stock
+        ("Verifica disponibilità", None),
+        ("Strážiť cenu a dostupnosť", None),
+        ("Sofort verfügbar", "in_stock"),
+        ("Disponibile", "in_stock"),
     ],
 )
 def test_stock_lines_of_any_shop(text, expected):

@@ -46,3 +46,35 @@ def test_the_heading_that_names_the_declared_product_is_its_title():
     )
     product = read(html).facts.focus_product
     assert product.title == "Sports bra - seamless microfibre - black" and product.price == 20.0
+
+
+def _declared_in_stock(name: str) -> str:
+    return (
+        '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", '
+        f'"name": "{name}", "offers": {{"@type": "Offer", "price": "54.50", "priceCurrency": "EUR", '
+        '"availability": "https://schema.org/InStock"}}</script>'
+    )
+
+
+def test_the_pages_own_stock_line_saying_it_cannot_be_bought_outweighs_data_that_says_in_stock():
+    html = (
+        f"<html><head>{_declared_in_stock('Weather station 570')}</head><body><main><h1>Weather station 570</h1>"
+        "<a href='/watch'>Watch the price and availability</a>"  # "dostupnosť": a link, not a stock line
+        "<div class='product-top__availability-box'><strong>Momentálne nie je možné produkt kúpiť</strong></div>"
+        "<p>Cena: 54,50 €</p><form><button>Do košíka</button></form></main></body></html>"
+    )
+    product = read(html).facts.focus_product
+    assert product.availability == "unavailable" and product.source_of("availability") == "visible"
+    assert any("says in_stock, the page shows unavailable" in note for note in product.disagreements)
+    assert read(html).facts.can_buy is False
+
+
+def test_words_for_availability_anywhere_on_the_page_do_not_outweigh_the_declared_stock():
+    """Only the line the shop marks as its stock line is trusted over the data: a sentence elsewhere is not."""
+    html = (
+        f"<html><head>{_declared_in_stock('Weather station 570')}</head><body><main><h1>Weather station 570</h1>"
+        "<p>Cena: 54,50 €</p><form><button>Do košíka</button></form>"
+        "<p>Accessories for it: the rain gauge is out of stock until May.</p></main></body></html>"
+    )
+    product = read(html).facts.focus_product
+    assert product.availability == "in_stock" and product.source_of("availability") == "structured_data"

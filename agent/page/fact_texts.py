@@ -232,9 +232,10 @@ def availability(text: str) -> tuple[Availability | None, int | None]:
 
 
 # The same stock lines in the other languages of the shops in the data; the negative ones are tested first, since
-# most contain a positive ("nicht lieferbar", "non disponibile", "нет в наличии").
+# most contain a positive ("nicht lieferbar", "non disponibile", "нет в наличии"). The positive words are not the
+# nouns for availability that a "check availability" link carries (Verfügbarkeit, disponibilità, dostupnosť).
 _UNAVAILABLE_ELSEWHERE = re.compile(
-    r"nicht\s+(?:mehr\s+)?(?:lieferbar|verfügbar|vorrätig|auf lager)|ausverkauft|vergriffen|derzeit nicht|"
+    r"nicht\s+(?:mehr\s+)?(?:lieferbar|verfügbar|vorrätig|auf lager|bestellbar)|ausverkauft|vergriffen|derzeit nicht|"
     r"épuisé|rupture de stock|indisponible|plus disponible|"
     r"agotado|sin stock|no disponible|fuera de stock|"
     r"esaurito|non disponibile|"
@@ -244,22 +245,23 @@ _UNAVAILABLE_ELSEWHERE = re.compile(
     r"нет в наличии|нет на складе|распродан|недоступ|"
     r"slutsåld|ej i lager|ikke på lager|udsolgt|utsolgt|loppuunmyyty|ei varastossa|"
     r"stokta yok|tükendi|nedostupn|vyprodáno|není skladem|nie je (?:na )?sklad|vypredan|ni na zalogi|"
+    r"nie je možné (?:\w+ )?kúpiť|není možné (?:\w+ )?koupit|"
     r"nav noliktavā|nėra sandėlyje|nincs (?:raktáron|készleten)|stoc epuizat|nu este în stoc|nije dostupno|"
     r"εξαντλήθηκε|μη διαθέσιμο|"
     r"在庫切れ|売り切れ|缺货|无货|غير متوفر|نفدت"
 )
 _IN_STOCK_ELSEWHERE = re.compile(
-    r"auf lager|(?:sofort )?lieferbar|verfügbar|vorrätig|"
+    r"auf lager|(?:sofort )?lieferbar|verfügbar(?!keit)|vorrätig|"
     r"en stock|disponible|"
     r"en existencia|"
-    r"disponibil[ei]|in magazzino|"
+    r"disponibil[ei]\b|in magazzino|"
     r"op voorraad|leverbaar|"
     r"em estoque|disponível|"
     r"dostępny|w magazynie|"
     r"в наличии|есть на складе|"
     r"i lager|på lager|på lager|varastossa|"
     r"stokta|skladem|skladom|na sklade|na zalogi|dobavljivo|disponibilità immediata|ir noliktavā|yra sandėlyje|"
-    r"raktáron|készleten|în stoc|na stanju|dostupno|διαθέσιμο|"
+    r"raktáron|készleten|în stoc|na stanju|dostupno(?!s)|διαθέσιμο|"
     r"在庫あり|有货|现货|متوفر|متاح"
 )
 

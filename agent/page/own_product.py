@@ -28,6 +28,8 @@ _NOT_THE_PRODUCT = (
     "[name=refinements], [name=cart_side_bar]"
 )
 _REVIEW_BODIES = "div.review, [data-hook=review]"
+# The product's stock line where the page marks it (Amazon's #availability, "availability-box", "product-availability")
+_STOCK_LINES = "#availability, .availability, [class*=availability], [id*=availability]"
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
 _AFTER_TITLE = 300  # characters after the title that hold its price on the shops in the data
@@ -77,7 +79,8 @@ def own_product(
     body = tree.css_first("main, [role=main]") or tree.body or tree.root  # not the shop's banners around it
     text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     buybox = _text_of(tree, "[name=buybox], #buybox, .buybox")
-    stock = _text_of(tree, "#availability, .availability")
+    stock = next((t for t in _texts_of(body, _STOCK_LINES) if fact_texts.availability(t)[0] is not None), "")
+    stock_line_unavailable = fact_texts.availability(stock)[0] == "unavailable"
     for fallback in (buybox, text):
         if fact_texts.availability(stock)[0] is not None:
             break
@@ -113,7 +116,12 @@ def own_product(
         delivery_text=delivery,
         stock_text=stock,
     )
-    return replace(_with_declared(shown, declared), sponsored=False)  # ads on a product page are for other products
+    own = _with_declared(shown, declared)
+    if stock_line_unavailable and own.availability == "in_stock":
+        # The page's own stock line says it cannot be bought now, where its data still says in stock (data that is
+        # not kept up to date): a shopper reads the line. The disagreement stays recorded.
+        own = replace(own, availability="unavailable", sources=(*dict(own.sources, availability="visible").items(),))
+    return replace(own, sponsored=False)  # ads on a product page are for other products
 
 
 def merge_card(own: ProductFacts, card: ProductFacts) -> ProductFacts:
@@ -243,6 +251,10 @@ def _heading_naming(tree: LexborHTMLParser, name: str | None) -> str:
         return headings[0] if headings else ""
     wanted = set(re.findall(r"[^\W_]{3,}", name.casefold()))
     return next((h for h in headings if wanted & set(re.findall(r"[^\W_]{3,}", h.casefold()))), "")
+
+
+def _texts_of(scope: LexborNode | LexborHTMLParser | None, selector: str, most: int = 8) -> list[str]:
+    return [fold(node.text(deep=True, separator=" ")) for node in (scope.css(selector) if scope else [])[:most]]
 
 
 def _text_of(scope: LexborNode | LexborHTMLParser | None, selector: str) -> str:

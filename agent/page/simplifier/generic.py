@@ -44,6 +44,19 @@ _SELECTED = ' selected=""'
 GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
 
 
+# A block the shop marks as the stock line ("availability-box", "product-availability", id="availability") keeps
+# that mark, as the Amazon recipes' stock line has it, so the page's facts read the stock from the line itself rather
+# than from words anywhere on the page (agent/page/own_product.py).
+_STOCK_LINE = 'p class="availability"'
+
+
+def _marks_stock(node: LexborNode) -> bool:
+    return (
+        "availability" in (node.attributes.get("class") or "").lower()
+        or "availability" in (node.attributes.get("id") or "").lower()
+    )
+
+
 @dataclass
 class GenericRun:
     """What the generic walk produced: HTML parts and the names it claimed."""
@@ -144,7 +157,8 @@ class _Walker:
             else:  # block-level or unknown: a boundary around its content
                 self.flush()
                 self._aria_text(child)
-                stack.append((iter(child.iter(include_text=True)), path, self.flush))
+                wrap = _STOCK_LINE if _marks_stock(child) else "p"
+                stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, wrap)))
 
     def _close_section(self, start: int, tag: str) -> None:
         self.flush()
@@ -155,7 +169,8 @@ class _Walker:
 
     def flush(self, wrap: str = "p") -> None:
         if self.buffer and self.buffer_has_text:
-            self.run.parts.append(f"<{wrap}>{''.join(self.buffer).strip()}</{wrap}>")
+            close = wrap.split(" ", 1)[0]
+            self.run.parts.append(f"<{wrap}>{''.join(self.buffer).strip()}</{close}>")
         elif self.buffer:  # only named elements, no loose text: no wrapper needed
             self.run.parts.extend(self.buffer)
         self.buffer = []
