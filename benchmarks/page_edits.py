@@ -17,6 +17,7 @@ from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.observation import Observation
 from agent.page.parse import parse_page
 from agent.page.product_blocks import product_blocks
+from agent.page.simplifier.slug import slugify
 
 # --- regexes over a page's text -------------------------------------------------------------------------------
 
@@ -32,6 +33,7 @@ _COUNT_AFTER_STARS = re.compile(
 _COUNT_PAREN = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*\)")
 _STARS_PHRASE = re.compile(r"(?<![\d.])[0-5](?:\.\d)?(?:\s+[0-5](?:\.\d)?)? out of 5(?: stars)?", re.IGNORECASE)
 _TEXT_NODE = re.compile(r">([^<>]+)<")
+_NAME_ATTRIBUTE = re.compile(r'(\bname=")([^"]*)(")')
 _DELIVERY_PROMISE = re.compile(
     r"free\s+(?:\w+\s+){0,2}?(?:delivery|shipping)\b|\$\s?[\d,.]+\s+(?:delivery|shipping)\b|"
     r"\bfastest delivery\b|\barrives\b|\bget it\b|\bdelivery (?:today|tomorrow|in \d)",
@@ -146,13 +148,28 @@ def _text_nodes(segment: str, edit) -> str:
 
 
 def scale_prices(factor: float):
+    """Every price of the product(s) times `factor`, in the text and in the element names that spell a price ("Black
+    $12.99" is the option `black_12_99`): a shop that changed its price would show it in both."""
+
     def change(segment: str) -> str:
+        renamed: dict[str, str] = {}
+
         def one(match: re.Match) -> str:
             if _NOT_A_PRICE_AFTER.match(segment, match.end()):
                 return match.group(0)
-            return money(round(amount(match.group(1)) * factor + 1e-9, 2))
+            new = money(round(amount(match.group(1)) * factor + 1e-9, 2))
+            renamed[slugify(match.group(0))] = slugify(new)
+            return new
 
-        return _MONEY.sub(one, segment)
+        changed = _MONEY.sub(one, segment)
+        if not renamed:
+            return changed
+        spelled = re.compile(
+            r"(?<![0-9])(" + "|".join(map(re.escape, sorted(renamed, key=len, reverse=True))) + r")(?![0-9])"
+        )
+        return _NAME_ATTRIBUTE.sub(
+            lambda m: m.group(1) + spelled.sub(lambda p: renamed[p.group(1)], m.group(2)) + m.group(3), changed
+        )
 
     return lambda page: page.edit(change)
 

@@ -168,3 +168,12 @@ def test_rating_stock_and_deal_edit_the_pages_own_markup():
     assert "Statt 2.598,00 €" in offer.html
     added = me.deal('<body><div class="price"><span>24,90 €</span></div></body>', Decimal("24.90"))
     assert '<s class="price-was" aria-label="was">49,80 €</s>' in added.html
+
+
+def test_a_price_change_reaches_the_names_that_spell_the_price(product_page):
+    """The option "Black $12.99" is named `black_12_99`: a shop that raised the price would show the new one in both; an
+    LLM twin reads the names."""
+    _, after = facts_after(product_page, "price_x2.5")
+    options = [c.name for c in after.candidates if c.name.startswith("product_options.color.")]
+    assert options and not any("12_99" in name for name in options)
+    assert any("32_48" in name for name in options)
