@@ -155,3 +155,30 @@ def test_a_page_in_dollars_keeps_the_thousand_review_expectation():
     effect = page_effect(facts, replace(NEUTRAL))
     reviews = next(d for d in effect.drivers if d.kind == "reviews")
     assert reviews.reference == PRIORS.typical_reviews and reviews.shift < 0
+
+
+def test_a_tiles_own_buy_button_buys_the_tile_not_the_product_in_view():
+    """Tiles with their own "Add to shopping bag" (as ikea.com/gb lays out "Similar products"; two tiles whose titles
+    begin alike share a group name): each button goes to the tile before it, the page's product keeps its own."""
+    tiles = "".join(
+        f'<div><a href="/p/{i}">{title} {amount}</a><button>Add to shopping bag</button></div>'
+        for i, (title, amount) in enumerate(
+            [("NORDEN Table 155 cm", "£ 229"), ("NORDEN Table 241 cm", "£ 350"), ("SKOGSTA Table", "£ 399")]
+        )
+    )
+    html = (
+        "<html><body><main><h1>MÖCKELBY Table</h1><p>£ 450</p><button>Add to shopping bag</button>"
+        f"<section><h2>Similar products</h2>{tiles}</section></main></body></html>"
+    )
+    observation = observe_page(html, url="https://shop.example/gb/p/mockelby-table", simplified=False)
+    facts = observation.facts
+    own = facts.focus_product
+    assert own.price == 450.0 and len(own.buy_names) == 1
+    tiles_read = facts.alternatives()
+    assert [t.price for t in tiles_read] == [229.0, 350.0, 399.0]
+    assert all(len(t.buy_names) == 1 for t in tiles_read)
+    every = [own.buy_names[0], *(t.buy_names[0] for t in tiles_read)]
+    assert len(set(every)) == 4 and all(observation.by_name[n].click_type == "purchase" for n in every)
+    positions = [observation.by_name[n].position for n in every[1:]]
+    tile_links = [observation.by_name[t.name].position for t in tiles_read]
+    assert all(link < button for link, button in zip(tile_links, positions, strict=True))

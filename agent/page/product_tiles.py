@@ -52,11 +52,51 @@ def tile_products(candidates: Iterable[Candidate], hint: str | None, taken: froz
 
 
 def with_tiles(facts: PageFacts, candidates: Iterable[Candidate]) -> PageFacts:
-    """A product page's facts with the products its tiles show, when its blocks gave fewer than two priced others."""
+    """A product page's facts with the products its tiles show, when its blocks gave fewer than two priced others.
+
+    A tile's own buy button (named in the tile's group: `similar.skogsta.add_to_shopping_bag` beside the tile link
+    `similar.skogsta.skogsta_dining_table_399`) buys the tile's product, not the page's: it moves from the page's
+    product to the tile, so a twin that buys the product in view never names a recommended product's button."""
     if facts.focus is None or sum(p.price is not None for p in facts.alternatives()) >= _MIN_TILES:
         return facts
+    candidates = list(candidates)
     taken = frozenset(name for p in facts.products for name in (p.name, *p.buy_names) if name)
     tiles = tile_products(candidates, facts.currency, taken)
     if len(tiles) < _MIN_TILES:
         return facts
-    return replace(facts, products=facts.products + tuple(tiles))
+    own = facts.products[facts.focus]
+    tiles, moved = _with_own_buttons(tiles, own.buy_names, {c.name: c.position for c in candidates})
+    products = list(facts.products)
+    if moved and len(moved) < len(own.buy_names):  # the page's product keeps a button of its own
+        products[facts.focus] = replace(own, buy_names=tuple(n for n in own.buy_names if n not in moved))
+    else:
+        tiles = [replace(t, buy_names=()) for t in tiles]
+    return replace(facts, products=tuple(products) + tuple(tiles))
+
+
+def _with_own_buttons(
+    tiles: list[ProductFacts], buttons: tuple[str, ...], position: dict[str, int]
+) -> tuple[list[ProductFacts], set[str]]:
+    """Each tile with the buy buttons of its group (the names before the last part, three parts or more) that follow
+    its link before the group's next tile (two tiles may share a group when their titles begin alike, NORDEN and
+    NORDEN); and the buttons so moved."""
+    by_group: dict[str, list[int]] = {}
+    for i, tile in enumerate(tiles):
+        if tile.name and tile.name.count(".") >= 2 and tile.name in position:
+            by_group.setdefault(tile.name.rsplit(".", 1)[0], []).append(i)
+    moved: set[str] = set()
+    out = list(tiles)
+    for group, members in by_group.items():
+        members.sort(key=lambda i: position[tiles[i].name or ""])
+        starts = [position[tiles[i].name or ""] for i in members]
+        own: dict[int, list[str]] = {}
+        for button in buttons:
+            if button.rsplit(".", 1)[0] != group or button not in position:
+                continue
+            before = [k for k, start in enumerate(starts) if start < position[button]]
+            if before:
+                own.setdefault(members[before[-1]], []).append(button)
+        for i, names in own.items():
+            out[i] = replace(out[i], buy_names=tuple(names))
+            moved.update(names)
+    return out, moved
