@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,3 +55,9 @@ def holm_adjust(tests: list[dict], alpha: float) -> int:
         t.setdefault("p_holm", None)
         t.setdefault("significant", False)
     return len(testable)
+
+
+def stop_cleanly_on_sigterm() -> None:
+    """SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the model server a benchmark started is stopped by its
+    `with` block rather than left running without its parent."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

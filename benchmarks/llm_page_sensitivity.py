@@ -32,7 +32,7 @@ from collections import Counter
 from importlib.metadata import version
 
 import numpy as np
-from _common import SHARED_OPERA, holm_adjust, percentile, write_result
+from _common import SHARED_OPERA, holm_adjust, percentile, stop_cleanly_on_sigterm, write_result
 from local_llm import PRODUCT_LINK, SEARCH, decide, first_try, outcome
 from page_edits import MANIPULATIONS, Page
 
@@ -209,6 +209,7 @@ def command(args) -> str:
 
 
 def main() -> None:
+    stop_cleanly_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--personas", type=int, default=20)
     parser.add_argument("--instances", type=int, default=5)

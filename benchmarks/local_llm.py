@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from importlib.metadata import version
 
-from _common import SHARED_OPERA, percentile, write_result
+from _common import SHARED_OPERA, percentile, stop_cleanly_on_sigterm, write_result
 from local_llm_timings import ServerTimings
 from observation_speed import page_600kb
 from page_edits import MANIPULATIONS, Page
@@ -377,6 +377,7 @@ async def run(args) -> dict:
 
 
 def main() -> None:
+    stop_cleanly_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--per-page", type=int, default=52, help="personas deciding on each of the four pages, schema-constrained"
