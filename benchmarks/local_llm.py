@@ -338,33 +338,25 @@ async def run(args) -> dict:
         deadline = started + args.max_minutes * 60
         loads: list = []
         result["load_average_every_10_decisions"] = loads
-        result["validity"] = {
-            "schema": await run_arm(
-                "schema",
-                brain("llama_cpp"),
+
+        def arm(name: str, structured: str, per_page: int):
+            pages_named = tuple(args.pages)
+            return run_arm(
+                name,
+                brain(structured),
                 personas,
-                args.per_page,
+                per_page,
                 timings,
                 deadline,
                 loads,
                 args.rounds,
                 args.mode,
-                tuple(args.pages),
+                pages_named,
             )
-        }
+
+        result["validity"] = {"schema": await arm("schema", "llama_cpp", args.per_page)}
         if args.free_per_page:
-            result["validity"]["no_schema"] = await run_arm(
-                "no_schema",
-                brain("off"),
-                personas,
-                args.free_per_page,
-                timings,
-                deadline,
-                loads,
-                args.rounds,
-                args.mode,
-                tuple(args.pages),
-            )
+            result["validity"]["no_schema"] = await arm("no_schema", "off", args.free_per_page)
         result["validity_seconds"] = round(time.perf_counter() - started, 1)
         if args.personas and args.instances and time.perf_counter() < deadline:
             result["page_sensitivity"] = {

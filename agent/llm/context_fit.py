@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agent.llm.choices import ChoiceSet
-from agent.llm.page_block import candidate_line, estimate_tokens
+from agent.llm.page_block import estimate_tokens, line_cost
 from agent.llm.token_count import MESSAGE_OVERHEAD_TOKENS, TokenCounter, messages_text
 from agent.page.candidate import Candidate
 
@@ -72,14 +72,15 @@ async def fit_prompt(
         return built, measured
 
     built, measured = await measure(budget)
-    if measured <= limit or not built.shown:
-        if measured <= limit:
-            return built
-        raise _too_long(measured, context_tokens, answer_tokens, 0, elements_on_page)
-    over_budget, over_tokens = min(budget, _listed_estimate(built.shown)), measured  # the smallest budget known too big
+    if measured <= limit:
+        return built
+    if not built.shown:
+        raise _too_long(measured, context_tokens, answer_tokens, elements_on_page)
+    # the smallest budget known too big: what the list shown at `budget` used
+    over_budget, over_tokens = min(budget, sum(line_cost(c) for c in built.shown)), measured
     best, best_tokens = await measure(0)
     if best_tokens > limit:
-        raise _too_long(best_tokens, context_tokens, answer_tokens, 0, elements_on_page)
+        raise _too_long(best_tokens, context_tokens, answer_tokens, elements_on_page)
     fit_budget = 0  # the largest budget known to fit
     for _ in range(MAX_ROUNDS - 2):
         if over_budget - fit_budget <= 1 or limit - best_tokens < CLOSE_ENOUGH * limit:
@@ -95,15 +96,10 @@ async def fit_prompt(
     return best
 
 
-def _listed_estimate(shown: list[Candidate]) -> int:
-    """The budget the shown lines use, as choose_candidates counts it (agent/llm/page_block.py)."""
-    return sum(estimate_tokens(candidate_line(c)) + 1 for c in shown)
-
-
-def _too_long(measured: int, context_tokens: int, answer_tokens: int, shown: int, on_page: int) -> PromptTooLong:
+def _too_long(measured: int, context_tokens: int, answer_tokens: int, on_page: int) -> PromptTooLong:
     return PromptTooLong(
         f"the prompt needs {measured} tokens but the model's context holds {context_tokens} "
-        f"({answer_tokens} kept for the answer), even with the page's element list cut to {shown} "
+        f"({answer_tokens} kept for the answer), even with the page's element list cut to 0 "
         f"of {on_page} elements; start the server with a larger context "
         f"(twinsim llm serve --context N) and set TWINSIM_LLM_CONTEXT_TOKENS to it"
     )

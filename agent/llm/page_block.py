@@ -133,7 +133,7 @@ def choose_candidates(
     them when they fit; else by rank against the query (agent/candidate_ranking.py) when there is one, else by
     the section-by-section trimming below."""
     candidates = observation.candidates
-    costs = [estimate_tokens(candidate_line(c)) + 1 for c in candidates]  # +1 for the newline
+    costs = [line_cost(c) for c in candidates]
     if sum(costs) <= token_budget:
         return list(candidates), False
     if not ranking_query:
@@ -148,6 +148,11 @@ def choose_candidates(
         chosen.append(index)
         used += costs[index]
     return [candidates[i] for i in sorted(chosen)], True
+
+
+def line_cost(candidate: Candidate) -> int:
+    """What an element's line costs the budget: its estimated tokens and the newline."""
+    return estimate_tokens(candidate_line(candidate)) + 1
 
 
 def estimate_tokens(text: str) -> int:
@@ -205,7 +210,7 @@ def trim_candidates(
     chosen: set[int] = set()
     used = 0
     for index in sorted(range(len(candidates)), key=priority):
-        cost = estimate_tokens(candidate_line(candidates[index])) + 1  # +1 for the newline
+        cost = line_cost(candidates[index])
         if used + cost > token_budget:
             continue  # a shorter, less useful line may still fit
         chosen.add(index)

@@ -79,12 +79,8 @@ def own_product(
     body = tree.css_first("main, [role=main]") or tree.body or tree.root  # not the shop's banners around it
     text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     buybox = _text_of(tree, "[name=buybox], #buybox, .buybox")
-    stock = next((t for t in _texts_of(body, _STOCK_LINES) if fact_texts.availability(t)[0] is not None), "")
-    stock_line_unavailable = fact_texts.availability(stock)[0] == "unavailable"
-    for fallback in (buybox, text):
-        if fact_texts.availability(stock)[0] is not None:
-            break
-        stock = fallback
+    stock_line = next((t for t in _texts_of(body, _STOCK_LINES) if fact_texts.availability(t)[0] is not None), "")
+    stock = stock_line or (buybox if fact_texts.availability(buybox)[0] is not None else text)
     delivery = _text_of(tree, ".product-delivery")
     if fact_texts.delivery(delivery)[0] is None:
         delivery = buybox if fact_texts.delivery(buybox)[0] is not None else text
@@ -116,11 +112,7 @@ def own_product(
         delivery_text=delivery,
         stock_text=stock,
     )
-    own = _with_declared(shown, declared)
-    if stock_line_unavailable and own.availability == "in_stock":
-        # The page's own stock line says it cannot be bought now, where its data still says in stock (data that is
-        # not kept up to date): a shopper reads the line. The disagreement stays recorded.
-        own = replace(own, availability="unavailable", sources=(*dict(own.sources, availability="visible").items(),))
+    own = _with_declared(shown, declared, stock_line=bool(stock_line))
     return replace(own, sponsored=False)  # ads on a product page are for other products
 
 
@@ -149,9 +141,13 @@ def _declared(meta: LexborNode | None) -> dict[str, str]:
     return found
 
 
-def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFacts:
+def _with_declared(shown: ProductFacts, declared: dict[str, str], *, stock_line: bool = False) -> ProductFacts:
     """Declared price, currency, stock, rating and reviews first; the visible page's where nothing is declared.
-    Where the page shows another price or stock than it declares, `disagreements` says so."""
+    Where the page shows another price or stock than it declares, `disagreements` says so.
+
+    Two shown stocks outweigh a declared one: a low stock (it says more), and, when the shown stock was read from
+    the page's own marked stock line (`stock_line`), "unavailable": a shopper reads the line, where data may not be
+    kept up to date."""
     source = declared.get("source")
     if not source:
         return shown
@@ -176,10 +172,12 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str]) -> ProductFact
             changes["list_price"] = None  # struck through beside another price, or not above this one
     stock = declared.get("availability")
     if stock in ("in_stock", "unavailable") and shown.availability != "low_stock":
-        changes["availability"] = stock
-        sources["availability"] = where
         if shown.availability is not None and shown.availability != stock:
             disagree.append(f"availability: {source} says {stock}, the page shows {shown.availability}")
+        line_says_otherwise = stock_line and shown.availability == "unavailable" and stock == "in_stock"
+        if not line_says_otherwise:
+            changes["availability"] = stock
+            sources["availability"] = where
     if (rating := parse_amount(declared.get("rating"))) is not None and shown.rating is None:
         changes["rating"] = rating
     if (count := parse_amount(declared.get("review-count"))) is not None and shown.review_count is None:

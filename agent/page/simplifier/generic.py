@@ -47,7 +47,7 @@ GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
 # A block the shop marks as the stock line ("availability-box", "product-availability", id="availability") keeps
 # that mark, as the Amazon recipes' stock line has it, so the page's facts read the stock from the line itself rather
 # than from words anywhere on the page (agent/page/own_product.py).
-_STOCK_LINE = 'p class="availability"'
+_STOCK_LINE = ' class="availability"'
 
 
 def _marks_stock(node: LexborNode) -> bool:
@@ -157,8 +157,8 @@ class _Walker:
             else:  # block-level or unknown: a boundary around its content
                 self.flush()
                 self._aria_text(child)
-                wrap = _STOCK_LINE if _marks_stock(child) else "p"
-                stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, wrap)))
+                attrs = _STOCK_LINE if _marks_stock(child) else ""
+                stack.append((iter(child.iter(include_text=True)), path, partial(self.flush, "p", attrs)))
 
     def _close_section(self, start: int, tag: str) -> None:
         self.flush()
@@ -167,10 +167,9 @@ class _Walker:
         else:
             self.run.parts.append(f"</{tag}>")
 
-    def flush(self, wrap: str = "p") -> None:
+    def flush(self, wrap: str = "p", attrs: str = "") -> None:
         if self.buffer and self.buffer_has_text:
-            close = wrap.split(" ", 1)[0]
-            self.run.parts.append(f"<{wrap}>{''.join(self.buffer).strip()}</{close}>")
+            self.run.parts.append(f"<{wrap}{attrs}>{''.join(self.buffer).strip()}</{wrap}>")
         elif self.buffer:  # only named elements, no loose text: no wrapper needed
             self.run.parts.extend(self.buffer)
         self.buffer = []
