@@ -21,7 +21,7 @@ def _kind(pid: int, name: str) -> str:
         return "playwright_driver"
     if name.startswith("python"):
         return "python"
-    if name != "chromium":
+    if not name.startswith("chromium"):  # chromium, or chromium-headless-shell (the name is cut: "chromium-headle")
         return "other"
     try:  # Chromium rewrites its children's command lines with spaces, not NULs
         with open(f"/proc/{pid}/cmdline") as cmdline:

@@ -1,5 +1,10 @@
 """The browser twins use: the system Chromium (installed by `bash scripts/setup --browser`), headless,
 with the background traffic switched off. Playwright only drives it; nothing is ever downloaded.
+
+Why the headless shell first: Debian's `chromium-headless-shell` is Chromium's own build for automation, without
+the browser's windowing layer; the same page read, click and screenshot cost it about a third less CPU than the full
+browser in headless mode (benchmarks/browser_step_cost.py), and on two cores a live step is bound by that CPU.
+The full `chromium` still serves where the shell is not installed.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Playwright
 
-CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_PATH = os.environ.get("TWINSIM_CHROMIUM", "/usr/bin/chromium-headless-shell")
+FALLBACKS = ("chromium-headless-shell", "chromium")  # looked up on PATH when CHROMIUM_PATH is not there
 CHROMIUM_ARGS = (
     "--headless",
     "--no-sandbox",
@@ -27,7 +33,7 @@ class ChromiumMissing(RuntimeError):
 
 
 def chromium_path() -> str:
-    path = CHROMIUM_PATH if Path(CHROMIUM_PATH).exists() else shutil.which("chromium")
+    path = CHROMIUM_PATH if Path(CHROMIUM_PATH).exists() else next(filter(None, map(shutil.which, FALLBACKS)), None)
     if not path:
         raise ChromiumMissing(
             f"no Chromium at {CHROMIUM_PATH}; install it with `bash scripts/setup --browser` "
