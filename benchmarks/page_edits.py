@@ -49,6 +49,7 @@ _REVIEW_NODES = (
 
 RATING_DOWN = 1.6
 FEW_REVIEWS = 7
+NO_REVIEWS_TEXT = "No customer reviews"  # amazon.com's words for a product without reviews
 PAID_SLOW = "$7.99 delivery in 2-3 weeks"
 FREE_FAST = "FREE delivery Tomorrow"
 MANY_OPTIONS = 30
@@ -199,6 +200,9 @@ def few_reviews(page: Page) -> str:
 
 
 def no_reviews(page: Page) -> str:
+    """The stars and review count gone, and in their place what amazon.com shows for a product nobody has reviewed
+    ("No customer reviews"): a page that shows reviews says when a product has none."""
+
     def change(segment: str) -> str:
         if not segment.strip():
             return segment
@@ -206,10 +210,13 @@ def no_reviews(page: Page) -> str:
         found = tree.css(_REVIEW_NODES)
         if not found and not _STARS_PHRASE.search(segment):
             return segment
-        for node in reversed(found):
+        for node in reversed(found[1:]):
             node.decompose()
+        if found:  # the first in document order: no other found node is around it
+            found[0].replace_with(NO_REVIEWS_TEXT)
         body = tree.body
         inner = "".join(child.html or "" for child in body.iter(include_text=True)) if body else segment
+        inner = _STARS_PHRASE.sub("" if found else NO_REVIEWS_TEXT, inner, count=1)
         inner = _STARS_PHRASE.sub("", inner)
         return _COUNT_PHRASE.sub("", inner)
 

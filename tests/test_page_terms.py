@@ -40,6 +40,7 @@ from agent.calibration.page_term_fitting import (
     log_likelihood,
 )
 from agent.history import Step
+from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.parse import parse_page
 from agent.predict_options import PredictOptions
 from agent.prediction_input import PredictionInput
@@ -47,7 +48,7 @@ from agent.sample_pages import sample_page
 from agent.twin_context import TwinContext
 from personas.memory_texts import persona_memory_texts
 from personas.memory_types import Memory
-from personas.sensitivities import sensitivities
+from personas.sensitivities import NEUTRAL, sensitivities
 from personas.sources import load_personas
 from tests.support.page_variants import (
     HTML,
@@ -102,7 +103,7 @@ def pages():
     assert focus["price_x2.5"].price == pytest.approx(32.48) and focus["price_x2.5"].discount == pytest.approx(
         focus["original"].discount, abs=1e-3
     )
-    assert focus["no_reviews"].rating is None and focus["no_reviews"].review_count is None
+    assert focus["no_reviews"].rating is None and focus["no_reviews"].review_count == 0  # "No customer reviews"
     assert focus["deal_50"].discount == pytest.approx(0.5)
     assert not observations["no_buy"].facts.can_buy and not focus["no_buy"].buy_names
     assert focus["unavailable"].availability == "unavailable" and focus["unavailable"].buy_names
@@ -442,3 +443,25 @@ def test_rationales_are_varied(many_decisions):
     texts = Counter(d.rationale for *_, d in many_decisions)
     assert len(texts) >= 400, len(texts)  # 3,120 decisions; the wording follows person, page, facts and memory
     assert texts.most_common(1)[0][1] <= 0.05 * len(many_decisions), texts.most_common(3)
+
+
+def test_a_missing_review_count_counts_against_the_product_only_where_the_page_shows_reviews():
+    """The product in view without a count reads as unreviewed where the shop shows reviews (another product's
+    stars here) and as unknown on a shop that shows no reviews anywhere: no term there."""
+    focus = ProductFacts(title="Oak table", price=450.0, currency="GBP", buy_names=("main.add_to_basket",))
+    rated_other = ProductFacts(title="Pine table", name="main.pine_table", price=399.0, rating=4.4, review_count=12)
+    plain_other = ProductFacts(title="Pine table", name="main.pine_table", price=399.0)
+
+    def reviews_driver(other: ProductFacts):
+        facts = PageFacts(
+            products=(focus, other),
+            focus=0,
+            reviews_shown=other.rating is not None,
+            can_buy=True,
+            currency="GBP",
+        )
+        return next((d for d in page_effect(facts, NEUTRAL).drivers if d.kind == "reviews"), None)
+
+    where_reviews_show = reviews_driver(rated_other)
+    assert where_reviews_show is not None and where_reviews_show.value == 0.0 and where_reviews_show.shift < 0
+    assert reviews_driver(plain_other) is None

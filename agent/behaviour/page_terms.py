@@ -160,8 +160,9 @@ def social_proof(count: float, coef: PageTermCoefficients) -> float:
 def appeal(
     product: ProductFacts, refs: References, sens: Sensitivities, coef: PageTermCoefficients, reviews_expected: bool
 ) -> list[Driver]:
-    """The terms of one product for this person. `reviews_expected`: the page is where reviews would show,
-    so a product without any reads as having none."""
+    """The terms of one product for this person. `reviews_expected`: the page is where reviews would show (the
+    product in view, on a page that shows ratings or reviews for some product), so a product without any reads as
+    having none. A shop that shows no reviews at all tells nothing about this product's: no term."""
     drivers: list[Driver] = []
     price_weight = coef.price_elasticity * _weight(coef, sens.price)
     if product.price:
@@ -288,7 +289,7 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
             page_references(facts, sens, coef, exclude=i, currency=product.currency) if i == focus else list_refs,
             sens,
             coef,
-            reviews_expected=i == focus,
+            reviews_expected=i == focus and facts.reviews_shown,
         )
         for i, product in enumerate(facts.products)
     ]

@@ -138,7 +138,7 @@ def read_facts(
         products=tuple(products),
         focus=focus,
         option_count=options,
-        reviews_shown=any(p.rating is not None or p.review_count for p in products)
+        reviews_shown=any(p.rating is not None or p.review_count is not None for p in products)
         or any(c.click_type == "review" for c in by_name.values()),
         search_box=any(c.kind == "input" and c.click_type == "search" for c in by_name.values()),
         can_buy=any(p.buy_names and p.availability != "unavailable" for p in products),
