@@ -8,6 +8,9 @@ even an empty page costs Chromium's processes tens of milliseconds of CPU here; 
 step cannot cost less than its navigation plus its click and read. This prints that floor beside the end-to-end
 figure of benchmarks/live_speed.py.
 
+Each Chromium installed is measured, one after the other: the headless shell twins browse with and the full
+browser (in headless mode) it replaced, so the JSON shows what the choice saves.
+
     python benchmarks/browser_step_cost.py [--repeat 40]  ->  benchmarks/results/browser_step_cost.json
 """
 
@@ -24,6 +27,7 @@ from _process_cpu import own_tree_cpu
 from live_speed import DemoShop
 from playwright.async_api import async_playwright
 
+from agent.browser import chromium
 from agent.browser.chromium import launch
 from agent.browser.context_pool import TwinTabs
 from agent.browser.navigation import NavigationWatch, Timeouts, settle
@@ -94,12 +98,19 @@ async def run(repeat: int) -> dict:
     }
 
 
+BROWSERS = {"headless_shell": "/usr/bin/chromium-headless-shell", "full_chromium": "/usr/bin/chromium"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=40)
     args = parser.parse_args()
-    load_before = os.getloadavg()[0]
-    result = asyncio.run(run(args.repeat))
+    load_before, default = os.getloadavg()[0], chromium.chromium_path()
+    by_browser = {}
+    for label, path in BROWSERS.items():
+        if os.path.exists(path):
+            chromium.CHROMIUM_PATH = path  # what launch() starts
+            by_browser[label] = {"executable": path, **asyncio.run(run(args.repeat))}
     write_result(
         "browser_step_cost",
         {
@@ -107,7 +118,8 @@ def main() -> None:
             "repeat": args.repeat,
             "load_average": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
             "shop": "the demo shop (twinsim shop), server-rendered, one picture a page",
-            **result,
+            "twins_browse_with": default,
+            "browsers": by_browser,
         },
     )
 

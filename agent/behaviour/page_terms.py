@@ -20,6 +20,7 @@ from statistics import median
 
 import numpy as np
 
+from agent.behaviour.alternatives import alternatives
 from agent.behaviour.labels import INPUT, LABEL_INDEX, LABELS, PURCHASE, TERMINATE
 from agent.page.exchange_rates import rate_date, to_usd
 from agent.page.facts_model import PageFacts, ProductFacts
@@ -119,7 +120,9 @@ def page_references(
     learn it from, the bar is the first reviews, which drive the bulk of the effect of reviews (Spiegel 2017):
     fewer than those still count against the product, a shop-sized count does not."""
     others = [p for i, p in enumerate(facts.products) if i != exclude]
-    priced = [p for p in others if currency is None or p.currency is None or p.currency == currency]
+    # The product in view is held against its alternatives on the page, not the accessories shown beside it.
+    against = alternatives(facts.products[exclude], others) if exclude is not None else others
+    priced = [p for p in against if currency is None or p.currency is None or p.currency == currency]
 
     def middle(values: list[float]) -> float | None:
         return float(median(values)) if len(values) >= 2 else None
