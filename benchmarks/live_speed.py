@@ -5,8 +5,9 @@ after the other on the same machine. Writes benchmarks/results/live_speed.json.
 
 For each shop and checkout: seconds from the command's start to its exit, steps taken (report.json), steps per
 second; the traces, funnel and orders compared across the two (same seeds, same shop settings: they must be
-identical); then, in process (benchmarks/_live_profile.py), where a step's time goes (navigation, settle wait, page
-read, decision, screenshots) and the memory of a browser context. Each checkout runs with the Python of this
+identical); then, for this checkout, in process (benchmarks/_live_profile.py), where a step's time goes (navigation,
+settle wait, page read, decision, screenshots) and the memory of a browser context (the probe hooks today's modules,
+which the baseline's layout does not have). Each checkout runs with the Python of this
 checkout's .venv (the dependencies are the same) and its own data directory, with the first --twins OPeRA personas
 imported through its own CLI. Every run gets a fresh shop (demo: a new server; oscar: a new instance).
 
@@ -311,18 +312,11 @@ def main() -> None:
                 "identical": same,
                 "speedup": round(runs["after"]["steps_per_second"] / runs["before"]["steps_per_second"], 2),
             }
-            if not args.no_profile:
+            if not args.no_profile:  # this checkout only: the probe hooks today's modules, which the baseline lacks
                 entry["profile"] = {
-                    label: profile(
-                        checkouts[label],
-                        data[label],
-                        shop_kind,
-                        ids[label],
-                        args.steps,
-                        args.seed,
-                        args.concurrency if label == "after" else 2,
+                    "after": profile(
+                        REPO, data["after"], shop_kind, ids["after"], args.steps, args.seed, args.concurrency
                     )
-                    for label in checkouts
                 }
             results[shop_kind.name] = entry
             write_result(
