@@ -1,4 +1,4 @@
-"""Which Chromium twins browse with: the headless shell where it is installed (a third less CPU a live step), the
+"""Which Chromium twins browse with: the headless shell where it is installed (less CPU a live step), the
 full browser where it is not, and a clear refusal where neither is."""
 
 from __future__ import annotations

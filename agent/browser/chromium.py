@@ -2,7 +2,7 @@
 with the background traffic switched off. Playwright only drives it; nothing is ever downloaded.
 
 Why the headless shell first: Debian's `chromium-headless-shell` is Chromium's own build for automation, without
-the browser's windowing layer; the same page read, click and screenshot cost it about a third less CPU than the full
+the browser's windowing layer; a step's click, page load and read cost it a fifth to a third less CPU than the full
 browser in headless mode (benchmarks/browser_step_cost.py), and on two cores a live step is bound by that CPU.
 The full `chromium` still serves where the shell is not installed.
 """
