@@ -445,23 +445,26 @@ def test_rationales_are_varied(many_decisions):
     assert texts.most_common(1)[0][1] <= 0.05 * len(many_decisions), texts.most_common(3)
 
 
-def test_a_missing_review_count_counts_against_the_product_only_where_the_page_shows_reviews():
+def test_a_missing_review_count_counts_against_the_product_where_reviews_are_expected():
     """The product in view without a count reads as unreviewed where the shop shows reviews (another product's
-    stars here) and as unknown on a shop that shows no reviews anywhere: no term there."""
+    stars here) or in the dollar market OPeRA's twins know (every product there shows reviews), and as unknown on a
+    shop in another market that shows no reviews anywhere: no term there."""
     focus = ProductFacts(title="Oak table", price=450.0, currency="GBP", buy_names=("main.add_to_basket",))
     rated_other = ProductFacts(title="Pine table", name="main.pine_table", price=399.0, rating=4.4, review_count=12)
     plain_other = ProductFacts(title="Pine table", name="main.pine_table", price=399.0)
 
-    def reviews_driver(other: ProductFacts):
+    def reviews_driver(other: ProductFacts, currency: str = "GBP"):
         facts = PageFacts(
-            products=(focus, other),
+            products=(replace(focus, currency=currency), replace(other, currency=currency)),
             focus=0,
             reviews_shown=other.rating is not None,
             can_buy=True,
-            currency="GBP",
+            currency=currency,
         )
         return next((d for d in page_effect(facts, NEUTRAL).drivers if d.kind == "reviews"), None)
 
     where_reviews_show = reviews_driver(rated_other)
     assert where_reviews_show is not None and where_reviews_show.value == 0.0 and where_reviews_show.shift < 0
     assert reviews_driver(plain_other) is None
+    in_dollars = reviews_driver(plain_other, "USD")
+    assert in_dollars is not None and in_dollars.value == 0.0 and in_dollars.shift < 0

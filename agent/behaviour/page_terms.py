@@ -164,8 +164,9 @@ def appeal(
     product: ProductFacts, refs: References, sens: Sensitivities, coef: PageTermCoefficients, reviews_expected: bool
 ) -> list[Driver]:
     """The terms of one product for this person. `reviews_expected`: the page is where reviews would show (the
-    product in view, on a page that shows ratings or reviews for some product), so a product without any reads as
-    having none. A shop that shows no reviews at all tells nothing about this product's: no term."""
+    product in view, on a page that shows ratings or reviews for some product, or in the dollar market where
+    OPeRA's twins learned that every product shows them), so a product without any reads as having none. A shop
+    in another market that shows no reviews at all tells nothing about this product's: no term."""
     drivers: list[Driver] = []
     price_weight = coef.price_elasticity * _weight(coef, sens.price)
     if product.price:
@@ -292,7 +293,7 @@ def page_effect(facts: PageFacts, sens: Sensitivities, coef: PageTermCoefficient
             page_references(facts, sens, coef, exclude=i, currency=product.currency) if i == focus else list_refs,
             sens,
             coef,
-            reviews_expected=i == focus and facts.reviews_shown,
+            reviews_expected=i == focus and (facts.reviews_shown or facts.currency in HOME_CURRENCIES),
         )
         for i, product in enumerate(facts.products)
     ]
