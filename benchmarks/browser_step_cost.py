@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import time
 from collections.abc import Awaitable, Callable
 
@@ -98,7 +99,7 @@ async def run(repeat: int) -> dict:
     }
 
 
-BROWSERS = {"headless_shell": "/usr/bin/chromium-headless-shell", "full_chromium": "/usr/bin/chromium"}
+LABELS = {"chromium-headless-shell": "headless_shell", "chromium": "full_chromium"}  # the JSON's names
 
 
 def main() -> None:
@@ -107,10 +108,10 @@ def main() -> None:
     args = parser.parse_args()
     load_before, default = os.getloadavg()[0], chromium.chromium_path()
     by_browser = {}
-    for label, path in BROWSERS.items():
-        if os.path.exists(path):
+    for name in chromium.FALLBACKS:  # the headless shell, then the full browser: the ones chromium_path() looks for
+        if path := shutil.which(name):
             chromium.CHROMIUM_PATH = path  # what launch() starts
-            by_browser[label] = {"executable": path, **asyncio.run(run(args.repeat))}
+            by_browser[LABELS[name]] = {"executable": path, **asyncio.run(run(args.repeat))}
     write_result(
         "browser_step_cost",
         {

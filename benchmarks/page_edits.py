@@ -216,7 +216,8 @@ def no_reviews(page: Page) -> str:
             found[0].replace_with(NO_REVIEWS_TEXT)
         body = tree.body
         inner = "".join(child.html or "" for child in body.iter(include_text=True)) if body else segment
-        inner = _STARS_PHRASE.sub("" if found else NO_REVIEWS_TEXT, inner, count=1)
+        if not found:  # stars in the text only: the first phrase becomes the words, the rest go
+            inner = _STARS_PHRASE.sub(NO_REVIEWS_TEXT, inner, count=1)
         inner = _STARS_PHRASE.sub("", inner)
         return _COUNT_PHRASE.sub("", inner)
 
