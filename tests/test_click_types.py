@@ -52,3 +52,18 @@ def test_every_answer_is_an_opera_click_type():
 def test_text_hint_for_names_that_say_little():
     assert infer_click_type("widget_17", "button", "Add to Cart") == "purchase"
     assert infer_click_type("widget_17", "button", "Learn more") == "other"
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("item.form.fai_un_offerta", "purchase"),  # ebay.it's bid
+        ("item.form.compralo_subito", "purchase"),  # ebay.it's buy it now
+        ("item.form.achat_immediat", "purchase"),
+        ("main.jetzt_bieten", "purchase"),
+        ("main.was_wir_bieten", "other"),  # "what we offer": not a bid
+        ("sidebar.kontaktieren", "other"),  # a question to the seller, unless the page has nothing that buys
+    ],
+)
+def test_a_marketplaces_own_words_for_buying_and_bidding(name, expected):
+    assert infer_click_type(name) == expected

@@ -78,3 +78,19 @@ def test_words_for_availability_anywhere_on_the_page_do_not_outweigh_the_declare
     )
     product = read(html).facts.focus_product
     assert product.availability == "in_stock" and product.source_of("availability") == "structured_data"
+
+
+def test_a_classified_ad_is_taken_by_replying_to_its_seller_not_by_the_sites_contact_link():
+    html = (
+        "<html><body><header><a href='/hilfe#kontakt'>Kontakt</a></header>"
+        "<main><h1>Fernseher Samsung 32 Zoll</h1><p>€ 120,-</p>"
+        "<aside><button class='contact-button'>Kontaktieren</button></aside></main>"
+        "<footer><a href='/kontakt'>Kontakt</a></footer></body></html>"
+    )
+    observed = read(html)
+    product = observed.facts.focus_product
+    assert product is not None and product.price == 120.0
+    assert len(product.buy_names) == 1 and product.buy_names[0].endswith("kontaktieren")
+    assert observed.facts.can_buy
+    ad_without_reply = html.replace("<button class='contact-button'>Kontaktieren</button>", "")
+    assert not read(ad_without_reply).facts.can_buy

@@ -35,8 +35,9 @@ _PURCHASE = re.compile(
 )
 # The same controls in the other languages of the shops in the data, as slugs (accents folded): add to cart, buy,
 # order, checkout (Slovene and Croatian "Naroči" / "U košaricu", Latvian "Ielikt grozā", Lithuanian "Į krepšelį",
-# Estonian "Lisa ostukorvi" among them). Whole words only: "kaufen" buys, "weiter_einkaufen" (continue shopping)
-# does not.
+# Estonian "Lisa ostukorvi" among them), and a marketplace's buy-it-now and bid ("Compralo Subito", "Fai un'offerta",
+# "Achat immédiat", "Enchérir", "Gebot abgeben"). Whole words only: "kaufen" buys, "weiter_einkaufen" (continue
+# shopping) does not.
 _PURCHASE_ELSEWHERE = re.compile(
     r"(?:^|_)(?:(?:in_den_|zum_)?warenkorb(?:_legen|_hinzufugen)?|(?:jetzt_|sofort_)?kaufen|zur_kasse|kasse|"
     r"ajouter_au_panier|ajouter_au_sac|acheter(?:_maintenant)?|commander|passer_(?:la_)?commande|"
@@ -47,7 +48,9 @@ _PURCHASE_ELSEWHERE = re.compile(
     r"lagg_i_varukorgen|kop(?:_nu)?|till_kassan|laeg_i_kurv|kob|legg_i_handlekurv|kjop|lisaa_ostoskoriin|osta|"
     r"(?:vlozit_|pridat_)?do_kosika|koupit|kupit|(?:dodaj_)?v_kosarico|kupi|kosarba|kosarba_teszem|"
     r"sepete_ekle|satin_al|adauga_in_cos|cumpara|"
-    r"(?:dodaj_)?u_kosaricu|naroci|naruci|ielikt_groza|pievienot_grozam|(?:ideti_)?i_krepseli|(?:lisa_)?ostukorvi)"
+    r"(?:dodaj_)?u_kosaricu|naroci|naruci|ielikt_groza|pievienot_grozam|(?:ideti_)?i_krepseli|(?:lisa_)?ostukorvi|"
+    r"compralo_subito|fai_un_offerta|achat_immediat|encherir|placer_une_enchere|compralo_ya|pujar|"
+    r"jetzt_bieten|gebot_abgeben|licytuj)"
     r"(?:_\d+)?$"
 )
 _PURCHASE_TEXTS = (
@@ -118,6 +121,17 @@ _CHECKOUT_STEP = re.compile(
     r"review|preview|checkout|order|summary)|"
     r"review_(?:your_|my_)?order|use_this_address|ship_to_this_address|deliver_to_this_address|pay|pay_now|"
     r"confirm|confirm_and_pay)(?:_\d+)?$"
+)
+
+# A classified ad has no cart: replying to the seller is how a buyer takes it (laendleanzeiger.at's "Kontaktieren",
+# "Contact seller", "Reply to ad"). Only the seller's: "Kontakt" and "Contact us" are the site's.
+_REPLY_TO_SELLER = re.compile(
+    r"(?:^|_)(?:(?:contact|message|email|e_mail|call)_(?:the_)?(?:seller|advertiser|poster)|"
+    r"reply_to_(?:the_)?(?:ad|seller)|(?:anbieter_|verkaufer_|inserent_)?kontaktieren|"
+    r"nachricht_an_(?:den_)?(?:anbieter|verkaufer)|contacter_(?:le_vendeur|l_annonceur)|"
+    r"contactar(?:_con)?_(?:al_|el_)?(?:vendedor|anunciante)|contatta(?:_il)?_(?:venditore|inserzionista)|"
+    r"contatar_(?:o_)?(?:vendedor|anunciante)|contact_opnemen|verkoper_contacteren|"
+    r"skontaktuj_sie(?:_ze_sprzedajacym)?)(?:_\d+)?$"
 )
 
 # (predicate on (name, parts, last), click type), first match wins.
@@ -233,6 +247,16 @@ def checkout_click_type(name: str, click_type: str) -> str:
     """On a checkout page: a control that says nothing more specific ("other") and moves the order on to its next
     step (Continue, Next, Review order, Pay) is a purchase click; everything else keeps its type."""
     if click_type == "other" and _CHECKOUT_STEP.match(name.lower().rsplit(".", 1)[-1]):
+        return "purchase"
+    return click_type
+
+
+def ad_reply_click_type(name: str, click_type: str) -> str:
+    """On a page with no purchase control, a classified ad: replying to the seller (outside the site's header, nav
+    and footer) is the purchase click, how a buyer takes the item. Where the page sells (eBay's "Contact seller"
+    beside "Buy it now") it is a question to the seller, and keeps its type; the caller decides which page it is."""
+    parts = name.lower().split(".")
+    if click_type == "other" and parts[0] not in _SITE_FRAME and _REPLY_TO_SELLER.search(parts[-1]):
         return "purchase"
     return click_type
 

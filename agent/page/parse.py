@@ -12,7 +12,7 @@ from dataclasses import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.page.candidate import Candidate, CandidateKind
-from agent.page.click_types import checkout_click_type, infer_click_type, links_a_product
+from agent.page.click_types import ad_reply_click_type, checkout_click_type, infer_click_type, links_a_product
 from agent.page.elements import element_label, fold, is_text_input, select_options
 from agent.page.fact_texts import parse_price
 from agent.page.facts import read_facts
@@ -128,10 +128,14 @@ def parse_page(
     meta = tree.css_first(".product-meta")  # what the raw page declared (agent/page/structured_data.py)
     declared = meta.attributes.get("data-page-type") if meta is not None else None
     page_type = classify_page(url, list(by_name), declared)
+    retype = None
     if page_type == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
+        retype = checkout_click_type
+    elif not any(c.click_type == "purchase" for c in candidates):  # a classified ad: replying to the seller takes it
+        retype = ad_reply_click_type
+    if retype is not None:
         candidates = [
-            replace(c, click_type=checkout_click_type(c.name, c.click_type)) if c.kind == "clickable" else c
-            for c in candidates
+            replace(c, click_type=retype(c.name, c.click_type)) if c.kind == "clickable" else c for c in candidates
         ]
         by_name = {c.name: c for c in candidates}
     title = _title(tree, candidates)
