@@ -29,7 +29,8 @@ ACCESSORIES = [
 
 def test_a_title_says_its_kind_without_its_brand_or_what_it_goes_with():
     assert kind_words("MÖCKELBY Table - oak 235x100 cm") == {"table", "oak"}
-    assert kind_words("VADHOLMA Rack for kitchen island - black") == {"rack"}
+    assert kind_words("VADHOLMA Rack for kitchen island - black") == {"rack"}  # a colour says no kind
+    assert kind_words("Eisch Whiskyglas (2-tlg), weiß") == {"whiskygla"}  # nor does a pack size
     assert kind_words("Levi's Belts with buckles") == {"belt", "buckle"}  # plural s cut; "with" says no kind
     assert kind_words("Eisch Whiskyglas »Hamilton«") & kind_words("van Well Whiskyglas »Selecta« (7-tlg)")
 

@@ -94,3 +94,14 @@ def test_a_classified_ad_is_taken_by_replying_to_its_seller_not_by_the_sites_con
     assert observed.facts.can_buy
     ad_without_reply = html.replace("<button class='contact-button'>Kontaktieren</button>", "")
     assert not read(ad_without_reply).facts.can_buy
+
+
+def test_a_review_count_of_zero_in_the_reviews_label_is_a_count():
+    """An OPeRA-simplified page names its review count `reviews`; "0 ratings" there is a count, not nothing."""
+    html = (
+        "<html><body><div name='product_detail'><h1>Desk lamp, brass</h1><span>$34.99</span>"
+        "<a name='reviews' aria-label='0 ratings'>Be the first to review</a>"
+        "<button name='buybox.purchase_form.add_to_cart'>Add to Cart</button></div></body></html>"
+    )
+    product = observe_page(html, url="https://www.amazon.com/dp/B000TEST01", simplified=True).facts.focus_product
+    assert product is not None and product.review_count == 0

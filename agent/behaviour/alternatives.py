@@ -16,11 +16,18 @@ from agent.page.facts_model import ProductFacts
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _FOR = re.compile(r"\b(?:for|für|pour|para|per|voor|för|til)\b")  # "Rack for kitchen island": what it goes with
-# Words of three letters or more that say nothing of what a product is: articles, prepositions, conjunctions and
-# pack words in the languages of the shops in the data (English, German, French, Spanish, Italian, Portuguese).
+# Words of three letters or more that say nothing of what a product is: articles, prepositions, conjunctions, pack
+# words ("7-tlg": seven pieces) and colours in the languages of the shops in the data (English, German, French,
+# Spanish, Italian, Portuguese). "STORJORM Mirror cabinet - white" is not an alternative to every white thing.
 NOT_A_KIND = frozenset(
-    """the and for with from new set pack piece pcs von und mit für der die das den dem les des une pour avec
-    sur dans los las del con por para una della per com uma dos""".split()  # noqa: SIM905 - a word list reads best as words
+    """the and for with from new set pack piece pcs tlg teilig von und mit für der die das den dem les des une pour
+    avec sur dans los las del con por para una della per com uma dos
+    white black grey gray red blue green yellow pink brown beige silver gold multicolour multicolor colour color
+    weiß weiss schwarz grau rot blau grün gelb rosa braun silber bunt farbe
+    blanc noir gris rouge bleu vert jaune rose marron argent couleur
+    blanco negro rojo azul verde amarillo marrón plata dorado
+    bianco nero grigio rosso blu giallo marrone argento
+    branco preto cinza vermelho amarelo prata""".split()  # noqa: SIM905 - a word list reads best as words
 )
 MIN_ALTERNATIVES = 2  # a median needs two
 
@@ -30,8 +37,8 @@ def kind_words(title: str) -> frozenset[str]:
     not the first word (most often the brand or the product line: "VADHOLMA Rack" and "VADHOLMA Kitchen island"
     are not alternatives) nor what follows "for" ("Rack for kitchen island" is a rack, not a kitchen island)."""
     kind = _FOR.split(title.casefold(), maxsplit=1)[0]
-    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(kind)]
-    return frozenset(words[1:]) - NOT_A_KIND
+    words = [w for w in _WORD.findall(kind)[1:] if w not in NOT_A_KIND]  # before the s is cut: "weiss", "colours"
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words) - NOT_A_KIND
 
 
 def alternatives(product: ProductFacts, others: list[ProductFacts]) -> list[ProductFacts]:

@@ -231,7 +231,9 @@ def _count_of(scope: LexborNode | LexborHTMLParser, candidates: list[Candidate])
         if candidate.name.rpartition(".")[2] in COUNT_PARTS:
             node = scope.css_first(f'[name="{candidate.name}"]')
             label = (node.attributes.get("aria-label") or "") if node is not None else ""
-            found = fact_texts.review_count(label, bare=True) or fact_texts.review_count(candidate.text, bare=True)
+            found = fact_texts.review_count(label, bare=True)
+            if found is None:  # not `or`: "0 reviews" in the label is a count
+                found = fact_texts.review_count(candidate.text, bare=True)
             if found is not None:
                 return found
     for selector in (".product-rating-count", "#acrCustomerReviewText", "[data-hook=total-review-count]"):
