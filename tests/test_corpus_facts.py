@@ -38,11 +38,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "availability": "the 'out of stock online' note is read as unavailable; the ground truth leaves the "
         "page's contradictory stock open (Add to Cart is offered)",
     },
-    "pages/firemountaingems_cart_cookies-required.html": {
-        "focus": "the cart page (no items: it needs cookies) is read as a product page priced $1.00, from the "
-        "'$1 or Less Sale' menu link, with a 'deal' badge",
-        "priced": "the same made-up $1.00 product on a page that shows none",
-    },
     "pages/thebookpeople_product_597430.html": {
         "review_count": "'Book points: 5' just before the 'Reviews' heading reads as 5 reviews (the page has none)",
     },

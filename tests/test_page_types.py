@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.page.page_types import Shown, classify_page, url_page_type
+from agent.page.page_types import Shown, classify_page, title_page_type, url_page_type
 from agent.page.simplifier import simplify_html
 
 
@@ -59,7 +59,40 @@ def test_the_simplifier_uses_the_same_rule_with_buttons_in_the_shops_languages()
     assert simplify_html(many, "https://shop.example/x").page_type == "search_results"
     assert (
         simplify_html(
-            "<html><body><h1>Cart</h1><button>Zur Kasse</button></body></html>", "https://shop.example/x"
+            "<html><body><h1>Summary</h1><button>Zur Kasse</button></body></html>", "https://shop.example/x"
         ).page_type
         == "other"
     )  # a checkout button is no product
+    assert (
+        simplify_html(
+            "<html><body><h1>Cart</h1><button>Zur Kasse</button></body></html>", "https://shop.example/x"
+        ).page_type
+        == "cart"
+    )  # where the page's title names it
+
+
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("Your Cart - Fire Mountain Gems & Beads Jewelry Supply", "cart"),
+        ("Shop | Shopping Cart", "cart"),
+        ("Your Shopping Cart – Shop", "cart"),
+        ("Warenkorb | jpc", "cart"),
+        ("Mon panier - Boutique", "cart"),
+        ("Secure Checkout", "checkout"),
+        ("Kasse - Shop", "checkout"),
+        ("Pony Cart Harness - Fit Up To 10/11 Hh - Used", "other"),  # a product with "cart" in its name
+        ("Golf Cart Cover | Brand", "other"),
+        ("Chaussures de basket | Decathlon", "other"),  # basketball shoes
+        ("Tote Bag - Shop", "other"),
+        ("", "other"),
+    ],
+)
+def test_a_page_title_that_names_a_cart_or_a_checkout(title, expected):
+    assert title_page_type(title) == expected
+
+
+def test_the_title_comes_after_the_address_and_before_what_the_page_shows():
+    shows_a_product = Shown(one_product=True)
+    assert classify_page("https://shop.example/x", shown=shows_a_product, title="Your Cart - Shop") == "cart"
+    assert classify_page("https://shop.example/products/kettle", title="Your Cart - Shop") == "product"

@@ -38,6 +38,34 @@ EXPECTED_MISSES: dict[tuple[str, str], str] = {
         "pages/sumkastyle_category_shopping-bags.html",
         "price",
     ): "the prices ('230 руб.') do come out as text, but the measure's money pattern knows no roubles (as above)",
+    (
+        "pages/katoni_category_sejlersko.html",
+        "price",
+    ): "the prices ('DKK 1.084,00') do come out as text, but the measure's money pattern knows no Danish kroner (as "
+    "above)",
+    (
+        "pages/katoni_category_sejlersko.html",
+        "filters",
+    ): "three of the eleven (the size, colour and brand toggles) are plain div elements the site's script opens: no "
+    "link, button, role or onclick in the markup",
+    (
+        "pages/gamexchange_category_apple.html",
+        "cart_link",
+    ): "the basket count is an a element without href (<a><strong>0</strong></a>) that the site's script opens: no "
+    "link in the markup",
+    (
+        "pages/moebelvergleichen_category_sofas.html",
+        "product_title",
+    ): "the titles are span elements carrying an href attribute that the site's script follows (span.secondary_link): "
+    "no link, button, role or onclick in the markup, so they come out as text only",
+    (
+        "pages/moebelvergleichen_category_sofas.html",
+        "filters",
+    ): "29 of the 45 are the same script-followed span elements with an href (as above)",
+    (
+        "pages/moebelvergleichen_category_sofas.html",
+        "next_page",
+    ): "the page links are the same script-followed span elements with an href (as above)",
 }
 
 

@@ -57,13 +57,20 @@ class Shown:
 
 
 def classify_page(
-    url: str | None, names: Sequence[str] = (), declared: str | None = None, shown: Shown | None = None
+    url: str | None,
+    names: Sequence[str] = (),
+    declared: str | None = None,
+    shown: Shown | None = None,
+    title: str = "",
 ) -> PageType:
     """The page type, by the rules in order: Amazon's URLs and OPeRA's names, the platforms' URL shapes, the page's
-    declared product or list (`declared`: "product" or "listing"), then what it shows."""
+    own title (`title`: "Your Cart - Shop"), the page's declared product or list (`declared`: "product" or
+    "listing"), then what it shows."""
     kind = page_type(url, names)
     if kind == "other":
         kind = url_page_type(url)
+    if kind == "other":
+        kind = title_page_type(title)
     if kind == "other" and declared in ("product", "listing"):
         kind = "product" if declared == "product" else "search_results"
     if kind == "other" and shown is not None:
@@ -117,6 +124,41 @@ def url_page_type(url: str | None) -> PageType:
     where = parts.path.lower() + ("?" + parts.query.lower() if parts.query else "")
     for kind, pattern in _URL_SHAPES:
         if pattern.search(where):
+            return kind
+    return "other"
+
+
+# A page title's part that names a cart or a checkout, whole ("Your Cart - Fire Mountain Gems", "Shop | Shopping
+# Cart", "Warenkorb | jpc", "Secure Checkout"), in the shops' main languages. Whole parts only: "Pony Cart Harness" and
+# "Chaussures de basket" are products. Bare "basket" (French for basketball), "bag" and "trolley" name products too.
+_TITLE_PART = re.compile(r"\s+[-|–—:·•»]\s+|\s*\|\s*")
+_TITLE_TYPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
+    (
+        "cart",
+        re.compile(
+            r"(?:(?:your|my) (?:shopping )?|shopping )(?:cart|basket|bag|trolley)|cart|"
+            r"(?:ihr |mein )?warenkorb|(?:mon |votre )?panier|(?:tu |mi )?(?:carrito|cesta)(?: de (?:la )?compra)?|"
+            r"(?:il (?:tuo|mio) )?carrello|(?:je |mijn )?winkel(?:wagen|mand)(?:je)?|(?:twój |mój )?koszyk|"
+            r"(?:ваша |моя )?корзина|varukorg|kundvagn|indkøbskurv|handlekurv|ostoskori|(?:váš |můj )?košík|kosár|"
+            r"sepetim|alışveriş sepeti|(?:meu |seu )?carrinho(?: de compras)?|coșul meu|coș de cumpărături"  # noqa: RUF001 - Turkish dotless i
+        ),
+    ),
+    (
+        "checkout",
+        re.compile(
+            r"(?:secure |express )?check ?out|(?:zur )?kasse|caisse|paiement|finaliser (?:ma |la |votre )?commande|"
+            r"finalizar (?:compra|pedido)|tramitar pedido|cassa|afrekenen|kassa|kassan|zamówienie|"
+            r"оформление заказа|pagamento"
+        ),
+    ),
+)
+
+
+def title_page_type(title: str) -> PageType:
+    """A cart or a checkout by what the page's title calls it, one whole part of it; else "other"."""
+    parts = [p.strip(" .!").casefold() for p in _TITLE_PART.split(title or "")]
+    for kind, pattern in _TITLE_TYPES:
+        if any(pattern.fullmatch(p) for p in parts):
             return kind
     return "other"
 

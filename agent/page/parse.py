@@ -127,7 +127,8 @@ def parse_page(
     page_text = fold(body.text(deep=True, separator=" ")) if body is not None else ""
     meta = tree.css_first(".product-meta")  # what the raw page declared (agent/page/structured_data.py)
     declared = meta.attributes.get("data-page-type") if meta is not None else None
-    page_type = classify_page(url, list(by_name), declared)
+    title = _title(tree, candidates)
+    page_type = classify_page(url, list(by_name), declared, title=title)
     retype = None
     if page_type == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
         retype = checkout_click_type
@@ -138,11 +139,10 @@ def parse_page(
             replace(c, click_type=retype(c.name, c.click_type)) if c.kind == "clickable" else c for c in candidates
         ]
         by_name = {c.name: c for c in candidates}
-    title = _title(tree, candidates)
     facts = read_facts(tree, named, by_name, page_type, title, url)  # last: it removes the blocks it has read
     if page_type == "other":  # nothing but what the page shows says what it is
         shown = Shown(facts.focus is not None, sum(p.price is not None for p in facts.alternatives()))
-        page_type = classify_page(url, list(by_name), declared, shown)
+        page_type = classify_page(url, list(by_name), declared, shown, title)
     if page_type == "product":  # the products its tiles recommend: what its own price is held against
         facts = with_tiles(facts, candidates)
     return Observation(

@@ -75,7 +75,7 @@ def simplify_html(
         return SimplifiedPage(
             _document(title, [*run.parts, declared_part]),
             "generic",
-            _page_type(tree, url, run.names.in_order, declared.page_type),
+            _page_type(tree, url, run.names.in_order, declared.page_type, title),
             run.names.in_order,
             sources.by_name,
         )
@@ -88,7 +88,7 @@ def simplify_html(
         for root in reversed(result.roots):
             root.decompose()
         parts = parts + simplify_generic(tree, result.names, result.used, sources).parts
-        page_type = _page_type(tree, url, result.names.in_order, declared.page_type)
+        page_type = _page_type(tree, url, result.names.in_order, declared.page_type, title)
     return SimplifiedPage(
         _document(title, [*parts, declared_part]), recipe.name, page_type, result.names.in_order, sources.by_name
     )
@@ -99,7 +99,7 @@ def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DE
     return simplify_html(raw_html, url, limits=limits).html
 
 
-def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declared: str | None) -> PageType:
+def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declared: str | None, title: str) -> PageType:
     """The twin's rule (agent/page/page_types.py), with what the raw page shows: one add-to-cart button under a
     heading is one product, several are a list."""
     slugs = (
@@ -109,7 +109,7 @@ def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declar
         infer_click_type(slug, "button", text) == "purchase" and not _CHECKOUT.search(slug) for slug, text in slugs
     )
     shown = Shown(one_product=adds == 1 and tree.css_first("h1") is not None, listed=adds if adds > 1 else 0)
-    return classify_page(url, names, declared, shown)
+    return classify_page(url, names, declared, shown, title)
 
 
 def _title(tree: LexborHTMLParser) -> str:
