@@ -1,5 +1,7 @@
 """Products found with the right price on every listing and cart page of the corpus (corpus/pages, sources and
-licenses in corpus/manifest.json), against the products the team listed by reading each raw page.
+licenses in corpus/manifest.json), against the products the team listed by reading each raw page; and the page type
+read for every corpus page beside the kind the team gave it (a listing, cart or checkout read as a product page is
+the error that counts: the twin would weigh one product where the page shows many, or none).
 
 A listed product is found when some product the twin reads on the page has its title (the same words, or one title
 the start of the other, case and spacing aside) and its price (as a decimal, in the same currency). Pages are read as
@@ -11,6 +13,7 @@ the API reads raw HTML, with the page's own URL where the manifest records one.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from decimal import Decimal
 
 from _common import REPO, write_result
@@ -60,6 +63,26 @@ def score_page(entry: dict) -> dict:
     }
 
 
+def read_type(entry: dict) -> str:
+    raw = (CORPUS / entry["file"]).read_text(encoding="utf-8")
+    url = entry.get("source", {}).get("url")
+    return observe_page(raw, url=url, simplified=False, max_bytes=20_000_000).page_type
+
+
+def page_types(manifest: list[dict]) -> dict:
+    """kind -> page type read -> pages; and how many pages that are not product pages were read as one."""
+    read = [(entry["kind"], read_type(entry)) for entry in manifest]
+    by_kind: dict[str, Counter] = {}
+    for kind, page_type in read:
+        by_kind.setdefault(kind, Counter())[page_type] += 1
+    others = [page_type for kind, page_type in read if kind != "product"]
+    return {
+        "by_kind": {kind: dict(counts) for kind, counts in sorted(by_kind.items())},
+        "not_product_pages": len(others),
+        "not_product_read_as_product": others.count("product"),
+    }
+
+
 def main() -> None:
     manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
     pages = [
@@ -75,6 +98,7 @@ def main() -> None:
             "found_with_price": found,
             "share_found": round(found / listed, 3) if listed else None,
             "per_page": pages,
+            "page_types": page_types(manifest),
         },
     )
 

@@ -94,3 +94,33 @@ def test_a_product_page_with_a_breadcrumb_and_a_details_table_is_one_product_not
     assert observation.page_type == "product"
     own = observation.facts.products[observation.facts.focus]
     assert (own.title, own.price, own.currency, own.availability) == ("Merino socks (3 pack)", 18.5, "GBP", "in_stock")
+
+
+def test_cards_whose_links_and_long_notes_follow_their_price():
+    """Juno Records' shape: title link, add to cart, stock and price, then the card's other links (wishlist, the
+    title again, an alert, the brand) and a long description before the next card's title; a sort menu with "High to
+    low" twice (bestsellers, price) before the first card."""
+    notes = "<p>Notes: " + "A sturdy stand that folds flat and fits into nearly every gig bag. " * 8 + "</p>"
+    sort = (
+        "<p>Bestseller:</p><a href='?s=b'>High to low</a><p>Price:</p><a href='?s=pa'>Low to high</a>"
+        "<a href='?s=pd'>High to low</a>"
+    )
+    cards = "".join(
+        f"<div><a href='/p/{i}'>{title}</a><a href='/cart/add/{i}'>Add to cart</a><p>2 in stock £{price}</p>"
+        f"<a href='/wish/{i}'>Add to Wishlist</a><p><a href='/p/{i}'>{title}</a> (laptop stand)</p>"
+        f"<a href='/alert/{i}'>Receive an e-mail alert when this label releases a new title</a>"
+        f"<a href='/brand/{i}'>{brand}</a>{notes}</div>"
+        for i, (title, price, brand) in enumerate(
+            (
+                ("Accu Case Uni LTS Laptop Stand", "21.71", "American Audio"),
+                ("Crane Elite Laptop Stand (black/silver)", "104.16", "Crane"),
+                ("Kam LS02 Laptop Stand", "20.83", "Kam"),
+            )
+        )
+    )
+    products = observe_page(listing(sort + cards), url="https://shop.example/equipment", simplified=False).facts
+    assert [(p.title, p.price, p.currency) for p in products.products] == [
+        ("Accu Case Uni LTS Laptop Stand", 21.71, "GBP"),
+        ("Crane Elite Laptop Stand (black/silver)", 104.16, "GBP"),
+        ("Kam LS02 Laptop Stand", 20.83, "GBP"),
+    ]

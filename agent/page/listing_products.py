@@ -11,6 +11,7 @@ price, before the next title.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -84,6 +85,7 @@ class _Reader:
         if self.priced:
             self.close()
         self.run.append((name, text))
+        self.texts = []  # its price is the first amount after it: not one in the text of the links before it
 
     def text(self, text: str) -> None:
         if not text:
@@ -129,8 +131,8 @@ class _Reader:
 
 def _chosen_title(run: list[tuple[str, str]]) -> tuple[str, str]:
     """The product's own title among the links before its price: not one whose words another link already holds
-    (its author or brand, a shorter copy of the title), the last one shown twice (image and title links), else
-    the last one."""
+    (its author or brand, a shorter copy of the title), the last one shown twice in a row (image and title links),
+    else the last one. Twice apart is no title: a sort menu's "High to low" for the bestsellers and for the price."""
     kept = [
         (name, text)
         for i, (name, text) in enumerate(run)
@@ -138,8 +140,8 @@ def _chosen_title(run: list[tuple[str, str]]) -> tuple[str, str]:
     ]
     kept = kept or run
     texts = [text for _, text in run]
-    twice = [item for item in kept if texts.count(item[1]) >= 2]
-    return (twice or kept)[-1]
+    twice = {a for a, b in pairwise(texts) if a == b}
+    return ([item for item in kept if item[1] in twice] or kept)[-1]
 
 
 def _words(text: str) -> set[str]:
