@@ -115,8 +115,12 @@ def test_a_checkouts_own_steps_are_purchase_clicks_and_leaving_it_is_not():
     assert page.page_type == "checkout"
     assert types["Continue to shipping"] == "purchase"
     assert types["Continue shopping"] != "purchase" and types["Return to cart"] != "purchase"
-    # Off a checkout page, "Continue" is nothing in particular.
-    elsewhere = observe(CHECKOUT.replace("Continue to shipping", "Continue"), "https://shop.example/survey")
+    # Off a checkout page (neither its address nor its title says checkout), "Continue" is nothing in particular.
+    survey = CHECKOUT.replace("Continue to shipping", "Continue").replace(" - Checkout</title>", "</title>")
+    elsewhere = observe(survey, "https://shop.example/survey")
+    assert elsewhere.page_type != "checkout"
+    titled = observe(CHECKOUT.replace("Continue to shipping", "Continue"), "https://shop.example/survey")
+    assert titled.page_type == "checkout"  # "Information - Example Store - Checkout": its title says so
     assert next(c for c in elsewhere.candidates if c.text == "Continue").click_type == "other"
     # Going through a step does not end the run; the control that places the order does.
     assert not is_purchase("form.continue_to_shipping", "purchase", "checkout")
