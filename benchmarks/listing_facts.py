@@ -18,6 +18,8 @@ from decimal import Decimal
 
 from _common import REPO, write_result
 
+from agent.page.facts_model import PageFacts
+from agent.page.observation import Observation
 from agent.page.read_page import observe_page
 
 CORPUS = REPO / "corpus"
@@ -33,10 +35,14 @@ def _same_title(read: str, listed: str) -> bool:
     return bool(a and b) and (a == b or (len(a) >= 8 and b.startswith(a)) or (len(b) >= 8 and a.startswith(b)))
 
 
-def score_page(entry: dict) -> dict:
+def read_page(entry: dict) -> Observation:
+    """The page as the API reads raw HTML, at its own URL where the manifest records one."""
     raw = (CORPUS / entry["file"]).read_text(encoding="utf-8")
     url = entry.get("source", {}).get("url")
-    facts = observe_page(raw, url=url, simplified=False, max_bytes=20_000_000).facts
+    return observe_page(raw, url=url, simplified=False, max_bytes=20_000_000)
+
+
+def score_page(entry: dict, facts: PageFacts) -> dict:
     listed = [p for p in entry["ground_truth"].get("products", []) if p.get("price") is not None]
     found, missed = 0, []
     for product in listed:
@@ -63,15 +69,9 @@ def score_page(entry: dict) -> dict:
     }
 
 
-def read_type(entry: dict) -> str:
-    raw = (CORPUS / entry["file"]).read_text(encoding="utf-8")
-    url = entry.get("source", {}).get("url")
-    return observe_page(raw, url=url, simplified=False, max_bytes=20_000_000).page_type
-
-
-def page_types(manifest: list[dict]) -> dict:
-    """kind -> page type read -> pages; and how many pages that are not product pages were read as one."""
-    read = [(entry["kind"], read_type(entry)) for entry in manifest]
+def page_types(read: list[tuple[str, str]]) -> dict:
+    """kind -> page type read -> pages, from (kind, page type read) per page; and how many pages that are not
+    product pages were read as one."""
     by_kind: dict[str, Counter] = {}
     for kind, page_type in read:
         by_kind.setdefault(kind, Counter())[page_type] += 1
@@ -85,8 +85,11 @@ def page_types(manifest: list[dict]) -> dict:
 
 def main() -> None:
     manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+    observed = [(entry, read_page(entry)) for entry in manifest]  # each page read once, for both measures
     pages = [
-        score_page(entry) for entry in manifest if entry["kind"] in KINDS and entry["ground_truth"].get("products")
+        score_page(entry, observation.facts)
+        for entry, observation in observed
+        if entry["kind"] in KINDS and entry["ground_truth"].get("products")
     ]
     listed = sum(p["listed_with_price"] for p in pages)
     found = sum(p["found_with_price"] for p in pages)
@@ -98,7 +101,7 @@ def main() -> None:
             "found_with_price": found,
             "share_found": round(found / listed, 3) if listed else None,
             "per_page": pages,
-            "page_types": page_types(manifest),
+            "page_types": page_types([(entry["kind"], observation.page_type) for entry, observation in observed]),
         },
     )
 

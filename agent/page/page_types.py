@@ -131,7 +131,7 @@ def url_page_type(url: str | None) -> PageType:
 # A page title's part that names a cart or a checkout, whole ("Your Cart - Fire Mountain Gems", "Shop | Shopping
 # Cart", "Warenkorb | jpc", "Secure Checkout"), in the shops' main languages. Whole parts only: "Pony Cart Harness" and
 # "Chaussures de basket" are products. Bare "basket" (French for basketball), "bag" and "trolley" name products too.
-_TITLE_PART = re.compile(r"\s+[-|–—:·•»]\s+|\s*\|\s*")
+_TITLE_PART = re.compile(r"\s*\|\s*|\s+[-–—:·•»]\s+")  # "Shop|Cart" and "Shop | Cart"; a dash needs spaces
 _TITLE_TYPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
     (
         "cart",
