@@ -124,3 +124,41 @@ def test_cards_whose_links_and_long_notes_follow_their_price():
         ("Crane Elite Laptop Stand (black/silver)", 104.16, "GBP"),
         ("Kam LS02 Laptop Stand", 20.83, "GBP"),
     ]
+
+
+def test_links_drawn_as_spans_with_an_href_and_prices_that_are_links():
+    """A price-comparison site's shape: every link a span with an href that the site's script follows, the title
+    cut short (the full name in the image's title), the price itself a link to the offer."""
+    cards = "".join(
+        f'<div><span href="/offer/{i}" title="{full}"><img alt="{full}" src="x.jpg"></span>'
+        f'<div><span href="/offer/{i}" title="{full}">{cut}</span></div>'
+        f'<div><span href="/offer/{i}">{price} €*</span></div>'
+        f'<span href="/offer/{i}">zum Angebot</span><span href="/sofas/p-{i}">Details</span></div>'
+        for i, (full, cut, price) in enumerate(
+            (
+                ("Schlafcouch in hell Grau", "Schlafcouch in hell Grau", "729,00"),
+                ("Schlafsofa Faith - Microfaser Anthrazit", "Schlafsofa Faith - Microfaser ...", "419,99"),
+                ("Eck-Klappcouch in Braun", "Eck-Klappcouch in Braun", "679,00"),
+            )
+        )
+    )
+    observation = observe_page(listing(cards), url="https://shop.example/wohnen/sofas/", simplified=False)
+    assert [c.tag for c in observation.candidates if c.text == "zum Angebot"] == ["a", "a", "a"]
+    assert [(p.title, p.price, p.currency) for p in observation.facts.products] == [
+        ("Schlafcouch in hell Grau", 729.0, "EUR"),
+        ("Schlafsofa Faith - Microfaser ...", 419.99, "EUR"),
+        ("Eck-Klappcouch in Braun", 679.0, "EUR"),
+    ]
+
+
+def test_a_title_that_names_an_amount_and_an_offer_beside_the_price_are_no_price_links():
+    """A gift card's title says its value and a trade-in offer is a link with an amount: neither is the price of a
+    card that sells nothing."""
+    cards = "".join(
+        f"<section><a href='/p/{i}'>{title}</a><a href='/trade/{i}'>Trade in £ {offer}</a></section>"
+        for i, (title, offer) in enumerate(
+            (("Tablet Air 2 128GB Gold", "361.00"), ("Tablet Air 2 16GB Grey", "239.00"))
+        )
+    )
+    observation = observe_page(listing(cards), url="https://shop.example/tablets", simplified=False)
+    assert all(p.price is None or p.price not in (361.0, 239.0) for p in observation.facts.products)

@@ -66,3 +66,11 @@ def test_amounts_written_back_in_their_currency():
     assert format_money(12.99, "USD") == "$12.99" and format_money(12.99, None) == "$12.99"
     assert format_money(34.99, "GBP") == "£34.99" and format_money(1299.0, "EUR") == "€1,299.00"
     assert format_money(26.0, "AED") == "AED 26.00" and format_money(40.0, "GBP", decimals=None) == "£40"
+
+
+def test_a_sign_that_touches_the_next_amount_belongs_to_it():
+    """A specification's bare number before a price ("Lumens (Initial) : 115000.0 $48.75 ea", a row of a listing read
+    as one text) is no amount; a trailing sign followed by a space still ends the amount before it."""
+    assert [(m.amount, m.currency) for m in find_money("Lumens (Initial) : 115000.0 $48.75 ea")] == [(48.75, "USD")]
+    assert [m.amount for m in find_money("29,99 € 19,99 €")] == [29.99, 19.99]
+    assert [m.amount for m in find_money("$7.99$7.19")] == [7.99, 7.19]

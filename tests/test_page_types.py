@@ -30,6 +30,8 @@ from agent.page.simplifier import simplify_html
         ("https://shop.example/basket/", "cart"),
         ("https://shop.example/checkout/shipping-address/", "checkout"),
         ("https://shop.example/search/?q=socks", "search_results"),
+        ("https://shop.example/search?category=5942&sort=price_a", "search_results"),  # a search filtered, no words
+        ("https://shop.example/research?topic=led", "other"),
         ("https://shop.example/about-us", "other"),
     ],
 )

@@ -428,3 +428,20 @@ def test_observation_parser_reads_simplified_pages(fixture_name):
     inputs = {c.name for c in observation.candidates if c.kind == "input"}
     tags = {n.attributes["name"]: n.tag for n in LexborHTMLParser(page.html).css("[name]")}
     assert inputs == {name for name, tag in tags.items() if tag in ("input", "textarea")}
+
+
+def test_an_element_with_an_href_is_a_link_unless_it_holds_controls_of_its_own():
+    """Sites whose script follows a `span`'s or `div`'s `href` draw links so; a carousel that carries its series'
+    address around its products' links and buttons is a section, and they stay each a control."""
+    raw = (
+        "<html><body><main><h1>Sofas</h1>"
+        "<span class='link' href='/offer/1' title='Corner sofa'>Corner sofa</span>"
+        "<div class='carousel' href='/series/vallentuna'><h2>More in the series</h2>"
+        "<a href='/p/2'>Sofa bed module</a><button>Add to shopping bag</button></div>"
+        "<svg><use href='#icon'></use></svg></main></body></html>"
+    )
+    page = simplify_html(raw, url="https://shop.example/sofas")
+    html = page.html
+    assert '<a name="main.corner_sofa">Corner sofa</a>' in html
+    assert ">Sofa bed module</a>" in html and ">Add to shopping bag</button>" in html
+    assert not any("vallentuna" in name or "series" in name.rsplit(".", 1)[-1] for name in page.names)

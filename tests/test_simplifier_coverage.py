@@ -53,19 +53,6 @@ EXPECTED_MISSES: dict[tuple[str, str], str] = {
         "cart_link",
     ): "the basket count is an a element without href (<a><strong>0</strong></a>) that the site's script opens: no "
     "link in the markup",
-    (
-        "pages/moebelvergleichen_category_sofas.html",
-        "product_title",
-    ): "the titles are span elements carrying an href attribute that the site's script follows (span.secondary_link): "
-    "no link, button, role or onclick in the markup, so they come out as text only",
-    (
-        "pages/moebelvergleichen_category_sofas.html",
-        "filters",
-    ): "29 of the 45 are the same script-followed span elements with an href (as above)",
-    (
-        "pages/moebelvergleichen_category_sofas.html",
-        "next_page",
-    ): "the page links are the same script-followed span elements with an href (as above)",
 }
 
 

@@ -121,6 +121,54 @@ def test_a_declared_list_of_products_is_a_listing_not_a_product_page():
     assert read_declared(html).page_type == "listing"
     observation = observe_page(html, url="https://shop.example/kettles", simplified=False)
     assert observation.page_type == "search_results" and observation.facts.focus is None
+    read = [(p.title, p.price, p.currency, p.source_of("price")) for p in observation.facts.products]
+    assert read == [(f"Kettle {i}", 20.0 + i, "GBP", "structured_data") for i in range(1, 5)]
+
+
+def microdata_tile(name: str, price: str, shown: str) -> str:
+    """A tile of a shop that lists partner shops' offers: its title in a div, its price in Danish kroner, and a buy
+    button whose click the site's script binds (no link, no button element)."""
+    return (
+        f'<div itemscope itemtype="http://schema.org/Product"><img alt="{name}" src="x.jpg">'
+        f'<div class="title" itemprop="name">{name}</div><div itemprop="offers" itemscope '
+        f'itemtype="http://schema.org/Offer"><meta itemprop="priceCurrency" content="DKK">'
+        f'<span itemprop="price" style="display:none">{price}</span><span>DKK {shown}</span></div>'
+        f'<span class="basket-button">Gem</span><span class="to-shop" data-go="1">Køb</span></div>'
+    )
+
+
+def test_a_list_the_page_declares_in_microdata_and_shows_without_links_is_read_from_its_declarations():
+    tiles = "".join(
+        microdata_tile(name, price, shown)
+        for name, price, shown in (
+            ("Sejlersko Tbs Globek", "1084,00", "1.084,00"),
+            ("Sejlersko Sebago Docksides", "1091,00", "1.091,00"),
+            ("Sejlersko Fluchos Poseidon", "717,00", "717,00"),
+        )
+    )
+    html = page(body=f"<h1>Sejlersko</h1><div class='list'>{tiles}</div>")
+    observation = observe_page(html, url="https://shop.example/sko/sejlersko/", simplified=False)
+    assert observation.page_type == "search_results" and observation.facts.focus is None
+    assert [(p.title, p.price, p.currency) for p in observation.facts.products] == [
+        ("Sejlersko Tbs Globek", 1084.0, "DKK"),
+        ("Sejlersko Sebago Docksides", 1091.0, "DKK"),
+        ("Sejlersko Fluchos Poseidon", 717.0, "DKK"),
+    ]
+
+
+def test_a_product_page_that_declares_the_products_it_recommends_keeps_its_own_product():
+    tiles = "".join(
+        microdata_tile(name, price, price)
+        for name, price in (("Tea towel", "49,00"), ("Egg timer", "79,00"), ("Oven glove", "99,00"))
+    )
+    body = (
+        "<h1>Steel Kettle 1.7 l</h1><p>DKK 299,00</p><button>Læg i kurv</button><p>In stock</p>"
+        f"<h2>Others also bought</h2>{tiles}"
+    )
+    observation = observe_page(page(body=body), url="https://shop.example/steel-kettle", simplified=False)
+    facts = observation.facts
+    assert observation.page_type == "product" and facts.focus is not None
+    assert (facts.products[facts.focus].title, facts.products[facts.focus].price) == ("Steel Kettle 1.7 l", 299.0)
 
 
 def test_a_shown_price_that_disagrees_with_the_declared_one_is_noted():

@@ -22,7 +22,7 @@ from agent.page.fact_texts import fold
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.listing_products import flat_listing
 from agent.page.money import host_currency
-from agent.page.own_product import declared_currency, merge_card, own_product
+from agent.page.own_product import declared_currency, declared_items, merge_card, own_product
 from agent.page.product_blocks import (
     ProductBlock,
     elements_by_block,
@@ -70,6 +70,7 @@ def read_facts(
     hint = declared_currency(tree) or host_currency(url)  # what a bare "$" or "kr" on the page stands for
     meta = tree.css_first(".product-meta")
     declared_type = meta.attributes.get("data-page-type") if meta is not None else None
+    declared_list = declared_items(meta) if meta is not None else []
     groups, sections = product_blocks(named, names)
     marked = elements_by_block(tree.css(_MARKED), groups) if groups else {}
     grouped: set[str] = set()
@@ -134,6 +135,8 @@ def read_facts(
         if shown:
             products.insert(0, own)
             focus = 0
+    if focus is None and len(declared_list) >= 2 and len(declared_list) > sum(p.price is not None for p in products):
+        products = declared_list  # a list the page declares for machines and shows in a form its reader misses
     return PageFacts(
         products=tuple(products),
         focus=focus,

@@ -63,6 +63,8 @@ def flat_listing(tree: LexborHTMLParser, by_name: dict[str, Candidate], hint: st
             reader.buy(candidate.name)
         elif node.tag == "a" and _is_title(candidate):
             reader.title(candidate.name, candidate.text)
+        elif node.tag == "a" and _is_price_link(candidate.text, hint):
+            reader.text(candidate.text)  # a price drawn as a link to the product: read as the card's text
         elif node.tag == "a" and candidate.click_type in _ENDS_A_CARD:
             reader.close()
     reader.close()
@@ -165,6 +167,16 @@ def _is_title(candidate: Candidate) -> bool:
         and candidate.name.partition(".")[0] not in _FRAME
         and not find_money(text)
     )
+
+
+def _is_price_link(text: str, hint: str | None) -> bool:
+    """A link that shows an amount and little else ("729,00 €*"): not a title that names an amount ("Gift Card -
+    £50") nor an offer beside the price ("Trade in £ 361.00")."""
+    found = find_money(text, hint)
+    if len(found) != 1:
+        return False
+    rest = text[: found[0].start] + text[found[0].end :]
+    return sum(ch.isalpha() for ch in rest) <= 3
 
 
 def _inside_link(node: LexborNode) -> bool:

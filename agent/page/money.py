@@ -140,13 +140,14 @@ _MARK = rf"(?:{_SIGN_RE}|(?<![^\W\d_])(?:{'|'.join(_CODES)}|{_WORD_SIGNS})(?![^\
 # Digits in groups with one separator between them ("1.299,00", "1'299.50"), or a plain run; then the optional
 # cents a separator or a dash leaves ("29,-"). A plain space groups digits only before a trailing sign ("1 299,00 ₽",
 # "3 990 Kč"): after a leading one, "$5 100 count" is five dollars. An amount before its sign starts a word: in
-# "M-212 150.00€" or "Code 520501927 EUR219.99" the model number or code is no part of it.
+# "M-212 150.00€" or "Code 520501927 EUR219.99" the model number or code is no part of it. A sign that touches the
+# digits after it starts the next amount: in "Lumens : 115000.0 $48.75" the $ is 48.75's, not 115000's.
 _AMOUNT_PARTS = r"(?:[.,]\d{1,2}(?!\d)|,-)?"
 _AMOUNT_AFTER_SIGN = rf"\d{{1,3}}(?:[.,'\u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
 _AMOUNT_BEFORE_SIGN = rf"\d{{1,3}}(?:[.,' \u00a0\u202f\u2009]\d{{3}})+{_AMOUNT_PARTS}(?!\d)|\d+{_AMOUNT_PARTS}"
 _MONEY = re.compile(
     rf"(?P<before>{_MARK})\s?(?P<a1>{_AMOUNT_AFTER_SIGN})|"
-    rf"(?<![^\W_])(?<![^\W\d_]-)(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})"
+    rf"(?<![^\W_])(?<![^\W\d_]-)(?P<a2>{_AMOUNT_BEFORE_SIGN})\s?(?P<after>{_MARK})(?!\d)"
 )
 _MARK_CHARS = frozenset("$€£¥￥₹₽₴₸₺₩₫₪₱฿₦") | frozenset("zKFlлkRr.руSCTдгт")
 

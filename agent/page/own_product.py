@@ -132,6 +132,16 @@ def merge_card(own: ProductFacts, card: ProductFacts) -> ProductFacts:
     return replace(own, **changes)
 
 
+def declared_items(meta: LexborNode) -> list[ProductFacts]:
+    """The products of a list the page declares (`.declared-item` in `.product-meta`), each with its declared
+    facts; none opens by a candidate of its own."""
+    items = []
+    for node in meta.css(".declared-item"):
+        declared = {key[5:]: value for key, value in node.attributes.items() if key.startswith("data-") and value}
+        items.append(_with_declared(ProductFacts(title=declared.get("name", "")[:200]), declared))
+    return items
+
+
 def _declared(meta: LexborNode | None) -> dict[str, str]:
     """The declared product's facts (data-* of `.product-meta`), and the element gone from the page's text."""
     if meta is None:

@@ -92,7 +92,7 @@ _URL_SHAPES: tuple[tuple[PageType, re.Pattern[str]], ...] = (
     (
         "search_results",
         re.compile(
-            r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$)|search-show|"
+            r"(?:^|/)(?:search|s|suche|recherche|buscar|catalogsearch)(?:/|$|\?)|search-show|"
             r"controller=search\b|(?:^|[?&])(?:q|k|query|search|keyword|keywords|text)="
         ),
     ),

@@ -71,6 +71,7 @@ _OG_KEYS = (
 )
 SOURCES = ("json-ld", "microdata", "rdfa", "opengraph")
 _SEVERAL = 3  # distinct products declared side by side, none the page's own
+_MAX_ITEMS = 200  # a list's declared products carried into the simplified page
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ class Declared:
     product: DeclaredProduct | None = None
     listed: int = 0
     page_type: str | None = None  # "product", "listing" or None when the declarations do not say
+    items: tuple[DeclaredProduct, ...] = ()  # a list's named, priced products (none on a page about one product)
 
 
 NOTHING_DECLARED = Declared()
@@ -110,7 +112,7 @@ def read_declared(raw_html: str, url: str | None = None, tree: LexborHTMLParser 
     syntaxes = [s for s, marker in (("microdata", "itemscope"), ("rdfa", "typeof=")) if marker in raw_html]
     if syntaxes:
         items += _extruct_items(raw_html, url, syntaxes)
-    products, listed = _products(items)
+    products, listed, entries = _products(items)
     og = _opengraph(tree)
     heading = tree.css_first("h1")
     about = _about(products, url, " ".join((heading.text(deep=True) or "").split()) if heading is not None else "")
@@ -120,11 +122,15 @@ def read_declared(raw_html: str, url: str | None = None, tree: LexborHTMLParser 
     elif main is not None and og is not None:
         main = _filled(main, og)
     if listed >= 2 and (main is None or (len(products) > 2 and about is None)):
-        return Declared(product=None, listed=listed, page_type="listing")
+        return Declared(product=None, listed=listed, page_type="listing", items=_priced(products + entries))
     if about is None and len({p.name for p in products if p.name}) >= _SEVERAL:
         # products side by side and none the page's own: a list, or a product page beside its recommendations;
-        # what the page shows tells which
-        return Declared(product=og if og is not None and og.price is not None else None, listed=len(products))
+        # what the page shows tells which (the page's reader takes `items` only where it shows no product of its own)
+        return Declared(
+            product=og if og is not None and og.price is not None else None,
+            listed=len(products),
+            items=_priced(products),
+        )
     if main is None:
         return Declared(listed=listed)
     return Declared(product=main, listed=listed, page_type="product")
@@ -188,11 +194,12 @@ def _types(item: dict[str, Any]) -> set[str]:
     return {str(k).rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1].lower() for k in kinds if k}
 
 
-def _products(items: list[dict[str, Any]]) -> tuple[list[DeclaredProduct], int]:
-    """The products declared at the top level (not related products, variants or list entries), and how many
-    products the page lists (an ItemList's entries)."""
+def _products(items: list[dict[str, Any]]) -> tuple[list[DeclaredProduct], int, list[DeclaredProduct]]:
+    """The products declared at the top level (not related products, variants or list entries), how many
+    products the page lists (an ItemList's entries), and the products its longest list's entries declare."""
     products: list[DeclaredProduct] = []
     listed = 0
+    entry_products: list[DeclaredProduct] = []
     for item in items:
         kinds = _types(item)
         if kinds & _LIST_TYPES:
@@ -201,12 +208,33 @@ def _products(items: list[dict[str, Any]]) -> tuple[list[DeclaredProduct], int]:
                 if isinstance(item.get("mainEntity") or {}, dict)
                 else item.get("itemListElement")
             )
-            listed = max(listed, len(entries) if isinstance(entries, list) else 0)
+            if isinstance(entries, list) and len(entries) > listed:
+                listed = len(entries)
+                entry_products = _entry_products(entries, item["__source"])
         if kinds & _PRODUCT_TYPES or (_is_event(kinds) and _offers(item)):
             product = _product(item, item["__source"])
             if product is not None:
                 products.append(product)
-    return products, listed
+    return products, listed, entry_products
+
+
+def _entry_products(entries: list[Any], source: str) -> list[DeclaredProduct]:
+    """The products a list's entries declare (a ListItem's `item`, or the entry itself), where they are products."""
+    found = []
+    for entry in entries:
+        item = entry.get("item") if isinstance(entry, dict) and isinstance(entry.get("item"), dict) else entry
+        if isinstance(item, dict) and _types(item) & _PRODUCT_TYPES and (product := _product(item, source)):
+            found.append(product)
+    return found
+
+
+def _priced(products: list[DeclaredProduct]) -> tuple[DeclaredProduct, ...]:
+    """The named, priced products of a list, each once, at most `_MAX_ITEMS`."""
+    seen: dict[tuple[str, float], DeclaredProduct] = {}
+    for product in products:
+        if product.name and product.price is not None:
+            seen.setdefault((product.name, product.price), product)
+    return tuple(seen.values())[:_MAX_ITEMS]
 
 
 def _is_event(kinds: set[str]) -> bool:

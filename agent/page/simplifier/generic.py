@@ -274,7 +274,13 @@ class _Walker:
             # The visible label text sits next to it already; the box carries it as its accessible name.
             checked = "true" if "checked" in node.attributes else "false"
             return f'<span name="{esc(name)}" role="{kind}" aria-checked="{checked}" aria-label="{esc(label)}"></span>'
-        tag = "a" if node.tag == "a" else "button" if node.tag in ("button", "input") else "span"
+        tag = (
+            "button"
+            if node.tag in ("button", "input")
+            else "a"
+            if node.tag == "a" or "href" in node.attributes
+            else "span"
+        )
         shown = text or label
         role_attr = f' role="{esc(role)}"' if role and tag == "span" else ""
         label_attr = f' aria-label="{esc(label)}"' if label and label != shown else ""

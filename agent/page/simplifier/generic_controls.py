@@ -29,6 +29,18 @@ def _is_product_choice(select: LexborNode, label: str) -> bool:
     return any(ADD_TO_CART.search(text_of(b) or attr(b, "value")) for b in form.css("button, input[type=submit]"))
 
 
+_HREF_NOT_A_LINK = frozenset({"link", "base", "use", "image", "pattern", "textpath", "feimage", "script"})
+
+
+def _reads_as_a_link(node: LexborNode) -> bool:
+    """An element with an `href` that shows something to click (text or a pictured label) and holds no control of
+    its own: a carousel that carries its series' address around its products' links is a section, not one link."""
+    return bool(text_of(node, 40) or node.css_first("img[alt]") is not None) and node.css_first(_CONTROLS) is None
+
+
+_CONTROLS = "a[href], button, input, select, textarea, [onclick], [role=button], [role=link]"
+
+
 def _is_interactive(node: LexborNode) -> bool:
     tag = node.tag
     attrs = node.attributes
@@ -38,6 +50,8 @@ def _is_interactive(node: LexborNode) -> bool:
         return True
     if tag == "input":
         return (attrs.get("type") or "").lower() != "hidden"
+    if tag not in _HREF_NOT_A_LINK and (attrs.get("href") or "").strip() not in ("", "#") and _reads_as_a_link(node):
+        return True  # an element the shop's script follows to its href (a span or div drawn as a link, a toggle)
     if tag == "img" and ADD_TO_CART.search(attrs.get("alt") or attrs.get("title") or ""):
         return True  # a buy button drawn as a picture ("Add to Cart" in its alt), its click bound by the shop's script
     role = (attrs.get("role") or "").lower()

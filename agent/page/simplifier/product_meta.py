@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from agent.page.structured_data import Declared
+from agent.page.structured_data import Declared, DeclaredProduct
 
 _STOCK_WORDS = {"in_stock": "In Stock", "unavailable": "Currently unavailable"}
 
@@ -46,7 +46,23 @@ def product_meta_part(declared: Declared) -> str:
             shown.append(f'<span class="product-price">Price: {html.escape(amount)}</span>')
         if product.availability in _STOCK_WORDS:
             shown.append(f'<span class="availability">{_STOCK_WORDS[product.availability]}</span>')
-    elif not declared.page_type:
+    elif not declared.page_type and not declared.items:
         return ""
+    shown.extend(_listed_part(item) for item in declared.items)
     marks = "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
     return f'<div class="product-meta"{marks}>{"".join(shown)}</div>'
+
+
+def _listed_part(item: DeclaredProduct) -> str:
+    """One product of a declared list, as data for the page's reader (no text: the page shows it already)."""
+    attributes = {
+        "data-name": item.name,
+        "data-price": f"{item.price:.2f}" if item.price is not None else None,
+        "data-currency": item.currency,
+        "data-availability": item.availability,
+        "data-rating": f"{item.rating:g}" if item.rating is not None else None,
+        "data-review-count": str(item.review_count) if item.review_count is not None else None,
+        "data-source": item.source,
+    }
+    marks = "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
+    return f'<span class="declared-item"{marks}></span>'
