@@ -3,7 +3,8 @@ product pages (the development half of Zyte's product-extraction benchmark, scra
 MIT, Copyright (c) 2021 Zyte; each fixture names the page it was cut from, trimmed to the elements that matter,
 with the shop's own attributes kept): a ticketed event that declares its offer, a buy button drawn as a picture, a
 declared price that the page shows struck through before its discount, Amazon's stock line outside its buy box, a
-product page beside the products it recommends, and order buttons in more of the data's languages."""
+product page beside the products it recommends, order buttons in more of the data's languages, and an auction that
+declares where its bidding started."""
 
 from __future__ import annotations
 
@@ -206,3 +207,33 @@ def test_a_model_number_before_a_price_is_no_part_of_it():
     assert [m.amount for m in find_money("Potapljaška maska z dioptrijo M-212 150.00€")] == [150.0]
     assert [m.amount for m in find_money("Brez dioptrije (-40.00€)")] == [40.0]
     assert [m.amount for m in find_money("1 299,00 ₽")] == [1299.0]
+
+
+# From https://www.liveauctioneers.com/item/93133869_alexander-girard-for-herman-miller-pillows-pair: the Offer
+# declares the starting price; the page shows the current bid and the bid count in two adjacent spans.
+AUCTION = """<html><head><title>Alexander Girard for Herman Miller pillows, pair</title>
+<script type="application/ld+json">{"@context":"http://schema.org","@type":"Product","brand":"Alexander Girard",
+"name":"Alexander Girard for Herman Miller pillows, pair","offers":{"@type":"Offer",
+"availability":"http://schema.org/InStock","price":150,"priceCurrency":"USD"}}</script></head><body>
+<div class="buyers-premium"><h6>Buyer's Premium</h6><ul><li>30% up to<!-- --> <!-- -->$100,000</li></ul></div>
+<h1 class="title___3hsaL"><span>Alexander Girard for Herman Miller pillows, pair</span></h1>
+<div class="estimateRow___emHH6">Estimate <!-- -->$300<!-- --> - <!-- -->$500</div>
+<div class="status___1CZcC"><span class="price___2QlEj">$200</span><span class="countContainer___3rqiW">
+<span class="count___3RuWU">2<!-- --> <!-- -->bids</span></span></div>
+<span class="displayOnPrint___jfVEm">Starting Price<!-- --> <!-- -->$150</span>
+<button>Place Bid</button>
+<h2>Similar items</h2><div class="card"><a href="/item/1">Eero Saarinen for Knoll Int</a><span>4 days Left</span>
+<span>$550</span><div>2 bids</div></div></body></html>"""
+
+
+def test_an_auction_sells_at_its_current_bid_not_the_starting_price_it_declares():
+    facts = observe_page(AUCTION, url="https://auctions.example/item/93133869", simplified=False).facts
+    own = facts.products[facts.focus]
+    assert (own.price, own.currency, own.source_of("price")) == (200.0, "USD", "visible")
+    assert any("bids have reached 200.00" in note for note in own.disagreements)
+
+
+def test_a_declared_price_that_bids_have_not_passed_stays_the_price():
+    page = AUCTION.replace("$200</span>", "$150</span>").replace("2<!-- --> <!-- -->bids", "0<!-- --> <!-- -->bids")
+    own = observe_page(page, url="https://auctions.example/item/93133869", simplified=False).facts
+    assert (own.products[own.focus].price, own.products[own.focus].source_of("price")) == (150.0, "structured_data")

@@ -445,3 +445,14 @@ def test_an_element_with_an_href_is_a_link_unless_it_holds_controls_of_its_own()
     assert '<a name="main.corner_sofa">Corner sofa</a>' in html
     assert ">Sofa bed module</a>" in html and ">Add to shopping bag</button>" in html
     assert not any("vallentuna" in name or "series" in name.rsplit(".", 1)[-1] for name in page.names)
+
+
+def test_numbers_in_adjacent_elements_stay_two_numbers_and_cents_stay_with_their_amount():
+    """ "<span>$200</span><span>2 bids</span>" is a bid and a count, not $2002; "173<sup>34</sup>" is 173.34 written
+    with its cents raised, one amount."""
+    raw = (
+        "<html><body><main><h1>Bag</h1><div><span>$200</span><span><span>2<!-- --> <!-- -->bids</span></span></div>"
+        "<p>173<sup>34</sup> Lei</p></main></body></html>"
+    )
+    html = simplify(raw)
+    assert "<p>$200 2 bids</p>" in html and "<p>17334 Lei</p>" in html

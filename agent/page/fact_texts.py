@@ -341,3 +341,23 @@ def price_to_pay(text: str, hint: str | None = None, skip: re.Pattern[str] | Non
             continue
         return money
     return None
+
+
+# An auction's current bid: the amount the page says bids have reached ("$400 5 bids", "£5.50 [3 bids]", "Current
+# bid: US $5.50", "Aktuelles Gebot: EUR 12,00"), in the main languages of the shops in the data.
+_BIDS_AFTER = re.compile(
+    r"\s*[\[(]?\s*\d+\s+(?:bids?|gebote?|offerte|offerta|enchères?|pujas?|ofertas?|ofert[ay]?|lances?)\b", re.IGNORECASE
+)
+_BID_LABEL = re.compile(
+    r"(?:current|highest|leading|winning) bid|aktuelles gebot|höchstgebot|offerta attuale|enchère actuelle|"
+    r"puja actual|oferta actual|lance atual|aktualna oferta",
+    re.IGNORECASE,
+)
+
+
+def current_bid(text: str, hint: str | None = None) -> Money | None:
+    """The first amount `text` shows as an auction's current bid, else None."""
+    for money in find_money(text, hint):
+        if _BIDS_AFTER.match(text, money.end) or _BID_LABEL.search(text[max(0, money.start - 24) : money.start]):
+            return money
+    return None

@@ -33,6 +33,7 @@ _STOCK_LINES = "#availability, .availability, [class*=availability], [id*=availa
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
 _AFTER_TITLE = 300  # characters after the title that hold its price on the shops in the data
+_BUY_BOX = 600  # characters after a product's title that hold its price, bids and buy button
 _BEFORE_BUYING = 80  # characters before the buy button that hold the price it buys at
 _RIGHT_AFTER = 40  # on a page that does not say it is a product page: the amount right after the title only
 _TITLE_REPEATS = 8
@@ -112,7 +113,9 @@ def own_product(
         delivery_text=delivery,
         stock_text=stock,
     )
-    own = _with_declared(shown, declared, stock_line=bool(stock_line))
+    after_title = text[max(0, text.find(title)) :] if title else text
+    bid = fact_texts.current_bid(after_title[:_BUY_BOX], hint)
+    own = _with_declared(shown, declared, stock_line=bool(stock_line), bid=bid)
     return replace(own, sponsored=False)  # ads on a product page are for other products
 
 
@@ -151,9 +154,13 @@ def _declared(meta: LexborNode | None) -> dict[str, str]:
     return found
 
 
-def _with_declared(shown: ProductFacts, declared: dict[str, str], *, stock_line: bool = False) -> ProductFacts:
+def _with_declared(
+    shown: ProductFacts, declared: dict[str, str], *, stock_line: bool = False, bid: Money | None = None
+) -> ProductFacts:
     """Declared price, currency, stock, rating and reviews first; the visible page's where nothing is declared.
-    Where the page shows another price or stock than it declares, `disagreements` says so.
+    Where the page shows another price or stock than it declares, `disagreements` says so. An auction whose
+    current bid (`bid`, read after the title) is above the declared price sells at the bid: shops declare where the
+    bidding started.
 
     Two shown stocks outweigh a declared one: a low stock (it says more), and, when the shown stock was read from
     the page's own marked stock line (`stock_line`), "unavailable": a shopper reads the line, where data may not be
@@ -169,6 +176,11 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str], *, stock_line:
     if price is not None and _declares_the_old_price(shown, price, declared.get("currency")):
         disagree.append(f"price: {source} says {price:.2f}, the price the page shows struck through before a discount")
         price = None  # the page's price is the one it shows after the discount, the declared one its list price
+    if price is not None and bid is not None and _bids_beyond(bid, price, declared.get("currency")):
+        disagree.append(f"price: {source} says {price:.2f}, an auction whose bids have reached {bid.amount:.2f}")
+        shown = replace(shown, price=bid.amount, currency=bid.currency or declared.get("currency"), list_price=None)
+        sources["price"] = "visible"
+        price = None  # the price to pay now is the current bid; the declared one is where the bidding started
     if price is not None:
         currency = declared.get("currency") or shown.currency
         changes.update(price=price, currency=currency)
@@ -195,6 +207,11 @@ def _with_declared(shown: ProductFacts, declared: dict[str, str], *, stock_line:
     changes["sources"] = tuple(sources.items())
     changes["disagreements"] = tuple(disagree)
     return replace(shown, **changes)
+
+
+def _bids_beyond(bid: Money, declared: float, currency: str | None) -> bool:
+    """The page shows an auction's current bid above the price it declares (where the bidding started)."""
+    return bid.amount > declared + 0.005 and (currency is None or bid.currency in (None, currency))
 
 
 def _declares_the_old_price(shown: ProductFacts, declared: float, currency: str | None) -> bool:

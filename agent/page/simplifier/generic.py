@@ -50,6 +50,13 @@ GENERIC_HIDDEN = '[aria-hidden="true"], dialog:not([open])'
 _STOCK_LINE = ' class="availability"'
 
 
+def _starts_its_element(text: LexborNode) -> bool:
+    """A text node that is the first of an element other than a superscript or subscript (cents written "173<sup>34
+    </sup>" belong to the amount before them)."""
+    parent = text.parent
+    return parent is not None and parent.tag not in ("sup", "sub") and text.prev is None
+
+
 def _marks_stock(node: LexborNode) -> bool:
     return (
         "availability" in (node.attributes.get("class") or "").lower()
@@ -128,7 +135,7 @@ class _Walker:
                 continue
             tag = child.tag
             if tag == "-text":
-                self._text(child.text_content or "")
+                self._text(child.text_content or "", apart=_starts_its_element(child))
             elif tag in ("-comment", "-doctype") or tag is None or child.mem_id in self.skip:
                 continue
             elif _is_interactive(child):
@@ -175,13 +182,16 @@ class _Walker:
         self.buffer = []
         self.buffer_has_text = False
 
-    def _text(self, raw: str) -> None:
+    def _text(self, raw: str, apart: bool = False) -> None:
+        """`apart`: the text starts an element of its own, so digits on both sides of the boundary are two numbers
+        ("<span>$200</span><span>2 bids</span>" reads "$200 2 bids", not "$2002 bids")."""
         text = fold(raw, None)
         if not text:
             if self.buffer and not self.buffer[-1].endswith(" "):
                 self.buffer.append(" ")
             return
-        lead = " " if raw[:1].isspace() and self.buffer else ""
+        parted = apart and text[:1].isdigit() and self.buffer and self.buffer[-1][-1:].isdigit()
+        lead = " " if (raw[:1].isspace() or parted) and self.buffer else ""
         trail = " " if raw[-1:].isspace() else ""
         self.buffer.append(lead + html.escape(text, quote=False) + trail)
         self.buffer_has_text = True
