@@ -25,18 +25,7 @@ def product_meta_part(declared: Declared) -> str:
     }
     shown = []
     if product is not None:
-        attributes.update(
-            {
-                "data-source": product.source,
-                "data-name": product.name,
-                "data-brand": product.brand,
-                "data-price": f"{product.price:.2f}" if product.price is not None else None,
-                "data-currency": product.currency,
-                "data-availability": product.availability,
-                "data-rating": f"{product.rating:g}" if product.rating is not None else None,
-                "data-review-count": str(product.review_count) if product.review_count is not None else None,
-            }
-        )
+        attributes.update(_data(product))
         if product.price is not None:
             amount = (
                 f"${product.price:,.2f}"
@@ -48,21 +37,24 @@ def product_meta_part(declared: Declared) -> str:
             shown.append(f'<span class="availability">{_STOCK_WORDS[product.availability]}</span>')
     elif not declared.page_type and not declared.items:
         return ""
-    shown.extend(_listed_part(item) for item in declared.items)
-    marks = "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
-    return f'<div class="product-meta"{marks}>{"".join(shown)}</div>'
+    shown.extend(f'<span class="declared-item"{_marks(_data(item))}></span>' for item in declared.items)
+    return f'<div class="product-meta"{_marks(attributes)}>{"".join(shown)}</div>'
 
 
-def _listed_part(item: DeclaredProduct) -> str:
-    """One product of a declared list, as data for the page's reader (no text: the page shows it already)."""
-    attributes = {
-        "data-name": item.name,
-        "data-price": f"{item.price:.2f}" if item.price is not None else None,
-        "data-currency": item.currency,
-        "data-availability": item.availability,
-        "data-rating": f"{item.rating:g}" if item.rating is not None else None,
-        "data-review-count": str(item.review_count) if item.review_count is not None else None,
-        "data-source": item.source,
+def _data(product: DeclaredProduct) -> dict[str, str | None]:
+    """A declared product's facts as data attributes for the page's reader (agent/page/own_product.py); a list's
+    products carry them without text, since the page shows them already."""
+    return {
+        "data-source": product.source,
+        "data-name": product.name,
+        "data-brand": product.brand,
+        "data-price": f"{product.price:.2f}" if product.price is not None else None,
+        "data-currency": product.currency,
+        "data-availability": product.availability,
+        "data-rating": f"{product.rating:g}" if product.rating is not None else None,
+        "data-review-count": str(product.review_count) if product.review_count is not None else None,
     }
-    marks = "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
-    return f'<span class="declared-item"{marks}></span>'
+
+
+def _marks(attributes: dict[str, str | None]) -> str:
+    return "".join(f' {key}="{html.escape(value)}"' for key, value in attributes.items() if value)
