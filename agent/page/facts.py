@@ -22,7 +22,7 @@ from agent.page.fact_texts import fold
 from agent.page.facts_model import PageFacts, ProductFacts
 from agent.page.listing_products import flat_listing
 from agent.page.money import host_currency
-from agent.page.own_product import declared_currency, declared_items, merge_card, own_product
+from agent.page.own_product import BUY_BOX, declared_currency, declared_items, merge_card, own_product
 from agent.page.product_blocks import (
     ProductBlock,
     elements_by_block,
@@ -45,7 +45,6 @@ _TITLE_PARTS = (
     "image",
 )
 _MAX_OWN_BUTTONS = 3
-_BUY_BOX = 600  # characters from a product page's heading to its buy button, past its price, stock and options
 _FRAME_SECTIONS = frozenset({"nav_bar", "header", "footer", "cart_side_bar"})
 _CHECKOUT = re.compile(r"check_?out|proceed_to|place_order|unsubscribe")
 # An order form's own words, anywhere in the name ("form.concludi_l_ordine.acquista"): buying there completes an
@@ -160,7 +159,7 @@ def _bought_under_heading(tree: LexborHTMLParser, heading: str, buy_texts: list[
     if start < 0:
         return False
     start += len(heading)
-    ends = [at for label in buy_texts if label and (at := text.find(label, start, start + _BUY_BOX)) >= 0]
+    ends = [at for label in buy_texts if label and (at := text.find(label, start, start + BUY_BOX)) >= 0]
     return bool(ends) and fact_texts.price_to_pay(text[start : min(ends)], hint) is not None
 
 

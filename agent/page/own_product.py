@@ -33,7 +33,7 @@ _STOCK_LINES = "#availability, .availability, [class*=availability], [id*=availa
 _STORE_PREFIXES = ("Amazon.com:", "Amazon.com :", "TwinShop.com:")
 _STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
 _AFTER_TITLE = 300  # characters after the title that hold its price on the shops in the data
-_BUY_BOX = 600  # characters after a product's title that hold its price, bids and buy button
+BUY_BOX = 600  # characters from a product page's heading to its buy button, past its price, bids, stock and options
 _BEFORE_BUYING = 80  # characters before the buy button that hold the price it buys at
 _RIGHT_AFTER = 40  # on a page that does not say it is a product page: the amount right after the title only
 _TITLE_REPEATS = 8
@@ -114,7 +114,7 @@ def own_product(
         stock_text=stock,
     )
     after_title = text[max(0, text.find(title)) :] if title else text
-    bid = fact_texts.current_bid(after_title[:_BUY_BOX], hint)
+    bid = fact_texts.current_bid(after_title[:BUY_BOX], hint) if declared.get("price") else None
     own = _with_declared(shown, declared, stock_line=bool(stock_line), bid=bid)
     return replace(own, sponsored=False)  # ads on a product page are for other products
 
@@ -140,7 +140,7 @@ def declared_items(meta: LexborNode) -> list[ProductFacts]:
     facts; none opens by a candidate of its own."""
     items = []
     for node in meta.css(".declared-item"):
-        declared = {key[5:]: value for key, value in node.attributes.items() if key.startswith("data-") and value}
+        declared = _data_of(node)
         items.append(_with_declared(ProductFacts(title=declared.get("name", "")[:200]), declared))
     return items
 
@@ -149,9 +149,14 @@ def _declared(meta: LexborNode | None) -> dict[str, str]:
     """The declared product's facts (data-* of `.product-meta`), and the element gone from the page's text."""
     if meta is None:
         return {}
-    found = {key[5:]: value for key, value in meta.attributes.items() if key.startswith("data-") and value}
+    found = _data_of(meta)
     meta.decompose()
     return found
+
+
+def _data_of(node: LexborNode) -> dict[str, str]:
+    """A declared product's facts, from the `data-*` attributes the simplifier wrote (simplifier/product_meta.py)."""
+    return {key[5:]: value for key, value in node.attributes.items() if key.startswith("data-") and value}
 
 
 def _with_declared(

@@ -135,7 +135,7 @@ class _Walker:
                 continue
             tag = child.tag
             if tag == "-text":
-                self._text(child.text_content or "", apart=_starts_its_element(child))
+                self._text(child.text_content or "", child)
             elif tag in ("-comment", "-doctype") or tag is None or child.mem_id in self.skip:
                 continue
             elif _is_interactive(child):
@@ -182,15 +182,22 @@ class _Walker:
         self.buffer = []
         self.buffer_has_text = False
 
-    def _text(self, raw: str, apart: bool = False) -> None:
-        """`apart`: the text starts an element of its own, so digits on both sides of the boundary are two numbers
-        ("<span>$200</span><span>2 bids</span>" reads "$200 2 bids", not "$2002 bids")."""
+    def _text(self, raw: str, node: LexborNode | None = None) -> None:
+        """`node`: the text node, when the text is one; where it starts an element of its own, digits on both sides
+        of the boundary are two numbers ("<span>$200</span><span>2 bids</span>" reads "$200 2 bids", not "$2002
+        bids")."""
         text = fold(raw, None)
         if not text:
             if self.buffer and not self.buffer[-1].endswith(" "):
                 self.buffer.append(" ")
             return
-        parted = apart and text[:1].isdigit() and self.buffer and self.buffer[-1][-1:].isdigit()
+        parted = (
+            node is not None
+            and text[:1].isdigit()
+            and bool(self.buffer)
+            and self.buffer[-1][-1:].isdigit()
+            and _starts_its_element(node)
+        )
         lead = " " if (raw[:1].isspace() or parted) and self.buffer else ""
         trail = " " if raw[-1:].isspace() else ""
         self.buffer.append(lead + html.escape(text, quote=False) + trail)

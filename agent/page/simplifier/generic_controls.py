@@ -30,15 +30,13 @@ def _is_product_choice(select: LexborNode, label: str) -> bool:
 
 
 _HREF_NOT_A_LINK = frozenset({"link", "base", "use", "image", "pattern", "textpath", "feimage", "script"})
+_CONTROLS = "a[href], button, input, select, textarea, [onclick], [role=button], [role=link]"
 
 
 def _reads_as_a_link(node: LexborNode) -> bool:
     """An element with an `href` that shows something to click (text or a pictured label) and holds no control of
     its own: a carousel that carries its series' address around its products' links is a section, not one link."""
     return bool(text_of(node, 40) or node.css_first("img[alt]") is not None) and node.css_first(_CONTROLS) is None
-
-
-_CONTROLS = "a[href], button, input, select, textarea, [onclick], [role=button], [role=link]"
 
 
 def _is_interactive(node: LexborNode) -> bool:
