@@ -1,8 +1,11 @@
 """What makes a live step cheaper must not change what a twin sees (issue 28), checked in real Chromium on a small
 site served on loopback: a tab handed on to the next twin carries nothing of the twin before (cookies, local and
 session storage); the settle wait by request events waits for a fetch the page starts after load, and returns on
-a page that never stops polling; web fonts are refused only when no picture is taken; and the funnel's Wilson
-interval, now written out, equals statsmodels'."""
+a page that never stops polling; a twin's click is a real mouse click, on an element scrolled into view, and
+never lands on something covering the element or on a disabled one (Playwright's click checks, at the moment of
+the click, that the pointer reaches the element; a faster click without that check was tried and not kept); web
+fonts are refused only when no picture is taken; and the funnel's Wilson interval, now written out, equals
+statsmodels'."""
 
 from __future__ import annotations
 
@@ -12,9 +15,13 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
+from agent.actions import ClickAction
+from agent.browser.actuator import perform
 from agent.browser.chromium import launch
 from agent.browser.context_pool import TwinTabs
+from agent.browser.failures import StepFailure
 from agent.browser.navigation import NavigationWatch, Timeouts, open_page
+from agent.browser.snapshot import SnapshotTaker
 from agent.simulation.funnel import wilson_interval
 from tests.support.live_server import serve
 
@@ -42,6 +49,22 @@ FONT_PAGE = """<!doctype html><html><head><title>Fonts</title><style>
 </style></head><body><p>Shop text</p></body></html>"""
 
 
+CLICKS = """<!doctype html><html><head><title>Clicks</title></head><body>
+<p id="said">nothing yet</p>
+<button id="plain" onclick="said('plain')">Add to basket</button>
+<button id="off" disabled onclick="said('off')">Sold out</button>
+<div style="position:relative"><button id="under" onclick="said('under')">Buy now</button>
+  <div id="cover" style="position:absolute;inset:0;background:white" onclick="said('cover')"></div></div>
+<div style="height:3000px"></div>
+<a id="far" href="#delivery" onclick="said('far')">Delivery details</a>
+<script>
+  const seen = [];
+  for (const kind of ['pointerdown', 'mousedown', 'mouseup', 'click'])
+    document.addEventListener(kind, e => seen.push(kind + ':' + e.target.id), true);
+  function said(what) { document.getElementById('said').textContent = what + ' ' + seen.join(','); seen.length = 0; }
+</script></body></html>"""
+
+
 def make_site(asked: list[str]) -> FastAPI:
     app = FastAPI()
 
@@ -50,7 +73,13 @@ def make_site(asked: list[str]) -> FastAPI:
         asked.append(request.url.path)
         return await call_next(request)
 
-    for path, body in (("/memory", MEMORY_PAGE), ("/late", LATE_FETCH), ("/polling", POLLING), ("/fonts", FONT_PAGE)):
+    for path, body in (
+        ("/memory", MEMORY_PAGE),
+        ("/late", LATE_FETCH),
+        ("/polling", POLLING),
+        ("/fonts", FONT_PAGE),
+        ("/clicks", CLICKS),
+    ):
         app.add_api_route(path, lambda body=body: HTMLResponse(body), methods=["GET"])
 
     @app.get("/slow")
@@ -117,6 +146,37 @@ def test_settle_waits_for_a_fetch_started_after_load_and_returns_on_a_page_that_
         return late
 
     assert asyncio.run(_with_browser(work)) == "arrived"
+
+
+def test_clicks_are_real_mouse_clicks_in_view_and_never_land_on_a_cover(site):
+    url, _ = site
+    timeouts = Timeouts(navigation_ms=15_000, action_ms=1_000, idle_ms=3_000)
+
+    async def click(page, name: str) -> str:
+        snapshot = await SnapshotTaker(15).take(page)
+        try:
+            await perform(page, snapshot, ClickAction(type="click", name=name), SnapshotTaker(15), timeouts)
+        except StepFailure as failure:
+            return f"{failure.kind}: {await page.text_content('#said')}"
+        return await page.text_content("#said")
+
+    async def work(browser):
+        page = await browser.new_page(viewport={"width": 800, "height": 600})
+        await page.goto(url + "/clicks")
+        said = {name: await click(page, name) for name in ("page.add_to_basket", "page.delivery_details")}
+        far_in_view = await page.evaluate(
+            "document.getElementById('far').getBoundingClientRect().bottom <= innerHeight"
+        )
+        said |= {name: await click(page, name) for name in ("page.buy_now", "page.sold_out")}
+        return said, far_in_view, page.url
+
+    said, far_in_view, address = asyncio.run(_with_browser(work))
+    mouse = "pointerdown:{0},mousedown:{0},mouseup:{0},click:{0}"
+    assert said["page.add_to_basket"] == "plain " + mouse.format("plain")
+    assert said["page.delivery_details"] == "far " + mouse.format("far")  # scrolled to, then clicked
+    assert far_in_view and address.endswith("#delivery")
+    # Covered, or disabled: Playwright waits for the element to take the click, then times out; never the cover.
+    assert said["page.buy_now"] == said["page.sold_out"] == "timeout: far " + mouse.format("far")
 
 
 @pytest.mark.parametrize("pictures", [False, True])

@@ -19,6 +19,7 @@ from service.cli.interview import interview_command
 from service.cli.llm_serve import llm_app
 from service.cli.persona_commands import personas_app
 from service.cli.predict import predict
+from service.cli.process_exit import leave
 from service.cli.report import report_app
 from service.cli.servers import serve, shop
 from service.cli.simulate import simulate
@@ -67,11 +68,13 @@ app.add_typer(llm_app, name="llm")
 
 def main() -> None:
     """The console entry point: invalid TWINSIM_* settings or a store held by another process are a message
-    and exit 2, not a traceback."""
+    and exit 2, not a traceback; a finished command ends the process at once (service/cli/process_exit.py)."""
     from personas.store_lock import StoreInUse
 
     try:
         app()
+    except SystemExit as done:
+        leave(done.code)
     except StoreInUse as error:
         err.print(f"[red]error:[/red] {error}")
         sys.exit(2)

@@ -112,7 +112,7 @@ def simulate(
     except StartPageFailed as error:
         fail(str(error))
     _check_ray_head()
-    services = build_services(Settings(), warm=True)
+    services = build_services(Settings(), warm=False)  # warmed while the browser starts (run_blocking)
     try:
         config = SimulationConfig(
             url=url,

@@ -4,6 +4,9 @@ before any browser starts, then run it on its own event loop (off the caller's l
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from agent.browser.chromium import chromium_path
 from agent.executors.ray_twins import RayTwins
 from agent.executors.ray_units import RayExecutor, RayUnavailable
 from agent.simulation import SimulationConfig, SimulationResult, run_simulation
-from agent.simulation.output import write_outputs
+from agent.simulation.output import IMPORTED_WHEN_WRITING, write_outputs
 from agent.simulation.start_page import StartPageUnreachable, check_start_url, start_failure
 from agent.simulation.trace import TwinTrace
 from personas.memory_store import PersonaNotFound
@@ -76,6 +79,17 @@ def simulation_executor(services: Services):
     return RayTwins(RayExecutor(services.settings.ray_address))
 
 
+def _prepare(services: Services, writes_outputs: bool) -> None:
+    """What the run needs later, loaded while the browser starts and the twins browse, when this process mostly
+    waits: the embedding model (the first recall) and the libraries written outputs import. Whoever needs one first
+    waits for it here (the embedder's lock, Python's import lock) instead of loading it a second time. A failure
+    here is left for the run to meet where it is reported."""
+    with contextlib.suppress(Exception):
+        services.store.embedder.embed(["warm up"])
+        for name in IMPORTED_WHEN_WRITING if writes_outputs else ():
+            importlib.import_module(name)
+
+
 def run_blocking(
     services: Services,
     config: SimulationConfig,
@@ -87,6 +101,7 @@ def run_blocking(
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
+    threading.Thread(target=_prepare, args=(services, out_dir is not None), name="prepare-run", daemon=True).start()
     try:
         result = asyncio.run(
             run_simulation(
