@@ -13,6 +13,7 @@ imported through its own CLI. Every run gets a fresh shop (demo: a new server; o
 
 Run: .venv/bin/python benchmarks/live_speed.py [--twins 16] [--steps 8] [--seed 0] [--oscar] [--baseline PATH]
                                                [--concurrency N (this checkout's, default: its own default)]
+                                               [--pairs N (before, after, before, after...: the median ratio)]
 
 With --ray, instead: this checkout's live run on the demo shop in process and on a local Ray cluster started for
 it (a head and a worker node on this machine, benchmarks/_live_ray.py): identical results, the overhead per twin.
@@ -26,6 +27,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -281,6 +283,13 @@ def main() -> None:
     )
     parser.add_argument("--concurrency", type=int, help="contexts at once for this checkout (default: its own)")
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="before and after run this many times, alternated; the speed-up is the median of the pairs' ratios "
+        "(the machine's speed drifts between runs; a pair's two runs see about the same machine)",
+    )
     parser.add_argument("--ray", action="store_true", help="only: in process vs a local two-node Ray cluster")
     args = parser.parse_args()
     if args.ray:
@@ -295,22 +304,38 @@ def main() -> None:
         shops = [DemoShop] + ([OscarShop] if args.oscar else [])
         results = {}
         for shop_kind in shops:
-            runs = {
-                label: end_to_end(
-                    checkouts[label], data[label], shop_kind, ids[label], args.steps, args.seed, extra[label]
-                )
-                for label in checkouts
-            }
-            before, after = runs["before"].pop("_signature"), runs["after"].pop("_signature")
+            pairs = [
+                {
+                    label: end_to_end(
+                        checkouts[label], data[label], shop_kind, ids[label], args.steps, args.seed, extra[label]
+                    )
+                    for label in checkouts
+                }
+                for _ in range(args.pairs)
+            ]
+            runs = pairs[0]
+            before, after = runs["before"]["_signature"], runs["after"]["_signature"]
             same = {
                 "traces_and_funnel": before == after,
                 "first_difference": first_difference(before, after),
-                "orders": runs["before"].pop("_orders") == runs["after"].pop("_orders"),
+                "orders": runs["before"]["_orders"] == runs["after"]["_orders"],
+                "every_pair_as_the_first": all(
+                    pair[label]["_signature"] == runs[label]["_signature"]
+                    and pair[label]["_orders"] == runs[label]["_orders"]
+                    for pair in pairs
+                    for label in checkouts
+                ),
             }
+            ratios = [pair["after"]["steps_per_second"] / pair["before"]["steps_per_second"] for pair in pairs]
+            for pair in pairs:
+                for run in pair.values():
+                    del run["_signature"], run["_orders"]
             entry = {
                 "end_to_end": runs,
                 "identical": same,
-                "speedup": round(runs["after"]["steps_per_second"] / runs["before"]["steps_per_second"], 2),
+                "speedup": round(statistics.median(ratios), 2),
+                "speedup_by_pair": [round(r, 2) for r in ratios],
+                "seconds_by_pair": [[pair["before"]["seconds"], pair["after"]["seconds"]] for pair in pairs],
             }
             if not args.no_profile:  # this checkout only: the probe hooks today's modules, which the baseline lacks
                 entry["profile"] = {
@@ -325,6 +350,7 @@ def main() -> None:
                     "twins": args.twins,
                     "max_steps": args.steps,
                     "seed": args.seed,
+                    "pairs": args.pairs,
                     "baseline": BASELINE_COMMIT if not args.baseline else args.baseline,
                     "load_average_at_end": os.getloadavg(),
                     "shops": results,
