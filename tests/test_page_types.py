@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent.page.page_types import Shown, classify_page, title_page_type, url_page_type
+from agent.page.page_types import (
+    Shown,
+    asks_delivery_and_payment,
+    classify_page,
+    shows_checkout_steps,
+    title_page_type,
+    url_page_type,
+)
 from agent.page.simplifier import simplify_html
 
 
@@ -98,3 +105,65 @@ def test_the_title_comes_after_the_address_and_before_what_the_page_shows():
     shows_a_product = Shown(one_product=True)
     assert classify_page("https://shop.example/x", shown=shows_a_product, title="Your Cart - Shop") == "cart"
     assert classify_page("https://shop.example/products/kettle", title="Your Cart - Shop") == "product"
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["Panier", "Identification", "Livraison", "Paiement", "Validation"], True),  # a real French shop's bar
+        (["1", "Cart", "2", "Information", "3", "Shipping", "4", "Payment"], True),  # numbers between the steps
+        (["Schritt 1: Warenkorb", "Schritt 2: Adresse", "Schritt 3: Zahlung"], True),
+        (["Carrello >", "Spedizione >", "Pagamento >", "Conferma"], True),
+        (["Information", "Delivery", "Payment", "Returns", "Contact"], False),  # a footer's help pages
+        (["Add to basket", "Free delivery", "Secure payment"], False),  # a product page's promises
+        (["Cart", "Shipping", "Your order history", "Payment"], False),  # not one after the other
+    ],
+)
+def test_a_checkouts_steps_among_the_pages_text(texts, expected):
+    assert shows_checkout_steps(texts) is expected
+
+
+def test_a_form_asking_where_to_deliver_and_how_to_pay():
+    italian = ["# Nome: nome", "# Indirizzo: indirizzo", "# CAP: cap", "# Città: citta", "Telefono: telefono"]
+    assert asks_delivery_and_payment(italian, ["PayPal o carte di credito", "Contrassegno (€ 18,00)"])
+    sign_up = ["First name", "Last name", "Street address", "Postcode", "Town", "Phone"]
+    assert not asks_delivery_and_payment(sign_up, ["Create my account"])  # no way to pay: a sign-up
+    assert not asks_delivery_and_payment(["Email", "Your name"], ["PayPal"])  # a newsletter beside a payment logo
+
+
+CHECKOUT_WITHOUT_A_CHECKOUT_ADDRESS = """<html><head><title>Ordina su Negozio</title></head><body>
+<h1>Il tuo ordine</h1><p>1 x Chitarra classica € 129,00</p>
+<form action="/ordina.asp" method="post">
+  <label>Nome <input name="nome"></label> <label>Cognome <input name="cognome"></label>
+  <label>Indirizzo <input name="indirizzo"></label> <label>CAP <input name="cap"></label>
+  <label>Città <input name="citta"></label> <label>Telefono <input name="telefono"></label>
+  <p>Metodo di pagamento</p>
+  <label><input type="radio" name="pagamento" value="pp"> PayPal o carte di credito</label>
+  <label><input type="radio" name="pagamento" value="bb"> Bonifico bancario anticipato</label>
+  <button type="submit">Acquista</button>
+</form></body></html>"""
+
+SIGN_UP = CHECKOUT_WITHOUT_A_CHECKOUT_ADDRESS.replace("Ordina", "Registrati").replace(
+    """<p>Metodo di pagamento</p>
+  <label><input type="radio" name="pagamento" value="pp"> PayPal o carte di credito</label>
+  <label><input type="radio" name="pagamento" value="bb"> Bonifico bancario anticipato</label>""",
+    "",
+)
+
+STEPS = """<html><head><title>Boutique</title></head><body><table><tr><td>Panier</td><td>Identification</td>
+<td>Livraison</td><td>Paiement</td><td>Validation</td></tr></table><h1>Identifiez-vous</h1>
+<form><input name="email" aria-label="email"><input type="password" name="password">
+<button>Continuer</button></form></body></html>"""
+
+
+def test_a_checkout_is_told_by_what_it_shows_where_its_address_and_title_say_nothing():
+    from agent.page.parse import parse_page
+
+    for url in ("https://negozio.example/ordina.asp?id=1093", "https://another.example/page?id=7"):
+        page = parse_page(simplify_html(CHECKOUT_WITHOUT_A_CHECKOUT_ADDRESS, url).html, url)
+        assert page.page_type == "checkout"
+        assert page.by_name[next(n for n in page.by_name if n.endswith("acquista"))].click_type == "purchase"
+    assert parse_page(simplify_html(SIGN_UP, "https://negozio.example/a.asp").html).page_type != "checkout"
+    steps = simplify_html(STEPS, "https://boutique.example/adresse_e_mail.cfm")
+    assert steps.page_type == parse_page(steps.html, "https://boutique.example/adresse_e_mail.cfm").page_type
+    assert steps.page_type == "checkout"

@@ -4,16 +4,16 @@ simplifier alike (`classify_page`).
 In order: amazon.com's URL paths and the OPeRA names a page's elements carry (`page_type`; calibration uses it on
 the URL of each recorded step, with no names: OPeRA's pages are Amazon's); then the URL shapes of the common shop
 platforms and shop-neutral URL words (`url_page_type`: Shopify, WooCommerce, Magento, Salesforce Commerce,
-PrestaShop; cart, basket, bag; search, q=); then what the page declares in its structured data (one
-product, or a list of them); then what it shows (`Shown`: one product's price, stock or buy button, or several
-priced products). The behaviour model only uses the kinds it can tell apart (`page_type_feature`): "other" and
-"none" say nothing and are dropped on both sides.
+PrestaShop; cart, basket, bag; search, q=); then the page's title; then what the page declares in its structured
+data (one product, or a list of them); then what it shows (`Shown`: a checkout's steps or its delivery and payment
+questions, one product's price, stock or buy button, or several priced products). The behaviour model only uses the
+kinds it can tell apart (`page_type_feature`): "other" and "none" say nothing and are dropped on both sides.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlparse
@@ -50,10 +50,12 @@ def page_type_feature(kind: str | None) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Shown:
     """What a page shows, for telling its type when its address and declarations do not: the product it is about
-    (its own price, stock or buy button), and how many priced products it lists besides."""
+    (its own price, stock or buy button), how many priced products it lists besides, and whether it shows a
+    checkout's steps (`shows_checkout_steps`) or asks where to deliver and how to pay (`asks_delivery_and_payment`)."""
 
     one_product: bool = False
     listed: int = 0
+    checkout: bool = False
 
 
 def classify_page(
@@ -74,7 +76,7 @@ def classify_page(
     if kind == "other" and declared in ("product", "listing"):
         kind = "product" if declared == "product" else "search_results"
     if kind == "other" and shown is not None:
-        kind = shown_page_type(shown.one_product, shown.listed)
+        kind = shown_page_type(shown.one_product, shown.listed, shown.checkout)
     return kind
 
 
@@ -163,12 +165,112 @@ def title_page_type(title: str) -> PageType:
     return "other"
 
 
-def shown_page_type(one_product: bool, priced_products: int) -> PageType:
-    """What a page Amazon's rules and the URL leave as "other" shows: one product (its own price, stock or buy
-    button) is a product page, two or more priced products a listing (search results or a category)."""
+def shown_page_type(one_product: bool, priced_products: int, checkout: bool = False) -> PageType:
+    """What a page Amazon's rules and the URL leave as "other" shows: a checkout's steps, or the questions only a
+    checkout asks, make a checkout; one product (its own price, stock or buy button) is a product page, two or more
+    priced products a listing (search results or a category)."""
+    if checkout:
+        return "checkout"
     if one_product:
         return "product"
     return "search_results" if priced_products >= 2 else "other"
+
+
+# The steps of a checkout as its progress bar names them, each an item of its own ("Panier", "Identification",
+# "Livraison", "Paiement", "Validation"), in the shops' main languages. Whole items only: "Free delivery" and
+# "Secure payment" are a product page's promises, not steps.
+_CHECKOUT_STAGES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (stage, re.compile(pattern))
+    for stage, pattern in (
+        (
+            "cart",
+            r"(?:your |shopping )?(?:cart|basket|bag)|(?:ihr )?warenkorb|(?:votre |mon )?panier|carrello|carrito|"
+            r"cesta|carrinho|winkel(?:wagen|mand)|koszyk",
+        ),
+        (
+            "account",
+            r"sign[ -]?in|log[ -]?in|(?:your )?(?:account|details|information)|identification|anmeld(?:en|ung)|"
+            r"(?:ihre )?daten|kundendaten|identificazione|accesso|dati|identificación|identificação|(?:tus )?datos|"
+            r"inloggen|(?:uw )?gegevens|logowanie|dane",
+        ),
+        (
+            "delivery",
+            r"(?:delivery|shipping)(?: (?:address|details|method|options?))?|(?:adresse de )?livraison|adresses?|"
+            r"(?:liefer)?adresse|lieferung|versand(?:art)?|spedizione|consegna|indirizzo|env[ií]o|entrega|"
+            r"direcci[oó]n|endereço|bezorg(?:ing|en)|verzending|dostawa|adres",
+        ),
+        (
+            "payment",
+            r"payment(?: method)?|(?:mode de )?(?:paiement|règlement)|(?:be)?zahlung(?:sart)?|pagamento|pago|"
+            r"betaling|betalen|płatność",
+        ),
+        (
+            "review",
+            r"(?:order )?(?:review|summary|confirmation)|confirm(?: order)?|validation|récapitulatif|bestätigung|"
+            r"(?:überprüfen und )?bestellen|übersicht|zusammenfassung|conferma|riepilogo|confirmaci[oó]n|resumen|"
+            r"confirmação|revisão|bevestig(?:ing|en)|controleren|overzicht|podsumowanie|potwierdzenie",
+        ),
+    )
+)
+_STEP_NUMBER = re.compile(
+    r"^(?:(?:step|étape|etape|schritt|passo|paso|etapa|stap|krok)\s*)?\d{1,2}\s*[.):/-]?\s*|[>›»→:]+$"
+)
+_CHECKOUT_STEP_TEXT = 40  # longer text is not a step's name
+
+
+def _stage(text: str) -> str | None:
+    item = _STEP_NUMBER.sub("", text.strip().casefold()).strip(" .>›»→:-")
+    if not item or len(item) > _CHECKOUT_STEP_TEXT:
+        return None
+    return next((stage for stage, pattern in _CHECKOUT_STAGES if pattern.fullmatch(item)), None)
+
+
+def shows_checkout_steps(texts: Iterable[str]) -> bool:
+    """Whether a page's text items, in order, hold a checkout's progress bar: three or more of its steps one after
+    the other (a step's number may stand between them), among them payment and the cart or the final review (a
+    footer's "Information, Delivery, Payment" links are not a checkout)."""
+    run: set[str] = set()
+    for text in texts:
+        if not text.strip() or text.strip().isdigit():
+            continue
+        stage = _stage(text)
+        if stage is None:
+            run = set()
+            continue
+        run.add(stage)
+        if len(run) >= 3 and "payment" in run and run & {"cart", "review"}:
+            return True
+    return False
+
+
+# What a delivery form asks, in the shops' main languages, read from a field's label and name.
+_DELIVERY_FIELDS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"\b(?:(?:first|last|full|given|family|sur) ?)?name\b|\b(?:nome|cognome|nom|pr[ée]nom|vorname|nachname|"
+        r"nombre|apellidos?|naam|achternaam|imi[eę]|nazwisko)\b",
+        r"\b(?:address|street|indirizzo|adresse|stra(?:ß|ss)e|direcci[oó]n|calle|endere[cç]o|morada|adres|ulica)\b",
+        r"\b(?:post ?code|postal|zip|cap|code postal|plz|postleitzahl|c[oó]digo postal|kod pocztowy)\b",
+        r"\b(?:city|town|citt[aà]|ville|stadt|ort|ciudad|cidade|localit[aà]|(?:woon)?plaats|miasto|miejscowo[sś][cć])\b",
+        r"\b(?:phone|telephone|mobile|tel|telefon[oe]?|t[ée]l[ée]phone|tel[ée]fono|telefoon|cellulare|handy)\b",
+    )
+)
+# Ways to pay a checkout offers as choices.
+_PAYMENT_CHOICE = re.compile(
+    r"\b(?:paypal|credit card|debit card|carte (?:bancaire|de cr[ée]dit|bleue)|carta di credito|carte di credito|"
+    r"kreditkarte|bonifico|virement|[üu]berweisung|transferencia|contrassegno|contre[- ]remboursement|nachnahme|"
+    r"contra ?reembolso|cash on delivery|vorkasse|postepay|klarna|boleto|pix|bank transfer|przelew|pobranie|blik)\b"
+)
+
+
+def asks_delivery_and_payment(fields: Iterable[str], choices: Iterable[str]) -> bool:
+    """Whether a page's form asks where to deliver (four of a name, a street address, a postcode, a city and a
+    phone, read from its fields' labels and names) and offers ways to pay among its choices: what a checkout asks,
+    and neither a sign-up (no payment) nor a product page (no address)."""
+    asked = " | ".join(fields).casefold()
+    if sum(bool(pattern.search(asked)) for pattern in _DELIVERY_FIELDS) < 4:
+        return False
+    return any(_PAYMENT_CHOICE.search(choice.casefold()) for choice in choices)
 
 
 # An order confirmation, on any shop: the page a shop shows once an order is placed.

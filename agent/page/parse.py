@@ -22,7 +22,7 @@ from agent.page.node_pages import (
     parse_node_page,
 )
 from agent.page.observation import Observation
-from agent.page.page_types import Shown, classify_page
+from agent.page.page_types import Shown, asks_delivery_and_payment, classify_page, shows_checkout_steps
 from agent.page.product_tiles import with_tiles
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 
@@ -79,6 +79,18 @@ def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
     return ""
 
 
+def _shows_a_checkout(body: LexborNode | None, candidates: list[Candidate]) -> bool:
+    """A checkout's steps among the page's text, or its form asking where to deliver and how to pay."""
+    if body is None:
+        return False
+    texts = (node.text_content or "" for node in body.traverse(include_text=True) if node.tag == "-text")
+    if shows_checkout_steps(texts):
+        return True
+    fields = [f"{c.text} {c.name.rsplit('.', 1)[-1].replace('_', ' ')}" for c in candidates if c.kind == "input"]
+    choices = [c.text for c in candidates if c.kind == "clickable" and c.name.startswith("form.")]
+    return asks_delivery_and_payment(fields, choices)
+
+
 def parse_page(
     simplified_html: str | None, url: str | None = None, limits: PageShapeLimits = DEFAULT_PAGE_LIMITS
 ) -> Observation:
@@ -129,6 +141,8 @@ def parse_page(
     declared = meta.attributes.get("data-page-type") if meta is not None else None
     title = _title(tree, candidates)
     page_type = classify_page(url, list(by_name), declared, title=title)
+    if page_type == "other" and _shows_a_checkout(body, candidates):  # its steps or its questions say so
+        page_type = classify_page(url, list(by_name), declared, Shown(checkout=True), title)
     retype = None
     if page_type == "checkout":  # Continue, Next, Pay: the checkout's own steps towards the order are purchase clicks
         retype = checkout_click_type
