@@ -150,7 +150,7 @@ class SimulationRequest(BaseModel):
         default_factory=default_concurrency,
         ge=1,
         le=16,
-        description="Twins browsing at once; unset: one per core (at least 2).",
+        description="Twins browsing at once; unset: one more than the cores (at least 2).",
     )
     task: Task | None = Field(
         None,

@@ -56,9 +56,7 @@ def simulate(
     grounding: Annotated[str | None, typer.Option("--grounding", callback=grounding_flag, help=GROUNDING_HELP)] = None,
     concurrency: Annotated[
         int | None,
-        typer.Option(
-            "--concurrency", min=1, max=16, help="Twins browsing at once (default: one per core, at least 2)."
-        ),
+        typer.Option("--concurrency", min=1, max=16, help="Twins browsing at once (default: one more than the cores)."),
     ] = None,
     task: Annotated[str | None, typer.Option("--task", help="What every twin came to do, in words.")] = None,
     task_url: Annotated[
