@@ -42,6 +42,22 @@ def test_the_price_paid_not_the_was_price_or_the_saving():
     assert prices == [174.99, 174.99, 174.99]
 
 
+def test_the_price_labelled_as_the_sale_price_not_the_old_one_before_it():
+    # Magento's price box: the old price's label is commented out, the special price's shown (a real Brooklyn Brew
+    # Shop card in the corpus); the same in German, and a word between two prices that is no sale label.
+    cards = (
+        ("Summer Wheat", '<p class="old-price"><span>$40.00</span></p><p>Special Price <span>$32.00</span></p>'),
+        ("Sommerweizen", "<p><span>€ 40,00</span></p><p>Sonderpreis: <span>€ 32,00</span></p>"),
+        ("Grapefruit Honey Ale", "<p><span>$40.00</span></p><p>wholesale <span>$32.00</span></p>"),
+    )
+    items = "".join(
+        f'<div><a href="/p/{i}">{title}</a>{prices}<a href="/cart/add/{i}">Add to Cart</a></div>'
+        for i, (title, prices) in enumerate(cards)
+    )
+    observation = observe_page(listing(items), url="https://shop.example/kits", simplified=False)
+    assert [p.price for p in observation.facts.products] == [32.0, 32.0, 40.0]
+
+
 def test_cards_that_start_with_their_buy_button_and_a_dollar_of_canada():
     items = "".join(
         f'<div><a href="/p/{i}"></a><div><a href="/cart/add/{i}">Add to Cart +</a><p>{title}</p>'

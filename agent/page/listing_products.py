@@ -192,7 +192,8 @@ def _inside_link(node: LexborNode) -> bool:
 
 def shown_price(text: str, hint: str | None) -> Money | None:
     """The first amount that is no saving, fee, unit price or labelled list price; of a higher and a lower amount
-    side by side ("$7.99$7.19") or shown with a saving ("$224.99 $174.99 You save $50.00"), the lower."""
+    side by side ("$7.99$7.19"), shown with a saving ("$224.99 $174.99 You save $50.00") or the lower labelled as
+    the sale price ("$40.00 Special Price $32.00"), the lower."""
     found = [
         money
         for money in find_money(text, hint)
@@ -202,10 +203,23 @@ def shown_price(text: str, hint: str | None) -> Money | None:
     if (
         len(found) >= 2
         and found[1].amount < found[0].amount
-        and (_SAVING.search(text) or not text[found[0].end : found[1].start].strip())
+        and (
+            _SAVING.search(text)
+            or not text[found[0].end : found[1].start].strip()
+            or _SALE_LABEL.search(text[found[0].end : found[1].start])
+        )
     ):
         return found[1]  # a was-price beside the price, or a saving said
     return found[0] if found else None
 
 
 _SAVING = re.compile(r"save|sparen|économ|ahorr|risparm|\d\s?%", re.IGNORECASE)
+# Just before the lower of two amounts, the label of a sale price: "Special Price", "Sale price", "Sonderpreis",
+# "Prix promo", "Precio oferta", "Prezzo scontato", "Preço promocional", "Actieprijs", "Cena promocyjna".
+_SALE_LABEL = re.compile(
+    r"\b(?:(?:special|sale|offer|promo(?:tional)?)(?: price)?|(?:sonder|aktions|angebots)preis|angebot|"
+    r"prix (?:promo|soldé|réduit)|precio (?:de )?(?:oferta|rebajado)|oferta|prezzo (?:scontato|offerta|promo)|offerta|"
+    r"preço (?:promocional|de oferta)|promoção|(?:actie|aanbiedings)prijs|cena promocyjna|promocja"
+    r")\s*:?\s*$",
+    re.IGNORECASE,
+)
