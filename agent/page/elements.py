@@ -1,4 +1,5 @@
-"""What one element of a parsed page shows and takes: its label, whether it is a text field, a drop-down's choices.
+"""What one element of a parsed page shows and takes: its label, whether it is a text field, a drop-down's choices,
+the text items it shows in order.
 
 Shared by the OPeRA-name reader (agent/page/parse.py) and the Mind2Web node reader (agent/page/node_pages.py).
 """
@@ -6,12 +7,14 @@ Shared by the OPeRA-name reader (agent/page/parse.py) and the Mind2Web node read
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from selectolax.lexbor import LexborNode
 
 _NON_TEXT_INPUTS = frozenset({"checkbox", "radio", "submit", "button", "image", "reset", "file", "color", "range"})
 _SPACES = re.compile(r"\s+")
 _MAX_TEXT = 300
+_NOT_SHOWN = frozenset({"script", "style", "noscript", "template"})
 
 
 def fold(text: str | None) -> str:
@@ -50,3 +53,12 @@ def select_options(node: LexborNode, limit: int = 50) -> tuple[str, ...]:
         for option in node.css("option")
     )
     return tuple(dict.fromkeys(t[:_MAX_TEXT] for t in texts if t))[:limit]
+
+
+def text_items(root: LexborNode | None) -> Iterator[str]:
+    """The texts `root` shows, one per text node, in document order (scripts, styles and templates left out)."""
+    if root is None:
+        return
+    for node in root.traverse(include_text=True):
+        if node.tag == "-text" and node.parent is not None and node.parent.tag not in _NOT_SHOWN:
+            yield node.text_content or ""

@@ -113,8 +113,10 @@ def own_product(
         delivery_text=delivery,
         stock_text=stock,
     )
-    after_title = text[max(0, text.find(title)) :] if title else text
-    bid = fact_texts.current_bid(after_title[:BUY_BOX], hint) if declared.get("price") else None
+    bid = None
+    if declared.get("price"):  # an auction declares where the bidding started; its bid is shown under the title
+        start = max(0, text.find(title)) if title else 0
+        bid = fact_texts.current_bid(text[start : start + BUY_BOX], hint)
     own = _with_declared(shown, declared, stock_line=bool(stock_line), bid=bid)
     return replace(own, sponsored=False)  # ads on a product page are for other products
 

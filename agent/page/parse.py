@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from agent.page.candidate import Candidate, CandidateKind
 from agent.page.click_types import ad_reply_click_type, checkout_click_type, infer_click_type, links_a_product
-from agent.page.elements import element_label, fold, is_text_input, select_options
+from agent.page.elements import element_label, fold, is_text_input, select_options, text_items
 from agent.page.fact_texts import parse_price
 from agent.page.facts import read_facts
 from agent.page.node_pages import (
@@ -81,10 +81,7 @@ def _title(tree: LexborHTMLParser, candidates: list[Candidate]) -> str:
 
 def _shows_a_checkout(body: LexborNode | None, candidates: list[Candidate]) -> bool:
     """A checkout's steps among the page's text, or its form asking where to deliver and how to pay."""
-    if body is None:
-        return False
-    texts = (node.text_content or "" for node in body.traverse(include_text=True) if node.tag == "-text")
-    if shows_checkout_steps(texts):
+    if shows_checkout_steps(text_items(body)):
         return True
     fields = [f"{c.text} {c.name.rsplit('.', 1)[-1].replace('_', ' ')}" for c in candidates if c.kind == "input"]
     choices = [c.text for c in candidates if c.kind == "clickable" and c.name.startswith("form.")]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser
 
 from agent.page.click_types import infer_click_type
+from agent.page.elements import text_items
 from agent.page.page_types import PageType, Shown, classify_page, shows_checkout_steps
 from agent.page.shape import DEFAULT_PAGE_LIMITS, PageShapeLimits, check_page_shape
 from agent.page.simplifier.amazon_recipes import AMAZON_RECIPES
@@ -34,7 +35,6 @@ from agent.page.structured_data import read_declared
 
 RECIPES: tuple[Recipe, ...] = AMAZON_RECIPES
 _CHECKOUT = re.compile(r"check_?out|proceed|kasse|commander|afrekenen|place_order|pay")
-_NOT_SHOWN = frozenset({"script", "style", "noscript", "template"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,24 +101,23 @@ def simplify(raw_html: str, url: str | None = None, limits: PageShapeLimits = DE
 
 
 def _page_type(tree: LexborHTMLParser, url: str | None, names: list[str], declared: str | None, title: str) -> PageType:
-    """The twin's rule (agent/page/page_types.py), with what the raw page shows: one add-to-cart button under a
-    heading is one product, several are a list; a checkout's steps among its text, a checkout. (A form that asks
-    where to deliver and how to pay is read by the twin, from the page's fields as it names them.)"""
+    """The twin's rule (agent/page/page_types.py), with what the raw page shows, read only where the address, the
+    title and the declarations leave the page as "other": one add-to-cart button under a heading is one product,
+    several are a list; a checkout's steps among its text, a checkout. (A form that asks where to deliver and how to
+    pay is read by the twin, from the page's fields as it names them.)"""
+    kind = classify_page(url, names, declared, title=title)
+    if kind != "other":
+        return kind
     slugs = (
         (slugify(text), text) for n in tree.css("button, input[type=submit], a[role=button]") if (text := text_of(n))
     )
     adds = sum(
         infer_click_type(slug, "button", text) == "purchase" and not _CHECKOUT.search(slug) for slug, text in slugs
     )
-    texts = (
-        node.text_content or ""
-        for node in (tree.body.traverse(include_text=True) if tree.body is not None else ())
-        if node.tag == "-text" and node.parent is not None and node.parent.tag not in _NOT_SHOWN
-    )
     shown = Shown(
         one_product=adds == 1 and tree.css_first("h1") is not None,
         listed=adds if adds > 1 else 0,
-        checkout=shows_checkout_steps(texts),
+        checkout=shows_checkout_steps(text_items(tree.body)),
     )
     return classify_page(url, names, declared, shown, title)
 
