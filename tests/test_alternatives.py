@@ -43,9 +43,20 @@ def test_the_table_is_held_against_the_tables_not_the_carafes_and_boxes():
     assert -1.5 < against_page.shift < 0
 
 
-def test_a_page_whose_titles_share_no_kind_is_held_against_everything_on_it():
+def test_a_product_of_a_kind_nothing_on_the_page_shares_is_held_against_none_of_it():
+    rack = ProductFacts(title="VADHOLMA Rack for kitchen island - black", price=50.0, currency="GBP")
+    assert alternatives(rack, ACCESSORIES[:4]) == []  # carafes, bags, bulbs, boxes: no price to hold a rack against
+    facts = PageFacts(products=(rack, *ACCESSORIES[:4]), focus=0, can_buy=True, currency="GBP")
+    assert "price_vs_page" not in [d.kind for d in page_effect(facts, NEUTRAL).drivers]
+    freya = ProductFacts(title="Kids Freya Swan Tea Set", price=126.0, currency="SAR")
+    arabic = [ProductFacts(title="ساس اند بيل طقم شاي", name=f"o{i}", price=p) for i, p in enumerate((126.0, 33.0))]
+    assert alternatives(freya, arabic) == []  # titles the twin cannot match are no reference either
+
+
+def test_a_title_that_says_no_kind_or_one_alternative_is_held_against_everything_on_it():
+    untitled = ProductFacts(title="IKEA", price=10.0, currency="GBP")
+    assert alternatives(untitled, ACCESSORIES) == ACCESSORIES
     freya = ProductFacts(title="Kids Freya Swan Tea Set", price=126.0, currency="SAR")
     others = [ProductFacts(title="ساس اند بيل طقم شاي", name=f"o{i}", price=p) for i, p in enumerate((126.0, 33.0))]
-    assert alternatives(freya, others) == others
     one_alike = [ProductFacts(title="Sass Belle Swan Lamp", name="l", price=40.0), *others]
     assert alternatives(freya, one_alike) == one_alike  # one alternative is no median: everything, as before

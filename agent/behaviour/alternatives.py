@@ -42,8 +42,14 @@ def kind_words(title: str) -> frozenset[str]:
 
 
 def alternatives(product: ProductFacts, others: list[ProductFacts]) -> list[ProductFacts]:
-    """The `others` of the same kind as `product`, when there are at least MIN_ALTERNATIVES of them; else all of
-    `others` (a page whose titles say too little is held against everything on it, as before)."""
+    """The `others` of the same kind as `product`, when there are at least MIN_ALTERNATIVES of them. Else:
+    - none, when its title says its kind and no other product shares it: the page shows what goes with it (a £50
+      rack beside £1.50 hooks) or titles the twin cannot match (an English title among Arabic ones), so nothing on
+      it is a price to hold it against;
+    - all of `others`, as before, when its title says no kind or one other product is of its kind (the page shows
+      alternatives, but too few for a median of their own)."""
     kinds = kind_words(product.title or "")
     alike = [p for p in others if kinds & kind_words(p.title or "")] if kinds else []
-    return alike if len(alike) >= MIN_ALTERNATIVES else others
+    if len(alike) >= MIN_ALTERNATIVES:
+        return alike
+    return [] if kinds and not alike else others
