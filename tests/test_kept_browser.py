@@ -39,3 +39,24 @@ def test_sessions_take_turns_on_one_browser_and_a_dead_one_is_started_again():
     kept.run(crash, pictures=False, allowed=None)
     again = kept.run(contexts_seen, pictures=False, allowed=None)
     assert again[0] == 0 and kept.launches == 4
+
+
+def test_a_browser_started_ahead_serves_the_next_session_and_close_ends_it():
+    import asyncio
+    import threading
+
+    kept = KeptBrowsers()
+    kept.start(pictures=False, allowed=None)
+    kept.start(pictures=False, allowed=None)  # a second start while the first launches: still one browser
+    browser = kept.run(lambda b: asyncio.sleep(0, result=b), pictures=False, allowed=None)
+    assert kept.launches == 1 and browser.is_connected()
+
+    def loop_threads() -> int:  # other tests' kept browsers may still have theirs
+        return sum(t.name == "kept-browser" for t in threading.enumerate())
+
+    running = loop_threads()
+    kept.close()
+    assert not browser.is_connected() and loop_threads() == running - 1
+    again = kept.run(contexts_seen, pictures=False, allowed=None)  # a new loop and a new browser after a close
+    assert again[0] == 0 and kept.launches == 2
+    kept.close()

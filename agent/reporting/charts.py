@@ -92,6 +92,15 @@ def figure(chart_id: str, fig: Any, title: str, caption: str = "", *, height: in
     return Html(f"<figure class='chart' data-chart='{esc(chart_id)}'><figcaption>{text}</figcaption>{div}</figure>")
 
 
+def load_plotly() -> None:
+    """Load plotly's classes the reports draw with (plotly loads each on its first use, about 0.2 s here together)."""
+    import plotly.graph_objects as go
+    import plotly.io  # noqa: F401 - imported for its side effect: loaded once, here
+
+    for name in ("Figure", "Layout", "Bar", "Sankey"):
+        getattr(go, name)
+
+
 def funnel(
     chart_id: str,
     title: str,

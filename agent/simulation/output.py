@@ -14,8 +14,15 @@ from agent.reporting.simulation_report import render_simulation_html
 from agent.simulation.run import SimulationResult
 from personas.persona import Persona
 
-# Imported on first use while the outputs are written: pandas, by the first table pyarrow builds (0.2-0.5 s here).
-IMPORTED_WHEN_WRITING = ("pandas",)
+
+def load_writers() -> None:
+    """Import ahead what writing the outputs imports on first use, for a caller with time to spare before: pandas
+    (pyarrow's first table imports it, 0.2-0.5 s here) and plotly's chart classes (the report's, about 0.2 s)."""
+    import pandas  # noqa: F401 - imported for its side effect: loaded once, here
+
+    from agent.reporting.charts import load_plotly
+
+    load_plotly()
 
 
 def write_outputs(

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from playwright.async_api import async_playwright
+from playwright.async_api import Browser, async_playwright
 from pydantic import BaseModel, Field
 
 from agent.allowed_hosts import HostAllowList
@@ -77,9 +77,11 @@ async def run_simulation(
     on_trace: Callable[[TwinTrace], None] | None = None,
     executor: TwinsElsewhere | None = None,
     allowed: HostAllowList | None = None,
+    browser: Browser | None = None,
 ) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the
-    sessions run instead of this process (RayTwins: each a Ray task); None: here.
+    sessions run instead of this process (RayTwins: each a Ray task); None: here, in `browser` (launched with
+    `pictures=takes_pictures(...)`, left open: agent/executors/kept_browser.py) or in one started for the run.
     With `allowed`, the browser requests only allowed hosts (agent/browser/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
@@ -89,7 +91,7 @@ async def run_simulation(
     if executor is not None:
         traces = await asyncio.to_thread(executor.run_twins, config, personas, graph, out_dir, on_trace, allowed)
     else:
-        traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed)
+        traces = await _run_here(config, personas, graph, out_dir, on_trace, allowed, browser)
     return SimulationResult(
         config=config,
         started_at=started.isoformat(timespec="seconds"),
@@ -110,25 +112,43 @@ async def _run_here(
     out_dir: Path | None,
     on_trace: Callable[[TwinTrace], None] | None,
     allowed: HostAllowList | None,
+    browser: Browser | None,
+) -> list[TwinTrace]:
+    pictures = takes_pictures(graph, config, out_dir)
+    if browser is not None:
+        return await _browse(browser, pictures, config, personas, graph, out_dir, on_trace, allowed)
+    async with async_playwright() as playwright:
+        started = await launch(playwright, pictures=pictures)
+        try:
+            return await _browse(started, pictures, config, personas, graph, out_dir, on_trace, allowed)
+        finally:
+            await started.close()
+
+
+async def _browse(
+    browser: Browser,
+    pictures: bool,
+    config: SimulationConfig,
+    personas: list[Persona],
+    graph: TwinGraph,
+    out_dir: Path | None,
+    on_trace: Callable[[TwinTrace], None] | None,
+    allowed: HostAllowList | None,
 ) -> list[TwinTrace]:
     gate = asyncio.Semaphore(config.concurrency)
-    async with async_playwright() as playwright:
-        pictures = takes_pictures(graph, config, out_dir)
-        browser = await launch(playwright, pictures=pictures)
-        tabs = TwinTabs(browser, reuse=not pictures, allowed=allowed)
-        try:
+    tabs = TwinTabs(browser, reuse=not pictures, allowed=allowed)
+    try:
 
-            async def one(persona: Persona) -> TwinTrace:
-                async with gate:
-                    trace = await run_twin(tabs, graph, persona, config, out_dir)
-                if on_trace is not None:
-                    on_trace(trace)
-                return trace
+        async def one(persona: Persona) -> TwinTrace:
+            async with gate:
+                trace = await run_twin(tabs, graph, persona, config, out_dir)
+            if on_trace is not None:
+                on_trace(trace)
+            return trace
 
-            return list(await asyncio.gather(*(one(p) for p in personas)))
-        finally:
-            await tabs.close()
-            await browser.close()
+        return list(await asyncio.gather(*(one(p) for p in personas)))
+    finally:
+        await tabs.close()
 
 
 def simulation_task_success(config: SimulationConfig, traces: list[TwinTrace]) -> dict | None:

@@ -3,8 +3,10 @@ simulations.py runs them); this file checks the flags and the start page before 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -21,6 +23,9 @@ from service.cli.flags import (
     vision_flag,
 )
 from service.settings import Settings
+
+if TYPE_CHECKING:
+    from agent.executors.kept_browser import KeptBrowsers
 
 console = Console(soft_wrap=True)
 
@@ -85,68 +90,66 @@ def simulate(
     ] = True,
 ) -> None:
     """Let twins browse a live site in headless Chromium; write their traces and the funnel."""
-    from agent.simulation import SimulationConfig
-    from service.container import build_services
-    from service.jobs.simulations import (
-        SimulationRequestError,
-        StartPageFailed,
-        check_and_load,
-        check_start_page,
-        persona_ids_for,
-        run_blocking,
-    )
+    from agent.simulation.config import SimulationConfig
+    from service.jobs.simulation_requests import SimulationRequestError, StartPageFailed, check_start_page
 
     given_task = task_from_flags(task, task_url, task_element, task_text)
     ids = [p.strip() for p in personas.split(",") if p.strip()]
     if not ids and not all_personas:
         fail("name personas with --personas ID,... or use --all")
+    settings = Settings()
     try:  # the URL and limits first, then one request to the URL: no store, no browser for a run that cannot work
         check_start_page(
             SimulationConfig(url=url, persona_ids=ids or ["-"], max_steps=max_steps, seed=seed),
-            Settings().host_allow_list,
+            settings.host_allow_list,
         )
     except ValidationError as error:
         fail(validation_message(error))
     except StartPageFailed as error:
         fail(str(error))
     _check_ray_head()
-    services = build_services(Settings(), warm=False)  # warmed while the browser starts (run_blocking)
-    try:
-        config = SimulationConfig(
-            url=url,
-            persona_ids=persona_ids_for(services, ids, all_personas),
-            max_steps=max_steps,
-            brain=brain,
-            model=model,
-            seed=seed,
-            screenshots=screenshots,
-            **({"concurrency": concurrency} if concurrency else {}),
-            task=given_task,
-            vision=vision,
-            grounding=grounding,
-            **({} if fill_checkout else {"checkout_details": None}),
-        )
-        loaded = check_and_load(services, config)
-    except ValidationError as error:
-        fail(validation_message(error))
-    except SimulationRequestError as error:
-        fail(str(error))
-    console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
-    try:
-        result = run_blocking(
-            services,
-            config,
-            loaded,
-            out,
-            on_trace=lambda t: console.print(
-                f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
-                f"steps, reached {' > '.join(t.stages) or 'no stage'}"
-            ),
-        )
-    except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
-        fail(f"{error}; no report written")
-    except SimulationRequestError as error:  # TWINSIM_EXECUTOR=ray and the cluster cannot be reached
-        fail(str(error))
+    with _browser_started_early(settings, pictures=screenshots or brain != "embedded") as browsers:
+        from service.container import build_services
+        from service.jobs.simulations import check_and_load, persona_ids_for, run_blocking
+
+        services = build_services(settings, warm=False)  # warmed while the browser starts (run_blocking)
+        try:
+            config = SimulationConfig(
+                url=url,
+                persona_ids=persona_ids_for(services, ids, all_personas),
+                max_steps=max_steps,
+                brain=brain,
+                model=model,
+                seed=seed,
+                screenshots=screenshots,
+                **({"concurrency": concurrency} if concurrency else {}),
+                task=given_task,
+                vision=vision,
+                grounding=grounding,
+                **({} if fill_checkout else {"checkout_details": None}),
+            )
+            loaded = check_and_load(services, config)
+        except ValidationError as error:
+            fail(validation_message(error))
+        except SimulationRequestError as error:
+            fail(str(error))
+        console.print(f"{len(loaded)} twin(s) browsing {url} (seed {seed}, at most {max_steps} steps)")
+        try:
+            result = run_blocking(
+                services,
+                config,
+                loaded,
+                out,
+                on_trace=lambda t: console.print(
+                    f"  {t.persona_id}: {t.outcome} after {len(t.steps)} "
+                    f"steps, reached {' > '.join(t.stages) or 'no stage'}"
+                ),
+                browsers=browsers,
+            )
+        except StartPageFailed as error:  # the site went away after the check: no report, since no twin saw it
+            fail(f"{error}; no report written")
+        except SimulationRequestError as error:  # TWINSIM_EXECUTOR=ray and the cluster cannot be reached
+            fail(str(error))
     for row in result.funnel.reached:
         console.print(f"{row.stage:>10}: {row.twins} of {result.funnel.twins}")
     if result.task is not None and result.task["judged"]:
@@ -155,3 +158,22 @@ def simulate(
             f"(median step {result.task['median_step']})"
         )
     console.print(f"report: {out / 'report.html'}  ({out / 'report.json'}, traces in {out / 'traces'})")
+
+
+@contextlib.contextmanager
+def _browser_started_early(settings: Settings, *, pictures: bool) -> Iterator[KeptBrowsers | None]:
+    """Playwright's driver and Chromium, started on a thread of their own while this command loads the twins'
+    graph and store, and closed when it is done (agent/executors/kept_browser.py). `pictures`: what the run most
+    likely launches with (a screenshot per step, or a brain that may look at them); a wrong guess costs a second
+    launch, never a wrong browser. None on Ray: the sessions run on the workers' own browsers."""
+    if settings.executor == "ray":
+        yield None
+        return
+    from agent.executors.kept_browser import KeptBrowsers
+
+    browsers = KeptBrowsers()
+    browsers.start(pictures=pictures, allowed=settings.host_allow_list)
+    try:
+        yield browsers
+    finally:
+        browsers.close()

@@ -19,7 +19,8 @@ from agent.simulation.run import simulation_task_success
 from agent.simulation.trace import TwinTrace
 from personas.persona import Persona
 from service.container import Services
-from service.jobs.simulations import StartPageFailed, run_blocking
+from service.jobs.simulation_requests import StartPageFailed
+from service.jobs.simulations import run_blocking
 from service.tenancy import ADMIN, current_tenant
 
 Status = Literal["queued", "running", "done", "failed"]

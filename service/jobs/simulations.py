@@ -1,46 +1,28 @@
 """Live simulations for the CLI and the API alike: check the request against the store and the graph
-before any browser starts, then run it on its own event loop (off the caller's loop)."""
+before any browser starts (its start page: service/jobs/simulation_requests.py), then run it on its own event loop
+(off the caller's loop)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.allowed_hosts import HostAllowList
 from agent.browser.chromium import chromium_path
+from agent.executors.kept_browser import KeptBrowsers
 from agent.executors.ray_twins import RayTwins
 from agent.executors.ray_units import RayExecutor, RayUnavailable
 from agent.simulation import SimulationConfig, SimulationResult, run_simulation
-from agent.simulation.output import IMPORTED_WHEN_WRITING, write_outputs
-from agent.simulation.start_page import StartPageUnreachable, check_start_url, start_failure
+from agent.simulation.output import load_writers, write_outputs
+from agent.simulation.start_page import start_failure
 from agent.simulation.trace import TwinTrace
+from agent.simulation.twin_session import takes_pictures
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
 from service.container import Services
-
-
-class SimulationRequestError(ValueError):
-    """The request cannot run as asked (unknown persona or brain, no browser); the message says why."""
-
-
-class UnknownPersonas(SimulationRequestError):
-    """Personas named that the store does not hold: not found, like an unknown persona in /predict."""
-
-
-class StartPageFailed(SimulationRequestError):
-    """The start URL cannot be loaded (checked up front, or every twin failed to open it): the run measured nothing."""
-
-
-def check_start_page(config: SimulationConfig, allowed: HostAllowList | None) -> None:
-    """One request to the start URL before any browser starts; StartPageFailed says why it cannot be loaded."""
-    try:
-        check_start_url(config.url, allowed, timeout_s=config.navigation_timeout_ms / 1000)
-    except StartPageUnreachable as error:
-        raise StartPageFailed(str(error)) from None
+from service.jobs.simulation_requests import SimulationRequestError, StartPageFailed, UnknownPersonas
 
 
 def persona_ids_for(services: Services, ids: list[str], all_personas: bool) -> list[str]:
@@ -86,8 +68,8 @@ def _prepare(services: Services, writes_outputs: bool) -> None:
     here is left for the run to meet where it is reported."""
     with contextlib.suppress(Exception):
         services.store.embedder.embed(["warm up"])
-        for name in IMPORTED_WHEN_WRITING if writes_outputs else ():
-            importlib.import_module(name)
+        if writes_outputs:
+            load_writers()
 
 
 def run_blocking(
@@ -96,18 +78,24 @@ def run_blocking(
     personas: list[Persona],
     out_dir: Path | None,
     on_trace: Callable[[TwinTrace], None] | None = None,
+    browsers: KeptBrowsers | None = None,
 ) -> SimulationResult:
-    """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), write outputs.
+    """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), or on the loop of
+    `browsers` (a browser the CLI started while it loaded the graph: agent/executors/kept_browser.py), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
     threading.Thread(target=_prepare, args=(services, out_dir is not None), name="prepare-run", daemon=True).start()
+    graph, allowed = services.graph, services.settings.host_allow_list
     try:
-        result = asyncio.run(
-            run_simulation(
-                config, personas, services.graph, out_dir, on_trace, executor, allowed=services.settings.host_allow_list
+        if executor is None and browsers is not None:
+            result = browsers.run(
+                lambda browser: run_simulation(config, personas, graph, out_dir, on_trace, None, allowed, browser),
+                pictures=takes_pictures(graph, config, out_dir),
+                allowed=allowed,
             )
-        )
+        else:
+            result = asyncio.run(run_simulation(config, personas, graph, out_dir, on_trace, executor, allowed))
     except RayUnavailable as error:
         raise SimulationRequestError(str(error)) from None
     reason = start_failure(result.traces)

@@ -14,14 +14,13 @@ from service.api.dependencies import ServicesDep, SimulationJobsDep
 from service.api.errors import validation_detail
 from service.api.schemas import NOT_FOUND, SimulationRequest, error
 from service.api.screenshot_input import simulation_screenshot_file
-from service.jobs.simulations import (
+from service.jobs.simulation_requests import (
     SimulationRequestError,
     StartPageFailed,
     UnknownPersonas,
-    check_and_load,
     check_start_page,
-    persona_ids_for,
 )
+from service.jobs.simulations import check_and_load, persona_ids_for
 
 router = APIRouter(prefix="/simulations", tags=["simulations"])
 

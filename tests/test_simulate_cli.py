@@ -1,0 +1,81 @@
+"""`twinsim simulate` from start to report, in a process of its own: it starts Playwright's driver and Chromium
+while it still loads the twins' graph and store (agent/executors/kept_browser.py), its twins take the steps an
+in-process run in a browser of its own takes for the same seeds, and it leaves no browser or driver behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent.simulation import SimulationConfig, run_simulation
+from agent.simulation.comparable import comparable_run
+from tests.conftest import REPO
+from tests.support.sample_twins import services_with_opera_personas
+
+pytestmark = pytest.mark.integration
+
+
+def processes_with(marker: str) -> list[int]:
+    """Processes whose environment holds `marker` (a run's children inherit it: the driver, every Chromium)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+def twinsim(data: Path, marker: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TWINSIM_DATA_DIR": str(data), "NO_COLOR": "1", "TWINSIM_TEST_RUN": marker}
+    command = [sys.executable, "-m", "service.cli.main", *args]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_cli_run_takes_the_in_process_steps_and_leaves_no_browser_running(tmp_path, opera_dir, shop_url):
+    services, personas = services_with_opera_personas(tmp_path / "here", opera_dir, 3)
+    ids = [p.id for p in personas]
+    config = SimulationConfig(url=shop_url + "/", persona_ids=ids, max_steps=4, seed=3)
+    here = asyncio.run(run_simulation(config, personas, services.graph))
+
+    marker = f"cli-run-{uuid.uuid4()}"
+    source = tmp_path / "personas.jsonl"
+    source.write_text("".join((opera_dir / "personas.jsonl").read_text().splitlines(keepends=True)[:3]))
+    assert twinsim(tmp_path / "cli", marker, "personas", "import", str(source)).returncode == 0
+    out = tmp_path / "out"
+    done = twinsim(
+        tmp_path / "cli", marker, "simulate", "--url", config.url, "--personas", ",".join(ids), "--max-steps", "4",
+        "--seed", "3", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert sum(len(t["steps"]) for t in report["traces"]) > 3
+    assert comparable_run(report) == comparable_run(here.model_dump(mode="json"))
+
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_with(marker) == [], "the run's driver or Chromium outlived it"
+
+
+def test_the_start_page_check_loads_neither_the_graph_nor_the_store():
+    """What `twinsim simulate` imports before it starts the browser: if this grew to the graph or Chroma, the browser
+    would start only after them, and the run would wait for both again."""
+    heavy = ("agent.graph", "langgraph", "chromadb", "personas.memory_store")
+    code = (
+        "import sys, service.cli.main, service.jobs.simulation_requests; "
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
