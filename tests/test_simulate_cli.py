@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -35,10 +36,28 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+def twinsim_env(data: Path, marker: str) -> dict[str, str]:
+    return {**os.environ, "TWINSIM_DATA_DIR": str(data), "NO_COLOR": "1", "TWINSIM_TEST_RUN": marker}
+
+
 def twinsim(data: Path, marker: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TWINSIM_DATA_DIR": str(data), "NO_COLOR": "1", "TWINSIM_TEST_RUN": marker}
     command = [sys.executable, "-m", "service.cli.main", *args]
-    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, cwd=REPO, env=twinsim_env(data, marker), capture_output=True, text=True, timeout=600)
+
+
+def import_personas(opera_dir: Path, data: Path, marker: str, count: int) -> list[str]:
+    rows = (opera_dir / "personas.jsonl").read_text().splitlines(keepends=True)[:count]
+    source = data.parent / f"{data.name}-personas.jsonl"
+    source.write_text("".join(rows))
+    assert twinsim(data, marker, "personas", "import", str(source)).returncode == 0
+    return [json.loads(row)["user_id"] for row in rows]
+
+
+def none_left(marker: str) -> bool:
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return processes_with(marker) == []
 
 
 def test_a_cli_run_takes_the_in_process_steps_and_leaves_no_browser_running(tmp_path, opera_dir, shop_url):
@@ -48,9 +67,7 @@ def test_a_cli_run_takes_the_in_process_steps_and_leaves_no_browser_running(tmp_
     here = asyncio.run(run_simulation(config, personas, services.graph))
 
     marker = f"cli-run-{uuid.uuid4()}"
-    source = tmp_path / "personas.jsonl"
-    source.write_text("".join((opera_dir / "personas.jsonl").read_text().splitlines(keepends=True)[:3]))
-    assert twinsim(tmp_path / "cli", marker, "personas", "import", str(source)).returncode == 0
+    assert import_personas(opera_dir, tmp_path / "cli", marker, 3) == ids
     out = tmp_path / "out"
     done = twinsim(
         tmp_path / "cli", marker, "simulate", "--url", config.url, "--personas", ",".join(ids), "--max-steps", "4",
@@ -61,11 +78,25 @@ def test_a_cli_run_takes_the_in_process_steps_and_leaves_no_browser_running(tmp_
     report = json.loads((out / "report.json").read_text())
     assert sum(len(t["steps"]) for t in report["traces"]) > 3
     assert comparable_run(report) == comparable_run(here.model_dump(mode="json"))
+    assert none_left(marker), "the run's driver or Chromium outlived it"
 
-    deadline = time.monotonic() + 10
-    while processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert processes_with(marker) == [], "the run's driver or Chromium outlived it"
+
+def test_ctrl_c_stops_a_cli_run_at_once_with_nothing_left_running(tmp_path, opera_dir, shop_url):
+    marker = f"cli-interrupted-{uuid.uuid4()}"
+    ids = import_personas(opera_dir, tmp_path / "cli", marker, 8)
+    command = [sys.executable, "-m", "service.cli.main", "simulate", "--url", shop_url + "/", "--personas",
+               ",".join(ids), "--max-steps", "30", "--seed", "0", "--out", str(tmp_path / "out")]  # fmt: skip
+    run = subprocess.Popen(
+        command, cwd=REPO, env=twinsim_env(tmp_path / "cli", marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 120
+    while b"browsing" not in run.stdout.readline() and time.monotonic() < deadline:  # the twins have started
+        pass
+    time.sleep(1)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130 and b"Traceback" not in err, err[-2000:]
+    assert none_left(marker), "the interrupted run's driver or Chromium outlived it"
 
 
 def test_the_start_page_check_loads_neither_the_graph_nor_the_store():
