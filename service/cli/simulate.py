@@ -1,5 +1,6 @@
 """`twinsim simulate --url URL --personas ...`: twins browse a live site in headless Chromium (service/jobs/
-simulations.py runs them); this file checks the flags and the start page before any store or browser opens."""
+simulations.py runs them); this file checks the flags and the start page before any store or browser opens, then
+starts the browser while it loads the twins' graph and store."""
 
 from __future__ import annotations
 
