@@ -68,6 +68,7 @@ FRONT_DOOR = (
     "agent.simulation.run",
     "agent.simulation.start_page",
     "agent.simulation.trace",
+    "agent.browser.kept_browser",  # the CLI starts its run's browser while it loads the graph and store
     # after a run: comparing runs, interviewing a twin
     "agent.comparison.run_comparison",
     "agent.comparison.comparison_error",

@@ -1,4 +1,4 @@
-"""A Ray worker's twin sessions take turns on one kept Chromium (agent/executors/kept_browser.py), with real
+"""A Ray worker's twin sessions take turns on one kept Chromium (agent/browser/kept_browser.py), with real
 Chromium: the second session reuses the first one's browser instead of launching another, each session's context is
 its own, browsers launched differently (fonts for pictures) or guarded by another allow list are kept apart, and a
 browser that died is started again for the next session."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent.allowed_hosts import HostAllowList
-from agent.executors.kept_browser import KeptBrowsers
+from agent.browser.kept_browser import KeptBrowsers
 
 pytestmark = pytest.mark.integration
 

@@ -84,7 +84,7 @@ SLOW = {"seconds": 0.0}  # how long the shop waits before each answer (the kill 
 @pytest.fixture(scope="module")
 def shop_url():
     """The demo shop, which the kill tests slow down so a session is still running when its node is killed: a worker
-    keeps its Chromium between sessions (agent/executors/kept_browser.py), and a session on the quick demo shop can end
+    keeps its Chromium between sessions (agent/browser/kept_browser.py), and a session on the quick demo shop can end
     between two looks for a busy node. The pages and traces are the same at any speed."""
     from service.demo_shop import create_shop_app
     from tests.support.live_server import serve

@@ -1,5 +1,5 @@
 """A live simulation on a Ray cluster: each twin's whole session is one Ray task, on a worker that keeps one
-Chromium for the sessions it runs (agent/executors/kept_browser.py); the traces come back in the order of the
+Chromium for the sessions it runs (agent/browser/kept_browser.py); the traces come back in the order of the
 personas, as they finish.
 
 Why it gives the in-process run's traces: a twin's session is a function of its persona, the config (seeds) and the
@@ -116,11 +116,11 @@ def browse_on_worker(
     allowed: HostAllowList | None = None,
 ) -> tuple[TwinTrace, dict[str, bytes]]:
     """One twin's whole session on this worker, in a fresh context of the Chromium the worker process keeps
-    (agent/executors/kept_browser.py); the trace (which node ran it) and the screenshots it took, as bytes by their
+    (agent/browser/kept_browser.py); the trace (which node ran it) and the screenshots it took, as bytes by their
     path in the run's directory."""
     import ray
 
-    from agent.executors.kept_browser import KEPT
+    from agent.browser.kept_browser import KEPT
     from agent.simulation.twin_session import run_twin, takes_pictures
 
     graph = TwinGraph(brains, memory=BrokeredMemory(broker))

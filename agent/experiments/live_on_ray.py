@@ -48,10 +48,10 @@ def browse_unit_on_worker(
     allowed: HostAllowList | None,
 ) -> tuple[TwinTrace, Usage, list[Sight]]:
     """One live unit on this worker, in a fresh context of the Chromium the worker process keeps
-    (agent/executors/kept_browser.py): the trace (which node ran it), its cost and what the twin was shown."""
+    (agent/browser/kept_browser.py): the trace (which node ran it), its cost and what the twin was shown."""
     import ray
 
-    from agent.executors.kept_browser import KEPT
+    from agent.browser.kept_browser import KEPT
 
     graph = TwinGraph(brains, memory=BrokeredMemory(broker))
     trace, usage, sights = KEPT.run(

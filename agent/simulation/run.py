@@ -27,6 +27,7 @@ from personas.persona import Persona
 from personas.persona_card import persona_card
 
 if TYPE_CHECKING:
+    from agent.browser.kept_browser import KeptBrowsers
     from agent.graph import TwinGraph
 
 
@@ -81,7 +82,7 @@ async def run_simulation(
 ) -> SimulationResult:
     """Run every persona's twin on config.url; traces come back in the order of `personas`. `executor`: where the
     sessions run instead of this process (RayTwins: each a Ray task); None: here, in `browser` (launched with
-    `pictures=takes_pictures(...)`, left open: agent/executors/kept_browser.py) or in one started for the run.
+    `pictures=takes_pictures(...)`, left open: agent/browser/kept_browser.py) or in one started for the run.
     With `allowed`, the browser requests only allowed hosts (agent/browser/request_guard.py)."""
     if [p.id for p in personas] != config.persona_ids:
         raise ValueError("personas must match config.persona_ids, in order")
@@ -102,6 +103,24 @@ async def run_simulation(
         task=simulation_task_success(config, traces),
         personas={p.id: persona_card(p) for p in personas},
         test_details=checkout_test_details(config, traces),
+    )
+
+
+def run_on_kept_browser(
+    browsers: KeptBrowsers,
+    config: SimulationConfig,
+    personas: list[Persona],
+    graph: TwinGraph,
+    out_dir: Path | None = None,
+    on_trace: Callable[[TwinTrace], None] | None = None,
+    allowed: HostAllowList | None = None,
+) -> SimulationResult:
+    """run_simulation here, on the browser `browsers` keeps (one launched as this run needs it, or the one started
+    ahead for it: agent/browser/kept_browser.py) and on its event loop; waits for the result."""
+    return browsers.run(
+        lambda browser: run_simulation(config, personas, graph, out_dir, on_trace, None, allowed, browser),
+        pictures=takes_pictures(graph, config, out_dir),
+        allowed=allowed,
     )
 
 

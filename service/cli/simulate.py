@@ -26,7 +26,7 @@ from service.cli.flags import (
 from service.settings import Settings
 
 if TYPE_CHECKING:
-    from agent.executors.kept_browser import KeptBrowsers
+    from agent.browser.kept_browser import KeptBrowsers
 
 console = Console(soft_wrap=True)
 
@@ -164,13 +164,13 @@ def simulate(
 @contextlib.contextmanager
 def _browser_started_early(settings: Settings, *, pictures: bool) -> Iterator[KeptBrowsers | None]:
     """Playwright's driver and Chromium, started on a thread of their own while this command loads the twins'
-    graph and store, and closed when it is done (agent/executors/kept_browser.py). `pictures`: what the run most
+    graph and store, and closed when it is done (agent/browser/kept_browser.py). `pictures`: what the run most
     likely launches with (a screenshot per step, or a brain that may look at them); a wrong guess costs a second
     launch, never a wrong browser. None on Ray: the sessions run on the workers' own browsers."""
     if settings.executor == "ray":
         yield None
         return
-    from agent.executors.kept_browser import KeptBrowsers
+    from agent.browser.kept_browser import KeptBrowsers
 
     browsers = KeptBrowsers()
     browsers.start(pictures=pictures, allowed=settings.host_allow_list)

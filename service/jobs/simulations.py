@@ -11,14 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.browser.chromium import chromium_path
-from agent.executors.kept_browser import KeptBrowsers
+from agent.browser.kept_browser import KeptBrowsers
 from agent.executors.ray_twins import RayTwins
 from agent.executors.ray_units import RayExecutor, RayUnavailable
 from agent.simulation import SimulationConfig, SimulationResult, run_simulation
 from agent.simulation.output import load_writers, write_outputs
+from agent.simulation.run import run_on_kept_browser
 from agent.simulation.start_page import start_failure
 from agent.simulation.trace import TwinTrace
-from agent.simulation.twin_session import takes_pictures
 from personas.memory_store import PersonaNotFound
 from personas.persona import Persona
 from service.container import Services
@@ -81,7 +81,7 @@ def run_blocking(
     browsers: KeptBrowsers | None = None,
 ) -> SimulationResult:
     """Run on a fresh event loop in the calling thread (the CLI's, or an API worker thread), or on the loop of
-    `browsers` (a browser the CLI started while it loaded the graph: agent/executors/kept_browser.py), write outputs.
+    `browsers` (a browser the CLI started while it loaded the graph: agent/browser/kept_browser.py), write outputs.
     When no twin could open the start page (it died after the up-front check), StartPageFailed is raised and
     no report is written: a funnel of twins that never saw the site would read as a measurement."""
     executor = simulation_executor(services)
@@ -89,11 +89,7 @@ def run_blocking(
     graph, allowed = services.graph, services.settings.host_allow_list
     try:
         if executor is None and browsers is not None:
-            result = browsers.run(
-                lambda browser: run_simulation(config, personas, graph, out_dir, on_trace, None, allowed, browser),
-                pictures=takes_pictures(graph, config, out_dir),
-                allowed=allowed,
-            )
+            result = run_on_kept_browser(browsers, config, personas, graph, out_dir, on_trace, allowed)
         else:
             result = asyncio.run(run_simulation(config, personas, graph, out_dir, on_trace, executor, allowed))
     except RayUnavailable as error:
