@@ -82,13 +82,24 @@ def test_a_cli_run_takes_the_in_process_steps_and_leaves_no_browser_running(tmp_
     assert none_left(marker), "the run's driver or Chromium outlived it"
 
 
+def as_in_a_terminal() -> None:
+    """Ctrl-C as a terminal delivers it: a suite started in the background (CI, nohup) hands its children SIGINT
+    ignored, and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_a_cli_run_at_once_with_nothing_left_running(tmp_path, opera_dir, shop_url):
     marker = f"cli-interrupted-{uuid.uuid4()}"
     ids = import_personas(opera_dir, tmp_path / "cli", marker, 8)
     command = [sys.executable, "-m", "service.cli.main", "simulate", "--url", shop_url + "/", "--personas",
                ",".join(ids), "--max-steps", "30", "--seed", "0", "--out", str(tmp_path / "out")]  # fmt: skip
     run = subprocess.Popen(
-        command, cwd=REPO, env=twinsim_env(tmp_path / "cli", marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command,
+        cwd=REPO,
+        env=twinsim_env(tmp_path / "cli", marker),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=as_in_a_terminal,
     )
     deadline = time.monotonic() + 120
     while b"browsing" not in run.stdout.readline() and time.monotonic() < deadline:  # the twins have started
