@@ -19,21 +19,26 @@ from agent.browser.failures import StepFailure
 from agent.browser.navigation import NavigationWatch, Timeouts
 from agent.browser.snapshot import PageSnapshot, SnapshotTaker, selector_for
 
+_TAG_NAMES = "selector => Array.from(document.querySelectorAll(selector), el => el.tagName)"
+
 
 async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: SnapshotTaker) -> tuple[Locator, str]:
-    """The element and its tag name (how it is acted on), found and named in one round trip to the page."""
+    """The element and its tag name (how it is acted on), found and named in one round trip to the page.
+
+    Why a plain `page.evaluate` and not the locator's: a locator's evaluation loads Playwright's selector engine
+    into the page's own world, once per document; the marker is a plain attribute, so the page's querySelectorAll
+    finds it, and the click then needs that engine only in Playwright's isolated world."""
     marker = snapshot.marker(name)
     if marker is not None:
-        locator = page.locator(selector_for(marker))
-        tags = await locator.evaluate_all("els => els.map(el => el.tagName)")
+        tags = await page.evaluate(_TAG_NAMES, selector_for(marker))
         if len(tags) == 1:
-            return locator, tags[0]
+            return page.locator(selector_for(marker)), tags[0]
     fresh = await reader.take(page)
     marker = fresh.marker(name)
-    if marker is None:
+    tags = await page.evaluate(_TAG_NAMES, selector_for(marker)) if marker is not None else []
+    if len(tags) != 1:
         raise StepFailure("name_missing", f"'{name}' is not on the page any more ({page.url})")
-    locator = page.locator(selector_for(marker))
-    return locator, await locator.evaluate("el => el.tagName")
+    return page.locator(selector_for(marker)), tags[0]
 
 
 async def perform(
