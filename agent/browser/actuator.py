@@ -36,7 +36,7 @@ async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: Snapsho
     fresh = await reader.take(page)
     marker = fresh.marker(name)
     tags = await page.evaluate(_TAG_NAMES, selector_for(marker)) if marker is not None else []
-    if len(tags) != 1:
+    if marker is None or len(tags) != 1:
         raise StepFailure("name_missing", f"'{name}' is not on the page any more ({page.url})")
     return page.locator(selector_for(marker)), tags[0]
 
