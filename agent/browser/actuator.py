@@ -29,14 +29,10 @@ async def _locate(page: Page, snapshot: PageSnapshot, name: str, reader: Snapsho
     into the page's own world, once per document; the marker is a plain attribute, so the page's querySelectorAll
     finds it, and the click then needs that engine only in Playwright's isolated world."""
     marker = snapshot.marker(name)
-    if marker is not None:
-        tags = await page.evaluate(_TAG_NAMES, selector_for(marker))
-        if len(tags) == 1:
-            return page.locator(selector_for(marker)), tags[0]
-    fresh = await reader.take(page)
-    marker = fresh.marker(name)
-    tags = await page.evaluate(_TAG_NAMES, selector_for(marker)) if marker is not None else []
-    if marker is None or len(tags) != 1:
+    if marker is not None and len(tags := await page.evaluate(_TAG_NAMES, selector_for(marker))) == 1:
+        return page.locator(selector_for(marker)), tags[0]
+    marker = (await reader.take(page)).marker(name)
+    if marker is None or len(tags := await page.evaluate(_TAG_NAMES, selector_for(marker))) != 1:
         raise StepFailure("name_missing", f"'{name}' is not on the page any more ({page.url})")
     return page.locator(selector_for(marker)), tags[0]
 
